@@ -1,0 +1,76 @@
+// swift-tools-version: 6.1
+// TweetCache: tweet search results → a fast, trustworthy local image cache.
+import PackageDescription
+
+let package = Package(
+    name: "TweetCache",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tweetcache", targets: ["tweetcache"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "TweetModel", targets: ["TweetModel"]),
+        .library(name: "MediaFetch", targets: ["MediaFetch"]),
+        .library(name: "BlobStore", targets: ["BlobStore"]),
+        .library(name: "Imaging", targets: ["Imaging"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+    ],
+    targets: [
+        // System libraries: a modulemap and pkg-config, nothing else.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+
+        // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs.
+        .target(name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG"]),
+
+        .target(name: "TweetModel"),
+        .target(
+            name: "MediaFetch",
+            dependencies: ["CTweetCache", "CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "BlobStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG"]),
+        .target(
+            name: "Pipeline",
+            dependencies: [
+                "TweetModel", "MediaFetch", "BlobStore", "Imaging",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Demo",
+            dependencies: [
+                "TweetModel", "Imaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .executableTarget(
+            name: "tweetcache",
+            dependencies: [
+                "Pipeline", "Demo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Test-only support: a loopback HTTP/1.1 server with fault injection.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
+        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "TestSupport"]),
+        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,156 @@
+public import Crypto
+public import Foundation
+
+/// The SHA-256 of a blob's bytes, which is also its name in the store.
+///
+/// Stored as four big-endian words rather than an array so that hashing,
+/// equality and ordering cost a few integer operations and no allocation;
+/// the word order makes `<` agree with the order of the hex strings, so a
+/// sorted listing looks sorted on disk too.
+public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible {
+    private let w0: UInt64
+    private let w1: UInt64
+    private let w2: UInt64
+    private let w3: UInt64
+
+    /// The number of bytes in a SHA-256 digest.
+    public static let byteCount = 32
+
+    /// Accepts only the canonical form: exactly 64 lowercase hex digits.
+    ///
+    /// Names coming from disk or from a manifest are untrusted; refusing
+    /// uppercase or padded spellings guarantees one hash has one path.
+    public init?(hex: some StringProtocol) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+        for byte in hex.utf8 {
+            guard count < 64 else { return nil }
+            let nibble: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(byte &- UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(byte &- UInt8(ascii: "a") &+ 10)
+            default: return nil
+            }
+            switch count / 16 {
+            case 0: words.0 = words.0 << 4 | nibble
+            case 1: words.1 = words.1 << 4 | nibble
+            case 2: words.2 = words.2 << 4 | nibble
+            default: words.3 = words.3 << 4 | nibble
+            }
+            count += 1
+        }
+        guard count == 64 else { return nil }
+        (w0, w1, w2, w3) = words
+    }
+
+    /// Wraps a finished SHA-256 computation, e.g. from a hasher that saw the
+    /// bytes as they streamed in.
+    public init(digest: SHA256.Digest) {
+        let words = digest.withUnsafeBytes { raw -> (UInt64, UInt64, UInt64, UInt64) in
+            (Self.loadBigEndian(raw, at: 0), Self.loadBigEndian(raw, at: 8),
+             Self.loadBigEndian(raw, at: 16), Self.loadBigEndian(raw, at: 24))
+        }
+        (w0, w1, w2, w3) = words
+    }
+
+    /// Accepts exactly 32 raw digest bytes (e.g. read back from a binary
+    /// format); anything else is not a SHA-256.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == Self.byteCount else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for (index, byte) in bytes.enumerated() {
+            switch index / 8 {
+            case 0: words.0 = words.0 << 8 | UInt64(byte)
+            case 1: words.1 = words.1 << 8 | UInt64(byte)
+            case 2: words.2 = words.2 << 8 | UInt64(byte)
+            default: words.3 = words.3 << 8 | UInt64(byte)
+            }
+        }
+        (w0, w1, w2, w3) = words
+    }
+
+    /// Hashes bytes already in memory; streaming callers use a `BlobWriter`.
+    public init(hashing data: some DataProtocol) {
+        self.init(digest: SHA256.hash(data: data))
+    }
+
+    /// The 32 digest bytes, most significant first.
+    public var bytes: [UInt8] {
+        var result = [UInt8]()
+        result.reserveCapacity(Self.byteCount)
+        for wordIndex in 0..<4 {
+            let word = self.word(wordIndex)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                result.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
+        }
+        return result
+    }
+
+    /// 64 lowercase hex digits: the blob's file name and its spelling in the
+    /// index and in manifests.
+    public var hex: String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            digits.withUTF8Buffer { table in
+                var position = 0
+                for wordIndex in 0..<4 {
+                    let word = self.word(wordIndex)
+                    for shift in stride(from: 60, through: 0, by: -4) {
+                        buffer[position] = table[Int((word >> UInt64(shift)) & 0xF)]
+                        position += 1
+                    }
+                }
+            }
+            return 64
+        }
+    }
+
+    /// The first two hex digits: the shard directory that holds the blob.
+    public var shard: String {
+        String(hex.prefix(2))
+    }
+
+    public var description: String { hex }
+
+    public static func < (lhs: BlobHash, rhs: BlobHash) -> Bool {
+        (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3)
+    }
+
+    private func word(_ index: Int) -> UInt64 {
+        switch index {
+        case 0: w0
+        case 1: w1
+        case 2: w2
+        default: w3
+        }
+    }
+
+    private static func loadBigEndian(_ raw: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in offset..<(offset + 8) {
+            value = value << 8 | UInt64(raw[index])
+        }
+        return value
+    }
+}
+
+extension BlobHash: Codable {
+    /// Encoded as its hex string so manifests and JSON logs stay readable.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let hash = BlobHash(hex: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "expected 64 lowercase hex digits for a SHA-256, got \(text.prefix(80).debugDescription)"
+            )
+        }
+        self = hash
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

@@ -1,0 +1,236 @@
+public import Foundation
+internal import Crypto
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A content-addressed directory of immutable blobs.
+///
+/// Every blob is named by the SHA-256 of its bytes, so the same image reached
+/// through many URLs (avatars shared across tweets, mirrors, re-runs) is stored
+/// once, and a name can always be checked against its content.
+///
+/// Layout under `root`:
+/// - `blobs/sha256/<first 2 hex>/<64 hex>`: the blobs, 256 shard directories
+///   at most, so no directory grows past what file systems list quickly;
+/// - `tmp/`: files being written. They live on the same file system as the
+///   blobs so publishing is a `link(2)`, never a copy;
+/// - `index.sqlite`: the ``CacheIndex`` (opened separately).
+///
+/// A name under `blobs/` only ever appears after its bytes were flushed to
+/// disk, so a process killed at any instant leaves either a complete blob or
+/// nothing; the next open sweeps what the dead process left in `tmp/`.
+///
+/// All methods block on file I/O. The type is immutable and safe to share;
+/// several processes may use the same root at once.
+public final class BlobStore: Sendable {
+    /// The cache directory this store manages.
+    public let root: URL
+    let blobsPath: String
+    let temporaryPath: String
+
+    /// Opens (creating if needed) the store under `root`, then removes
+    /// temporary files left by dead processes or older than an hour.
+    public init(root: URL) throws(BlobStoreError) {
+        let rootPath = root.standardizedFileURL.path
+        self.root = URL(fileURLWithPath: rootPath, isDirectory: true)
+        self.blobsPath = rootPath + "/blobs/sha256"
+        self.temporaryPath = rootPath + "/tmp"
+        for directory in [rootPath, rootPath + "/blobs", blobsPath, temporaryPath] {
+            try FileSystem.makeDirectoryTree(directory)
+        }
+        removeStaleTemporaryFiles()
+    }
+
+    /// Where the index of this store lives by convention, for ``CacheIndex``.
+    public var indexURL: URL {
+        root.appendingPathComponent("index.sqlite", isDirectory: false)
+    }
+
+    /// Where the blob with this hash lives (whether or not it is stored yet).
+    public func path(for hash: BlobHash) -> URL {
+        URL(fileURLWithPath: filePath(for: hash), isDirectory: false)
+    }
+
+    /// Whether a blob with this hash is published.
+    ///
+    /// Does not read the bytes; use ``verify(_:)`` to check them.
+    public func contains(_ hash: BlobHash) -> Bool {
+        FileSystem.regularFileSize(filePath(for: hash)) != nil
+    }
+
+    /// Stores bytes already in memory.
+    ///
+    /// Hashes first, so storing content that is already present costs one
+    /// hash and one `stat`, and writes nothing.
+    @discardableResult
+    public func put(_ bytes: some ContiguousBytes) throws(BlobStoreError) -> StoredBlob {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(BlobStoreError) -> StoredBlob in try put(raw: raw) }
+        }
+        return try result.get()
+    }
+
+    /// Starts a streaming write, for bytes that arrive in pieces (a download).
+    ///
+    /// To retry after a failure, ``BlobWriter/discard()`` the writer and make
+    /// a new one: writers are cheap and never reused.
+    public func makeWriter() throws(BlobStoreError) -> BlobWriter {
+        let (fd, path) = try createTemporaryFile()
+        return BlobWriter(store: self, descriptor: fd, temporaryPath: path)
+    }
+
+    /// Reads a whole blob into memory.
+    ///
+    /// Does not re-hash: the name is trusted here; ``verify(_:)`` checks it.
+    public func read(_ hash: BlobHash) throws(BlobStoreError) -> [UInt8] {
+        let path = filePath(for: hash)
+        let fd = try openBlob(hash, path: path)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .lastSystemError("inspect", path: path) }
+        let expected = max(0, Int(info.st_size))
+
+        var failure: BlobStoreError?
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, initialized in
+            var filled = 0
+            while filled < expected, let base = buffer.baseAddress {
+                let free = UnsafeMutableRawBufferPointer(start: base + filled, count: expected - filled)
+                do throws(BlobStoreError) {
+                    let count = try FileSystem.readSome(fd, into: free, path: path)
+                    if count == 0 { break }
+                    filled += count
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+            initialized = filled
+        }
+        if let failure { throw failure }
+        // The file may have changed size since fstat (someone rewrote it):
+        // return what is there rather than a silently truncated copy.
+        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { tail.deallocate() }
+        while true {
+            let count = try FileSystem.readSome(fd, into: tail, path: path)
+            if count == 0 { break }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[0..<count]))
+        }
+        return bytes
+    }
+
+    // MARK: - Internals shared with BlobWriter
+
+    func filePath(for hash: BlobHash) -> String {
+        let hex = hash.hex
+        return blobsPath + "/" + hex.prefix(2) + "/" + hex
+    }
+
+    func openBlob(_ hash: BlobHash, path: String) throws(BlobStoreError) -> Int32 {
+        do {
+            return try FileSystem.openFile(path, flags: O_RDONLY, operation: "open blob")
+        } catch {
+            if error.systemErrorCode == ENOENT { throw .blobNotFound(hash, path: path) }
+            throw error
+        }
+    }
+
+    /// Creates a new empty file in `tmp/` whose name carries this process's
+    /// PID, so a later open can tell a dead writer's leftovers from a live one.
+    func createTemporaryFile() throws(BlobStoreError) -> (descriptor: Int32, path: String) {
+        let pid = getpid()
+        var attempt = 0
+        while true {
+            let nonce = String(UInt64.random(in: .min ... .max), radix: 16)
+            let path = "\(temporaryPath)/\(Self.temporaryPrefix)\(pid)-\(nonce)\(Self.temporarySuffix)"
+            do {
+                let fd = try FileSystem.openFile(
+                    path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create temporary file"
+                )
+                return (fd, path)
+            } catch {
+                attempt += 1
+                guard error.systemErrorCode == EEXIST, attempt < 8 else { throw error }
+            }
+        }
+    }
+
+    /// Gives a flushed temporary file its content address.
+    ///
+    /// `link(2)` rather than `rename(2)`: it never replaces an existing name,
+    /// and EEXIST says another writer (maybe another process) already
+    /// published the same bytes, which is success. The shard directory is
+    /// synced so the new name survives a power cut, not only a crash.
+    func publish(temporaryPath: String, hash: BlobHash, size: Int) throws(BlobStoreError) -> StoredBlob {
+        let hex = hash.hex
+        let shardPath = blobsPath + "/" + hex.prefix(2)
+        let finalPath = shardPath + "/" + hex
+        if try FileSystem.makeDirectory(shardPath) {
+            try FileSystem.syncDirectory(blobsPath)
+        }
+        let stored = { (alreadyPresent: Bool) in
+            StoredBlob(
+                hash: hash, size: size,
+                path: URL(fileURLWithPath: finalPath, isDirectory: false),
+                alreadyPresent: alreadyPresent
+            )
+        }
+
+        if link(temporaryPath, finalPath) == 0 {
+            try FileSystem.syncDirectory(shardPath)
+            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            return stored(false)
+        }
+        let code = errno
+        if code == EEXIST, FileSystem.regularFileSize(finalPath) == size {
+            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            return stored(true)
+        }
+        // Either the existing file is damaged (its size cannot match its
+        // name), or the file system has no hard links: rename over it. The
+        // replacement holds exactly the bytes the name promises.
+        let canRename = code == EEXIST || code == EPERM || code == EOPNOTSUPP || code == EMLINK
+        guard canRename else {
+            throw .io(operation: "publish \(temporaryPath) as", path: finalPath, code: code)
+        }
+        guard rename(temporaryPath, finalPath) == 0 else {
+            throw .lastSystemError("publish \(temporaryPath) as", path: finalPath)
+        }
+        try FileSystem.syncDirectory(shardPath)
+        return stored(false)
+    }
+
+    static let temporaryPrefix = "tc-"
+    static let temporarySuffix = ".part"
+
+    private func put(raw: UnsafeRawBufferPointer) throws(BlobStoreError) -> StoredBlob {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: raw)
+        let hash = BlobHash(digest: hasher.finalize())
+        let finalPath = filePath(for: hash)
+        if FileSystem.regularFileSize(finalPath) == raw.count {
+            return StoredBlob(
+                hash: hash, size: raw.count,
+                path: URL(fileURLWithPath: finalPath, isDirectory: false), alreadyPresent: true
+            )
+        }
+        let (fd, path) = try createTemporaryFile()
+        do {
+            defer { close(fd) }
+            try FileSystem.writeAll(fd, raw, path: path)
+            try FileSystem.sync(fd, path: path)
+        } catch {
+            _ = try? FileSystem.unlinkIfPresent(path)
+            throw error
+        }
+        do {
+            return try publish(temporaryPath: path, hash: hash, size: raw.count)
+        } catch {
+            _ = try? FileSystem.unlinkIfPresent(path)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,209 @@
+public import Foundation
+internal import Crypto
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// Streams one blob into the store while hashing it.
+///
+/// Made for libcurl's write callback: chunks arrive on a non-async thread,
+/// are hashed as they pass and are batched into a 256 KiB buffer so the
+/// kernel sees few large writes; no allocation happens per chunk. Nothing is
+/// visible under a blob name until ``finish()`` has flushed the file to disk.
+///
+/// A writer is single-use. On any failure, ``discard()`` it and ask the store
+/// for a new one; a writer that hits an I/O error refuses to finish, so a
+/// blob with a missing piece can never be published under a hash that
+/// includes it.
+///
+/// Thread safety: `@unchecked Sendable` because the one mutable state (file
+/// descriptor, hasher, buffer) is guarded by a lock, so the writer may be
+/// created on one thread and fed on another (the fetcher's thread) without
+/// a data race. Chunks must still be written in order by one producer.
+public final class BlobWriter: @unchecked Sendable {
+    /// How many bytes are batched before one `write(2)`.
+    public static let bufferCapacity = 256 * 1024
+
+    private enum State {
+        case open
+        case failed(BlobStoreError)
+        case finished
+        case discarded
+    }
+
+    private let store: BlobStore
+    private let temporaryPath: String
+    private let lock = NSLock()
+    private var descriptor: Int32
+    private var hasher = SHA256()
+    private var buffer: UnsafeMutableRawBufferPointer?
+    private var buffered = 0
+    private var total = 0
+    private var state = State.open
+
+    init(store: BlobStore, descriptor: Int32, temporaryPath: String) {
+        self.store = store
+        self.descriptor = descriptor
+        self.temporaryPath = temporaryPath
+    }
+
+    deinit {
+        // Neither finish nor discard ran (the caller threw, or forgot):
+        // leave no temporary file behind.
+        if descriptor >= 0 { close(descriptor) }
+        switch state {
+        case .open, .failed: _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+        case .finished, .discarded: break
+        }
+        buffer?.deallocate()
+    }
+
+    /// The number of bytes accepted so far, for progress and size limits.
+    public var byteCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+
+    /// Appends the next chunk.
+    ///
+    /// The bytes are copied (or written) before returning, so the caller may
+    /// reuse its buffer at once, as libcurl does.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(BlobStoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try ensureOpen()
+        guard !bytes.isEmpty else { return }
+        let (newTotal, overflow) = total.addingReportingOverflow(bytes.count)
+        guard !overflow else {
+            let error = BlobStoreError.io(operation: "append to", path: temporaryPath, code: EFBIG)
+            state = .failed(error)
+            throw error
+        }
+        hasher.update(bufferPointer: bytes)
+        total = newTotal
+        do {
+            try append(bytes)
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    /// Appends bytes from any contiguous container (`[UInt8]`, `Data`).
+    public func write(_ bytes: some ContiguousBytes) throws(BlobStoreError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(BlobStoreError) in try write(raw) }
+        }
+        try result.get()
+    }
+
+    /// Flushes the bytes to disk and publishes them under their hash.
+    ///
+    /// Exactly one `fsync` of the file (plus one of the shard directory): the
+    /// price of a name that always matches its content after a power cut.
+    /// On failure the temporary file is removed and the writer is spent.
+    public func finish() throws(BlobStoreError) -> StoredBlob {
+        lock.lock()
+        defer { lock.unlock() }
+        try ensureOpen()
+        do {
+            try flushBuffer()
+            try FileSystem.sync(descriptor, path: temporaryPath)
+            closeDescriptor()
+            let hash = BlobHash(digest: hasher.finalize())
+            let stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total)
+            state = .finished
+            releaseBuffer()
+            return stored
+        } catch {
+            closeDescriptor()
+            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            state = .failed(error)
+            releaseBuffer()
+            throw error
+        }
+    }
+
+    /// Abandons the write and removes the temporary file. Safe to call more
+    /// than once and after a failure.
+    public func discard() {
+        lock.lock()
+        defer { lock.unlock() }
+        switch state {
+        case .finished, .discarded:
+            return
+        case .open, .failed:
+            closeDescriptor()
+            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            releaseBuffer()
+            state = .discarded
+        }
+    }
+
+    // MARK: - Under the lock
+
+    private func ensureOpen() throws(BlobStoreError) {
+        switch state {
+        case .open: return
+        case .failed(let error): throw error
+        case .finished, .discarded: throw .writerClosed(path: temporaryPath)
+        }
+    }
+
+    private func append(_ bytes: UnsafeRawBufferPointer) throws(BlobStoreError) {
+        let capacity = Self.bufferCapacity
+        var remaining = bytes
+        if buffered > 0 {
+            let take = min(capacity - buffered, remaining.count)
+            copyIntoBuffer(UnsafeRawBufferPointer(rebasing: remaining[..<take]))
+            remaining = UnsafeRawBufferPointer(rebasing: remaining[take...])
+            if buffered == capacity { try flushBuffer() }
+            if remaining.isEmpty { return }
+        }
+        // The buffer is empty here. A chunk at least as large as the buffer
+        // gains nothing from a copy: hand it to the kernel directly.
+        if remaining.count >= capacity {
+            try FileSystem.writeAll(descriptor, remaining, path: temporaryPath)
+        } else {
+            copyIntoBuffer(remaining)
+        }
+    }
+
+    private func copyIntoBuffer(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let storage: UnsafeMutableRawBufferPointer
+        if let buffer {
+            storage = buffer
+        } else {
+            storage = .allocate(byteCount: Self.bufferCapacity, alignment: 16)
+            buffer = storage
+        }
+        UnsafeMutableRawBufferPointer(rebasing: storage[buffered..<(buffered + bytes.count)])
+            .copyMemory(from: bytes)
+        buffered += bytes.count
+    }
+
+    private func flushBuffer() throws(BlobStoreError) {
+        guard buffered > 0, let buffer else { return }
+        try FileSystem.writeAll(
+            descriptor, UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]), path: temporaryPath
+        )
+        buffered = 0
+    }
+
+    private func closeDescriptor() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    private func releaseBuffer() {
+        buffer?.deallocate()
+        buffer = nil
+        buffered = 0
+    }
+}

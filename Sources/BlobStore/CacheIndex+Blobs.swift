@@ -1,0 +1,126 @@
+public import Foundation
+internal import GRDB
+
+extension CacheIndex {
+    /// Records what is known about a blob's content.
+    ///
+    /// Merges with an existing row: a later call without dimensions does not
+    /// erase dimensions learned earlier, and `createdAt` keeps the first
+    /// value.
+    public func recordBlob(_ record: BlobRecord) throws(BlobStoreError) {
+        try recordBlobs([record])
+    }
+
+    /// Records many blobs in one transaction.
+    public func recordBlobs(_ records: [BlobRecord]) throws(BlobStoreError) {
+        guard !records.isEmpty else { return }
+        try write("record \(records.count) blob(s)") { db in
+            try Self.upsertBlobs(records, in: db)
+        }
+    }
+
+    /// What is known about a blob, or nil if it was never recorded.
+    public func blob(_ hash: BlobHash) throws(BlobStoreError) -> BlobRecord? {
+        try read("look up blob \(hash)") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM blobs WHERE sha256 = ?", arguments: [hash.hex])
+                .map(BlobRecord.init(row:))
+        }
+    }
+
+    /// Every recorded blob, least recently used first (eviction order).
+    public func allBlobRecords() throws(BlobStoreError) -> [BlobRecord] {
+        try read("list blobs") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM blobs ORDER BY last_access, sha256").map(BlobRecord.init(row:))
+        }
+    }
+
+    /// Records a file derived from a blob, replacing an earlier one of the
+    /// same kind and size parameter.
+    public func recordDerived(_ record: DerivedRecord) throws(BlobStoreError) {
+        try write("record derived \(record.kind) of \(record.hash)") { db in
+            try db.execute(sql: """
+                INSERT INTO derived (sha256, kind, size_param, path, width, height, bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(sha256, kind, size_param) DO UPDATE SET
+                    path = excluded.path, width = excluded.width,
+                    height = excluded.height, bytes = excluded.bytes
+                """, arguments: [
+                    record.hash.hex, record.kind, record.sizeParameter, record.path,
+                    record.width, record.height, record.bytes,
+                ])
+        }
+    }
+
+    /// Every file derived from a blob.
+    public func derived(for hash: BlobHash) throws(BlobStoreError) -> [DerivedRecord] {
+        try read("list derived files of \(hash)") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM derived WHERE sha256 = ? ORDER BY kind, size_param",
+                             arguments: [hash.hex])
+                .map(DerivedRecord.init(row:))
+        }
+    }
+
+    /// Removes every row that mentions a blob (its URLs, its own row, its
+    /// derived files), for garbage collection after the blob is deleted.
+    /// Returns the URLs that pointed at it, so they can be re-fetched.
+    @discardableResult
+    public func forget(_ hash: BlobHash) throws(BlobStoreError) -> [String] {
+        try write("forget blob \(hash)") { db in
+            let urls = try String.fetchAll(db, sql: "SELECT url FROM urls WHERE sha256 = ? ORDER BY url",
+                                           arguments: [hash.hex])
+            for table in ["urls", "blobs", "derived"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE sha256 = ?", arguments: [hash.hex])
+            }
+            return urls
+        }
+    }
+
+    static func upsertBlobs(_ records: [BlobRecord], in db: Database) throws {
+        guard !records.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO blobs (sha256, size, content_type, width, height, created_at, last_access)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(sha256) DO UPDATE SET
+                size = excluded.size,
+                content_type = coalesce(excluded.content_type, blobs.content_type),
+                width = coalesce(excluded.width, blobs.width),
+                height = coalesce(excluded.height, blobs.height),
+                created_at = coalesce(blobs.created_at, excluded.created_at),
+                last_access = excluded.last_access
+            """)
+        for record in records {
+            try statement.execute(arguments: [
+                record.hash.hex, record.size, record.contentType, record.width, record.height,
+                record.createdAt.timeIntervalSince1970, record.lastAccess.timeIntervalSince1970,
+            ])
+        }
+    }
+}
+
+extension BlobRecord {
+    init(row: Row) throws {
+        self.init(
+            hash: try row.blobHash("sha256"),
+            size: try row.decode(Int?.self, forKey: "size") ?? 0,
+            contentType: try row.decode(String?.self, forKey: "content_type"),
+            width: try row.decode(Int?.self, forKey: "width"),
+            height: try row.decode(Int?.self, forKey: "height"),
+            createdAt: try row.date("created_at"),
+            lastAccess: try row.date("last_access")
+        )
+    }
+}
+
+extension DerivedRecord {
+    init(row: Row) throws {
+        self.init(
+            hash: try row.blobHash("sha256"),
+            kind: try row.decode(String.self, forKey: "kind"),
+            sizeParameter: try row.decode(String?.self, forKey: "size_param") ?? "",
+            path: try row.decode(String.self, forKey: "path"),
+            width: try row.decode(Int?.self, forKey: "width"),
+            height: try row.decode(Int?.self, forKey: "height"),
+            bytes: try row.decode(Int?.self, forKey: "bytes")
+        )
+    }
+}

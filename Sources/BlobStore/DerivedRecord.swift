@@ -1,0 +1,38 @@
+public import Foundation
+
+/// A file computed from a blob (a thumbnail, a tile pyramid), so it can be
+/// found again without recomputing and removed with its source.
+public struct DerivedRecord: Hashable, Sendable, Codable {
+    /// The source blob.
+    public var hash: BlobHash
+    /// What was derived ("thumb", "dzi", ...); the deriving module owns the
+    /// vocabulary.
+    public var kind: String
+    /// The parameter that distinguishes variants of one kind ("256",
+    /// "512x512"); empty when there is only one.
+    public var sizeParameter: String
+    /// Where the derived file lives, relative to the cache root when possible.
+    public var path: String
+    public var width: Int?
+    public var height: Int?
+    /// The derived file's size in bytes.
+    public var bytes: Int?
+
+    public init(
+        hash: BlobHash,
+        kind: String,
+        sizeParameter: String = "",
+        path: String,
+        width: Int? = nil,
+        height: Int? = nil,
+        bytes: Int? = nil
+    ) {
+        self.hash = hash
+        self.kind = kind
+        self.sizeParameter = sizeParameter
+        self.path = path
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
+}

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the store depends on.
+///
+/// Foundation hides `fsync`, `link(2)` and `errno`, and crash safety hangs on
+/// exactly those, so the store speaks to the kernel directly and turns every
+/// failure into a `BlobStoreError` that names the path and the reason.
+enum FileSystem {
+    /// Permission bits for published blobs and temporary files.
+    static let fileMode: mode_t = 0o644
+    /// Permission bits for the cache directories.
+    static let directoryMode: mode_t = 0o755
+
+    static func openFile(_ path: String, flags: Int32, operation: String) throws(BlobStoreError) -> Int32 {
+        while true {
+            let fd = open(path, flags | O_CLOEXEC, fileMode)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw .lastSystemError(operation, path: path)
+        }
+    }
+
+    /// Writes every byte, retrying short writes and signal interruptions.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(BlobStoreError) {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = write(fd, base, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .lastSystemError("write to", path: path)
+            }
+            if written == 0 {
+                throw .io(operation: "write to", path: path, code: EIO)
+            }
+            remaining -= written
+            base += written
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes; returns 0 only at end of file.
+    static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(BlobStoreError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = read(fd, base, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw .lastSystemError("read", path: path)
+        }
+    }
+
+    static func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
+        while fsync(fd) != 0 {
+            if errno == EINTR { continue }
+            throw .lastSystemError("flush to disk", path: path)
+        }
+    }
+
+    /// Makes a directory entry (a new or renamed name inside `path`) durable.
+    static func syncDirectory(_ path: String) throws(BlobStoreError) {
+        let fd = try openFile(path, flags: O_RDONLY | O_DIRECTORY, operation: "open directory")
+        defer { close(fd) }
+        try sync(fd, path: path)
+    }
+
+    /// Creates one directory; returns false when it already existed.
+    @discardableResult
+    static func makeDirectory(_ path: String) throws(BlobStoreError) -> Bool {
+        if mkdir(path, directoryMode) == 0 { return true }
+        let code = errno
+        if code == EEXIST, isDirectory(path) { return false }
+        throw .io(operation: "create directory", path: path, code: code == EEXIST ? ENOTDIR : code)
+    }
+
+    /// Creates a directory and any missing parents (like `mkdir -p`),
+    /// syncing each parent that gained an entry.
+    static func makeDirectoryTree(_ path: String) throws(BlobStoreError) {
+        if isDirectory(path) { return }
+        let parent = parentPath(of: path)
+        if parent != path, !parent.isEmpty { try makeDirectoryTree(parent) }
+        if try makeDirectory(path), !parent.isEmpty { try syncDirectory(parent) }
+    }
+
+    static func parentPath(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The size of a regular file, or nil if there is none at `path`.
+    static func regularFileSize(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// Seconds since the epoch of the last modification, or nil if unknown.
+    static func modificationTime(_ path: String) -> Int? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Int(info.st_mtimespec.tv_sec)
+        #else
+        return Int(info.st_mtim.tv_sec)
+        #endif
+    }
+
+    /// Removes a name; a name that is already gone counts as removed.
+    /// Returns whether this call removed it.
+    @discardableResult
+    static func unlinkIfPresent(_ path: String) throws(BlobStoreError) -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw .lastSystemError("remove", path: path)
+    }
+
+    /// The names in a directory, without "." and "..". Missing or unreadable
+    /// directories list as empty: callers walk caches that may be changing.
+    static func contents(of path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
+                let bytes = raw.prefix(while: { $0 != 0 })
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func processIsAlive(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        if kill(pid, 0) == 0 { return true }
+        // EPERM: it exists but belongs to someone else.
+        return errno != ESRCH
+    }
+}

@@ -1,0 +1,6 @@
+#ifndef CTWEETCACHE_H
+#define CTWEETCACHE_H
+#include "tc_curl.h"
+#include "tc_jpeg.h"
+#include "tc_png.h"
+#endif

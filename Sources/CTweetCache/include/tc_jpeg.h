@@ -1,0 +1,109 @@
+#ifndef TC_JPEG_H
+#define TC_JPEG_H
+/*
+ * JPEG decode and encode through libjpeg-turbo, with every setjmp kept in C.
+ *
+ * Decoding is split in two so a caller can refuse an image from its header
+ * alone (pixel limits, unsupported variants) before allocating a single pixel,
+ * then decode straight into a buffer it owns. Input is always an in-memory
+ * byte range; nothing here touches files. See tc_codec.h for status codes and
+ * the `msg` convention.
+ */
+#include "tc_codec.h"
+
+/* Colour space libjpeg infers from the file's markers and component count. */
+typedef enum tc_jpeg_color {
+    TC_JPEG_COLOR_UNKNOWN = 0,
+    TC_JPEG_COLOR_GRAY = 1,
+    TC_JPEG_COLOR_RGB = 2,
+    TC_JPEG_COLOR_YCBCR = 3,
+    TC_JPEG_COLOR_CMYK = 4,
+    TC_JPEG_COLOR_YCCK = 5
+} tc_jpeg_color;
+
+typedef struct tc_jpeg_info {
+    uint32_t width;        /* pixels, as stored (before any EXIF orientation) */
+    uint32_t height;
+    int components;        /* colour components in the file: 1, 3 or 4 */
+    tc_jpeg_color color;
+    int adobe_inverted;    /* 1 when an Adobe APP14 marker is present: CMYK/YCCK samples are stored inverted */
+    int progressive;       /* 1 for progressive (multi-scan) files */
+    int orientation;       /* EXIF orientation 1-8 from the first APP1 Exif segment, 1 when absent or unreadable */
+} tc_jpeg_info;
+
+/*
+ * Reads markers up to the first scan, without decoding pixels: cheap even for
+ * huge images, so limits can be checked first. Fails cleanly for 12-bit,
+ * lossless and other variants this libjpeg cannot decode (TC_ERR_UNSUPPORTED).
+ */
+tc_status tc_jpeg_read_header(const uint8_t *data, size_t len, tc_jpeg_info *info, char *msg);
+
+/*
+ * Output size for DCT-domain downscaling by 1/scale_denom (1, 2, 4 or 8), as
+ * libjpeg computes it (jpeg_calc_output_dimensions rounds up), so a caller can
+ * size the buffer for tc_jpeg_decode exactly.
+ */
+tc_status tc_jpeg_scaled_size(const uint8_t *data, size_t len, int scale_denom,
+                              uint32_t *width, uint32_t *height, char *msg);
+
+/* What a successful tc_jpeg_decode saw; corrupt or truncated data is only a warning to libjpeg. */
+typedef struct tc_jpeg_decode_report {
+    uint32_t width;          /* of the pixels written, after scaling */
+    uint32_t height;
+    long warnings;           /* every warning libjpeg emitted */
+    long damaging_warnings;  /* warnings meaning some pixels are missing or wrong (bad entropy data, early end) */
+    int truncated;           /* 1 when the data ended before the image did ("Premature end of JPEG file") */
+} tc_jpeg_decode_report;
+
+/*
+ * Decodes into the caller's buffer: rows of `stride` bytes, each starting with
+ * width * out_channels bytes of 8-bit RGB (out_channels 3) or RGBA with opaque
+ * alpha (4). Grayscale is expanded to RGB; CMYK and YCCK are converted to RGB
+ * (Adobe-inverted samples handled). The buffer must hold the size reported by
+ * tc_jpeg_scaled_size for the same scale_denom, else TC_ERR_LIMIT before any
+ * pixel is decoded.
+ *
+ * libjpeg recovers from damaged data by filling grey and warning, so TC_OK can
+ * still mean a damaged image: check `report`. When damaging warnings occurred,
+ * `msg` holds the first one's text even on TC_OK. Files with more than
+ * TC_JPEG_MAX_SCANS scans are refused (a known CPU-exhaustion pattern).
+ */
+#define TC_JPEG_MAX_SCANS 500
+tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int out_channels,
+                         uint8_t *out, size_t out_capacity, size_t stride,
+                         tc_jpeg_decode_report *report, char *msg);
+
+/* Colour space written by tc_jpeg_encode; the input is always RGB(X). */
+typedef enum tc_jpeg_encode_color {
+    TC_JPEG_ENCODE_YCBCR = 0,  /* the normal choice: 3 components, chroma 4:2:0 */
+    TC_JPEG_ENCODE_GRAY = 1,   /* 1 component: luma of the RGB input */
+    TC_JPEG_ENCODE_CMYK = 2,   /* 4 components, Adobe marker, inverted like Photoshop writes them */
+    TC_JPEG_ENCODE_YCCK = 3    /* as CMYK, but stored as YCCK */
+} tc_jpeg_encode_color;
+
+typedef struct tc_jpeg_encode_options {
+    int quality;             /* 1-100 (libjpeg's scale) */
+    int progressive;         /* 1: progressive scan script; smaller for large images, slower to write */
+    int optimize_coding;     /* 1: optimal Huffman tables (a second pass); off keeps encoding fast */
+    tc_jpeg_encode_color color;
+    int exif_orientation;    /* 0: no Exif segment; 1-8: write an APP1 Exif IFD0 with this orientation */
+} tc_jpeg_encode_options;
+
+/*
+ * Encodes 8-bit RGB (channels 3) or RGBX (channels 4: the fourth byte is
+ * ignored, so callers flatten alpha first) rows `stride` bytes apart.
+ * On TC_OK, *out is a malloc'd buffer of *out_len bytes that the caller frees
+ * with tc_codec_free; on failure *out is NULL.
+ */
+tc_status tc_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                         size_t stride, const tc_jpeg_encode_options *options,
+                         uint8_t **out, size_t *out_len, char *msg);
+
+/*
+ * EXIF orientation (tag 0x0112 of IFD0) from a TIFF structure: the bytes after
+ * "Exif\0\0" in a JPEG APP1 segment, or a PNG eXIf chunk. Returns 1-8, or 0
+ * when absent or malformed. Every read is bounds-checked against `len`.
+ */
+int tc_exif_orientation(const uint8_t *tiff, size_t len);
+
+#endif

@@ -1,0 +1,78 @@
+#ifndef TC_PNG_H
+#define TC_PNG_H
+/*
+ * PNG decode and encode through libpng's classic API, with every setjmp in C.
+ *
+ * The classic API rather than png_image_*: the simplified API treats 16-bit
+ * samples as linear light and gamma-converts them, while we want the stored
+ * values scaled to 8 bits. Decoding is split in two (header, then pixels into
+ * the caller's buffer) so limits are checked before any pixel memory exists.
+ * See tc_codec.h for status codes and the `msg` convention.
+ */
+#include "tc_codec.h"
+
+/* Most memory one ancillary chunk (iCCP, zTXt, ...) may take once inflated: guards against chunk bombs. */
+#define TC_PNG_CHUNK_MALLOC_MAX (8u * 1024u * 1024u)
+
+typedef struct tc_png_info {
+    uint32_t width;     /* pixels; up to 2^31 - 1, so callers must apply their own pixel limit */
+    uint32_t height;
+    int bit_depth;      /* bits per sample (per palette index for colour type 3): 1, 2, 4, 8 or 16 */
+    int color_type;     /* 0 gray, 2 RGB, 3 palette, 4 gray + alpha, 6 RGBA */
+    int interlaced;     /* 1 for Adam7 */
+    int has_alpha;      /* alpha channel or tRNS chunk: decodes naturally to 4 channels */
+} tc_png_info;
+
+/* Reads the signature and the chunks before the first IDAT; inflates no image data. */
+tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info, char *msg);
+
+/*
+ * Decodes into the caller's buffer, normalised to 8-bit RGB (out_channels 3)
+ * or RGBA (4): palettes expanded, tRNS turned into alpha, 1/2/4-bit gray
+ * expanded, 16-bit scaled (not gamma-converted), gray copied to RGB, Adam7
+ * de-interlaced; alpha is added (opaque) or dropped to match out_channels.
+ * Rows are `stride` bytes apart. An image larger than the buffer is refused
+ * from its header (TC_ERR_LIMIT). `warnings` (may be NULL) receives how many
+ * non-fatal problems libpng reported, e.g. a bad CRC on an ancillary chunk.
+ */
+tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
+                        uint8_t *out, size_t out_capacity, size_t stride,
+                        long *warnings, char *msg);
+
+/*
+ * Encodes 8-bit RGB (channels 3) or RGBA (4) rows `stride` bytes apart.
+ * compression_level is zlib's 0-9: 1-3 are much faster and fine for tiles,
+ * 6 is the usual balance. On TC_OK, *out is a malloc'd buffer of *out_len
+ * bytes to free with tc_codec_free; on failure *out is NULL.
+ */
+tc_status tc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                        size_t stride, int compression_level,
+                        uint8_t **out, size_t *out_len, char *msg);
+
+/*
+ * Any PNG colour type and bit depth, for fixtures our decoder must handle but
+ * the normal encoder never writes (palette, low-bit gray, 16-bit, tRNS, Adam7).
+ */
+typedef struct tc_png_raw_format {
+    int color_type;             /* 0, 2, 3, 4 or 6 */
+    int bit_depth;              /* as the PNG spec allows for the colour type */
+    int interlaced;             /* 1 writes Adam7 */
+    const uint8_t *palette;     /* colour type 3: palette_count RGB triples */
+    int palette_count;          /* 1-256 */
+    const uint8_t *trns_alpha;  /* colour type 3: alpha of the first trns_count palette entries */
+    int trns_count;
+    int has_trns_color;         /* colour types 0 and 2: one sample value that means transparent */
+    uint16_t trns_gray;
+    uint16_t trns_red, trns_green, trns_blue;
+} tc_png_raw_format;
+
+/*
+ * Writes rows already packed as PNG stores them (sub-byte samples packed
+ * big-end first, 16-bit samples big-endian), `stride` bytes apart. Output
+ * ownership as for tc_png_encode.
+ */
+tc_status tc_png_encode_raw(const uint8_t *rows, uint32_t width, uint32_t height, size_t stride,
+                            const tc_png_raw_format *format, int compression_level,
+                            uint8_t **out, size_t *out_len, char *msg);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * libpng (classic API) behind setjmp: see include/tc_png.h for the contract.
+ *
+ * Each public function owns one setjmp (png_jmpbuf) and makes every libpng
+ * call between it and its return. Reader and writer state that must survive
+ * a longjmp lives in a tc_png_ctx whose address libpng holds; the png/info
+ * pointers are assigned before setjmp and never modified after it.
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <png.h>
+#include "tc_png.h"
+#include "tc_codec_private.h"
+
+typedef struct tc_png_ctx {
+    const uint8_t *data;  /* reader: the whole file */
+    size_t len;
+    size_t pos;
+    uint8_t *buffer;      /* writer: malloc'd output, grown by doubling */
+    size_t size;
+    size_t capacity;
+    int hit_eof;          /* the reader ran past the end: truncated, not corrupt */
+    int over_limit;       /* libpng refused the IHDR against our user limits */
+    int nomem;
+    long warnings;
+    char message[TC_MSG_CAP];
+} tc_png_ctx;
+
+static void tc_png_error_fn(png_structp png, png_const_charp message) {
+    tc_png_ctx *ctx = (tc_png_ctx *)png_get_error_ptr(png);
+    snprintf(ctx->message, sizeof ctx->message, "%s", message != NULL ? message : "unknown libpng error");
+    png_longjmp(png, 1);
+}
+
+static void tc_png_warning_fn(png_structp png, png_const_charp message) {
+    tc_png_ctx *ctx = (tc_png_ctx *)png_get_error_ptr(png);
+    ctx->warnings++;
+    if (message != NULL && strstr(message, "exceeds user limit") != NULL) ctx->over_limit = 1;
+}
+
+static void tc_png_read_fn(png_structp png, png_bytep dst, size_t n) {
+    tc_png_ctx *ctx = (tc_png_ctx *)png_get_io_ptr(png);
+    if (n > ctx->len - ctx->pos) {
+        ctx->hit_eof = 1;
+        png_error(png, "PNG data ends before the image does");
+    }
+    memcpy(dst, ctx->data + ctx->pos, n);
+    ctx->pos += n;
+}
+
+static void tc_png_write_fn(png_structp png, png_bytep src, size_t n) {
+    tc_png_ctx *ctx = (tc_png_ctx *)png_get_io_ptr(png);
+    if (n > ctx->capacity - ctx->size) {
+        size_t need, cap = ctx->capacity > 0 ? ctx->capacity : 65536;
+        uint8_t *grown;
+        if (__builtin_add_overflow(ctx->size, n, &need)) png_error(png, "PNG output too large");
+        while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+        grown = (uint8_t *)realloc(ctx->buffer, cap);
+        if (grown == NULL) {
+            ctx->nomem = 1;
+            png_error(png, "out of memory for PNG output");
+        }
+        ctx->buffer = grown;
+        ctx->capacity = cap;
+    }
+    memcpy(ctx->buffer + ctx->size, src, n);
+    ctx->size += n;
+}
+
+static void tc_png_flush_fn(png_structp png) { (void)png; }
+
+static tc_status tc_png_status(const tc_png_ctx *ctx) {
+    if (ctx->hit_eof) return TC_ERR_TRUNCATED;
+    if (ctx->nomem) return TC_ERR_NOMEM;
+    if (ctx->over_limit) return TC_ERR_LIMIT;
+    return TC_ERR_CORRUPT;
+}
+
+/* Installs the memory reader and limits, then reads up to the first IDAT (may longjmp). */
+static void tc_png_open(png_structp png, png_infop info, tc_png_ctx *ctx,
+                        png_uint_32 max_width, png_uint_32 max_height) {
+    png_set_read_fn(png, ctx, tc_png_read_fn);
+    png_set_user_limits(png, max_width, max_height);
+    png_set_chunk_malloc_max(png, TC_PNG_CHUNK_MALLOC_MAX);
+    png_set_chunk_cache_max(png, 128);
+    png_read_info(png, info);
+}
+
+/* Creates a reader over data/len; NULL when libpng cannot allocate. */
+static png_structp tc_png_create_reader(tc_png_ctx *ctx, const uint8_t *data, size_t len) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->data = data;
+    ctx->len = len;
+    return png_create_read_struct(PNG_LIBPNG_VER_STRING, ctx, tc_png_error_fn, tc_png_warning_fn);
+}
+
+tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info, char *msg) {
+    tc_png_ctx ctx;
+    png_structp png;
+    png_infop pinfo;
+    png_uint_32 width, height;
+    int bit_depth, color_type, interlace;
+
+    if (data == NULL || info == NULL) {
+        tc_set_msg(msg, "no PNG data or no info to fill");
+        return TC_ERR_ARGUMENT;
+    }
+    memset(info, 0, sizeof *info);
+    png = tc_png_create_reader(&ctx, data, len);
+    pinfo = png != NULL ? png_create_info_struct(png) : NULL;
+    if (pinfo == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        tc_set_msg(msg, "libpng could not allocate a reader");
+        return TC_ERR_NOMEM;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        tc_set_msg(msg, "%s", ctx.message);
+        return tc_png_status(&ctx);
+    }
+    /* No size limit here beyond the format's own: the caller decides from the real size. */
+    tc_png_open(png, pinfo, &ctx, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_get_IHDR(png, pinfo, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    info->width = width;
+    info->height = height;
+    info->bit_depth = bit_depth;
+    info->color_type = color_type;
+    info->interlaced = interlace == PNG_INTERLACE_ADAM7;
+    info->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, pinfo, PNG_INFO_tRNS) != 0;
+    png_destroy_read_struct(&png, &pinfo, NULL);
+    return TC_OK;
+}
+
+/* Requests the transforms that yield 8-bit RGB/RGBA; returns the number of passes (may longjmp). */
+static int tc_png_normalise(png_structp png, png_infop info, int out_channels) {
+    int color_type = png_get_color_type(png, info);
+    int bit_depth = png_get_bit_depth(png, info);
+    int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    int has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
+
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (has_trns) png_set_tRNS_to_alpha(png);
+    if (bit_depth == 16) png_set_scale_16(png);
+    if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+    if (out_channels == 4 && !has_alpha) png_set_add_alpha(png, 0xFFFF, PNG_FILLER_AFTER);
+    if (out_channels == 3 && has_alpha) png_set_strip_alpha(png);
+    return png_set_interlace_handling(png);
+}
+
+tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
+                        uint8_t *out, size_t out_capacity, size_t stride,
+                        long *warnings, char *msg) {
+    tc_png_ctx ctx;
+    png_structp png;
+    png_infop pinfo;
+    png_uint_32 width, height, y;
+    size_t row_bytes;
+    int pass, passes;
+
+    if (warnings != NULL) *warnings = 0;
+    if (data == NULL || out == NULL || (out_channels != 3 && out_channels != 4) || stride == 0) {
+        tc_set_msg(msg, "invalid decode arguments (%d channels, stride %zu)", out_channels, stride);
+        return TC_ERR_ARGUMENT;
+    }
+    png = tc_png_create_reader(&ctx, data, len);
+    pinfo = png != NULL ? png_create_info_struct(png) : NULL;
+    if (pinfo == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        tc_set_msg(msg, "libpng could not allocate a reader");
+        return TC_ERR_NOMEM;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        if (warnings != NULL) *warnings = ctx.warnings;
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        tc_set_msg(msg, "%s", ctx.message);
+        return tc_png_status(&ctx);
+    }
+    /* libpng itself refuses anything wider or taller than the caller's buffer can hold. */
+    width = (png_uint_32)(stride / (size_t)out_channels > PNG_UINT_31_MAX ? PNG_UINT_31_MAX : stride / (size_t)out_channels);
+    height = (png_uint_32)(out_capacity / stride > PNG_UINT_31_MAX ? PNG_UINT_31_MAX : out_capacity / stride + 1);
+    tc_png_open(png, pinfo, &ctx, width > 0 ? width : 1, height);
+    passes = tc_png_normalise(png, pinfo, out_channels);
+    png_read_update_info(png, pinfo);
+    width = png_get_image_width(png, pinfo);
+    height = png_get_image_height(png, pinfo);
+    row_bytes = png_get_rowbytes(png, pinfo);
+    if (row_bytes != (size_t)width * (size_t)out_channels || !tc_rows_fit(row_bytes, height, stride, out_capacity)) {
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        tc_set_msg(msg, "a %ux%u PNG does not fit the %zu-byte buffer (stride %zu)", width, height, out_capacity, stride);
+        return TC_ERR_LIMIT;
+    }
+    for (pass = 0; pass < passes; pass++) {
+        for (y = 0; y < height; y++) png_read_row(png, out + (size_t)y * stride, NULL);
+    }
+    png_read_end(png, NULL); /* checks the rest of the stream, so a missing IEND is caught */
+    if (warnings != NULL) *warnings = ctx.warnings;
+    png_destroy_read_struct(&png, &pinfo, NULL);
+    return TC_OK;
+}
+
+/* Samples per pixel for a PNG colour type, 0 for an invalid one. */
+static int tc_png_samples(int color_type) {
+    switch (color_type) {
+    case PNG_COLOR_TYPE_GRAY: return 1;
+    case PNG_COLOR_TYPE_RGB: return 3;
+    case PNG_COLOR_TYPE_PALETTE: return 1;
+    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+    case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
+    default: return 0;
+    }
+}
+
+static int tc_png_raw_args_ok(const uint8_t *rows, uint32_t width, uint32_t height, size_t stride,
+                              const tc_png_raw_format *f, int level, char *msg) {
+    size_t bits;
+    int samples = f != NULL ? tc_png_samples(f->color_type) : 0;
+    if (rows == NULL || samples == 0) {
+        tc_set_msg(msg, "no pixels or an invalid PNG colour type");
+        return 0;
+    }
+    if (width == 0 || height == 0 || width > PNG_UINT_31_MAX || height > PNG_UINT_31_MAX) {
+        tc_set_msg(msg, "PNG dimensions must be 1 to 2^31-1 pixels, got %ux%u", width, height);
+        return 0;
+    }
+    if (level < 0 || level > 9) {
+        tc_set_msg(msg, "PNG compression level %d is not 0-9", level);
+        return 0;
+    }
+    if (f->bit_depth < 1 || f->bit_depth > 16 || !tc_mul_size((size_t)width, (size_t)samples * (size_t)f->bit_depth, &bits)
+        || stride < bits / 8 + (bits % 8 != 0)) {
+        tc_set_msg(msg, "stride %zu is shorter than one packed PNG row", stride);
+        return 0;
+    }
+    if (f->color_type == PNG_COLOR_TYPE_PALETTE
+        && (f->palette == NULL || f->palette_count < 1 || f->palette_count > 256
+            || f->trns_count < 0 || f->trns_count > f->palette_count || (f->trns_count > 0 && f->trns_alpha == NULL))) {
+        tc_set_msg(msg, "a palette PNG needs 1-256 palette entries and at most as many tRNS entries");
+        return 0;
+    }
+    return 1;
+}
+
+/* Declares IHDR, PLTE and tRNS (may longjmp). */
+static void tc_png_write_header(png_structp png, png_infop info, uint32_t width, uint32_t height,
+                                const tc_png_raw_format *f) {
+    png_set_IHDR(png, info, width, height, f->bit_depth, f->color_type,
+                 f->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (f->color_type == PNG_COLOR_TYPE_PALETTE) {
+        png_color palette[256];
+        int i;
+        for (i = 0; i < f->palette_count; i++) {
+            palette[i].red = f->palette[3 * i];
+            palette[i].green = f->palette[3 * i + 1];
+            palette[i].blue = f->palette[3 * i + 2];
+        }
+        png_set_PLTE(png, info, palette, f->palette_count);
+        if (f->trns_count > 0) png_set_tRNS(png, info, f->trns_alpha, f->trns_count, NULL);
+    } else if (f->has_trns_color && (f->color_type == PNG_COLOR_TYPE_GRAY || f->color_type == PNG_COLOR_TYPE_RGB)) {
+        png_color_16 color;
+        memset(&color, 0, sizeof color);
+        color.gray = f->trns_gray;
+        color.red = f->trns_red;
+        color.green = f->trns_green;
+        color.blue = f->trns_blue;
+        png_set_tRNS(png, info, NULL, 1, &color);
+    }
+    png_write_info(png, info);
+}
+
+tc_status tc_png_encode_raw(const uint8_t *rows, uint32_t width, uint32_t height, size_t stride,
+                            const tc_png_raw_format *format, int compression_level,
+                            uint8_t **out, size_t *out_len, char *msg) {
+    tc_png_ctx ctx;
+    png_structp png;
+    png_infop pinfo;
+    uint32_t y;
+    int pass, passes;
+
+    if (out == NULL || out_len == NULL) {
+        tc_set_msg(msg, "no output pointers");
+        return TC_ERR_ARGUMENT;
+    }
+    *out = NULL;
+    *out_len = 0;
+    if (!tc_png_raw_args_ok(rows, width, height, stride, format, compression_level, msg)) return TC_ERR_ARGUMENT;
+    memset(&ctx, 0, sizeof ctx);
+    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, tc_png_error_fn, tc_png_warning_fn);
+    pinfo = png != NULL ? png_create_info_struct(png) : NULL;
+    if (pinfo == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        tc_set_msg(msg, "libpng could not allocate a writer");
+        return TC_ERR_NOMEM;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &pinfo);
+        free(ctx.buffer);
+        tc_set_msg(msg, "PNG encoding failed: %s", ctx.message);
+        return ctx.nomem ? TC_ERR_NOMEM : TC_ERR_ARGUMENT;
+    }
+    png_set_write_fn(png, &ctx, tc_png_write_fn, tc_png_flush_fn);
+    png_set_compression_level(png, compression_level);
+    tc_png_write_header(png, pinfo, width, height, format);
+    passes = png_set_interlace_handling(png);
+    for (pass = 0; pass < passes; pass++) {
+        for (y = 0; y < height; y++) png_write_row(png, rows + (size_t)y * stride);
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &pinfo);
+    *out = ctx.buffer;
+    *out_len = ctx.size;
+    return TC_OK;
+}
+
+tc_status tc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                        size_t stride, int compression_level,
+                        uint8_t **out, size_t *out_len, char *msg) {
+    tc_png_raw_format format;
+    if (channels != 3 && channels != 4) {
+        if (out != NULL) *out = NULL;
+        if (out_len != NULL) *out_len = 0;
+        tc_set_msg(msg, "PNG encoding needs 3 (RGB) or 4 (RGBA) channels, got %d", channels);
+        return TC_ERR_ARGUMENT;
+    }
+    memset(&format, 0, sizeof format);
+    format.color_type = channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+    format.bit_depth = 8;
+    return tc_png_encode_raw(pixels, width, height, stride, &format, compression_level, out, out_len, msg);
+}

@@ -1,0 +1,184 @@
+internal import CCurl
+internal import CTweetCache
+import Foundation
+import Synchronization
+
+/// One libcurl multi handle driven by its own thread.
+///
+/// libcurl handles are not thread-safe, and `curl_multi_poll` blocks, so the multi
+/// handle and every easy handle in it live on this thread only. Other threads hand
+/// work over through a locked queue and `curl_multi_wakeup` (the one multi call that
+/// is safe from another thread). Admission control happens here too: at most
+/// `maxTotal` transfers run, and at most `maxPerHost` to one host, the rest wait in
+/// FIFO order, so timeouts only count time actually spent on the network.
+final class CurlMultiLoop: @unchecked Sendable {
+    private struct Shared {
+        var pending: [CurlTransfer] = []
+        var cancelled: [ObjectIdentifier] = []
+        var stopping = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let shared = Mutex(Shared())
+    private let maxTotal: Int
+    private let maxPerHost: Int
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Owned by the loop thread.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var perHost: [String: Int] = [:]
+    private var waiting: [CurlTransfer] = []
+
+    init(maxTotal: Int, maxPerHost: Int) throws(FetchError) {
+        try CurlGlobal.initialize()
+        guard let m = curl_multi_init() else { throw .curlUnavailable("curl_multi_init failed") }
+        multi = m
+        self.maxTotal = max(1, maxTotal)
+        self.maxPerHost = max(1, maxPerHost)
+        tc_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, self.maxPerHost)
+        tc_multi_setopt_long(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, self.maxTotal)
+        tc_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, self.maxTotal * 2)
+        tc_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let t = Thread { [unowned self] in self.run() }
+        t.name = "tweetcache.curl"
+        t.stackSize = 1 << 20
+        thread = t
+        t.start()
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    /// Queues a transfer; its `onComplete` runs on the loop thread when it ends.
+    func submit(_ transfer: CurlTransfer) {
+        shared.withLock { $0.pending.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Asks the loop to abandon a transfer; it completes with `.cancelled`.
+    func cancel(_ transfer: CurlTransfer) {
+        shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Stops the thread after cancelling what is left, and waits for it.
+    func shutdown() {
+        let already = shared.withLock { s -> Bool in
+            defer { s.stopping = true }
+            return s.stopping
+        }
+        guard !already else { return }
+        curl_multi_wakeup(multi)
+        finished.wait()
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (incoming, cancels, stopping) = shared.withLock { s in
+                defer { s.pending.removeAll(keepingCapacity: true); s.cancelled.removeAll() }
+                return (s.pending, s.cancelled, s.stopping)
+            }
+            waiting.append(contentsOf: incoming)
+            if !cancels.isEmpty { cancelTransfers(Set(cancels)) }
+            if stopping {
+                cancelTransfers(nil)
+                break
+            }
+            admit()
+            curl_multi_perform(multi, &running)
+            let completedAny = drainMessages()
+            // Finished transfers free slots: start waiting ones before sleeping in poll,
+            // or each batch would wait out the poll timeout on idle keep-alive sockets.
+            if completedAny, !waiting.isEmpty { continue }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        finished.signal()
+    }
+
+    private func admit() {
+        guard !waiting.isEmpty, active.count < maxTotal else { return }
+        var kept: [CurlTransfer] = []
+        kept.reserveCapacity(waiting.count)
+        for t in waiting {
+            if active.count < maxTotal, perHost[t.hostKey, default: 0] < maxPerHost {
+                let rc = curl_multi_add_handle(multi, t.easy)
+                if rc == CURLM_OK {
+                    active[t.easy] = t
+                    perHost[t.hostKey, default: 0] += 1
+                } else {
+                    t.onComplete?(CurlOutcome(
+                        failure: .transport(code: Int(rc.rawValue), message: String(cString: curl_multi_strerror(rc))),
+                        status: 0, kind: .unknown, contentType: nil, retryAfter: nil, received: 0, effectiveURL: t.url))
+                }
+            } else {
+                kept.append(t)
+            }
+        }
+        waiting = kept
+    }
+
+    private func drainMessages() -> Bool {
+        var any = false
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &left) {
+            guard tc_multi_msg_is_done(msg) != 0, let easy = tc_multi_msg_easy(msg) else { continue }
+            let code = tc_multi_msg_result(msg)
+            guard let t = active.removeValue(forKey: easy) else { continue }
+            curl_multi_remove_handle(multi, easy)
+            release(t)
+            t.onComplete?(t.outcome(code: code))
+            any = true
+        }
+        return any
+    }
+
+    private func release(_ t: CurlTransfer) {
+        if let n = perHost[t.hostKey], n > 1 { perHost[t.hostKey] = n - 1 } else { perHost[t.hostKey] = nil }
+    }
+
+    /// Cancels the given transfers, or all when `ids` is nil.
+    private func cancelTransfers(_ ids: Set<ObjectIdentifier>?) {
+        let cancelledOutcome = { (t: CurlTransfer) in
+            CurlOutcome(failure: .cancelled, status: 0, kind: .unknown, contentType: nil,
+                        retryAfter: nil, received: 0, effectiveURL: t.url)
+        }
+        for (easy, t) in active where ids?.contains(ObjectIdentifier(t)) ?? true {
+            curl_multi_remove_handle(multi, easy)
+            active[easy] = nil
+            release(t)
+            t.onComplete?(cancelledOutcome(t))
+        }
+        waiting.removeAll { t in
+            guard ids?.contains(ObjectIdentifier(t)) ?? true else { return false }
+            t.onComplete?(cancelledOutcome(t))
+            return true
+        }
+    }
+}
+
+/// `curl_global_init` must run once, before any other libcurl call, and is not
+/// thread-safe in libcurl 7.88: a lock makes "once" true under concurrency.
+enum CurlGlobal {
+    private static let state = Mutex<CURLcode?>(nil)
+
+    static func initialize() throws(FetchError) {
+        let rc = state.withLock { s -> CURLcode in
+            if let s { return s }
+            let rc = tc_curl_global_init()
+            s = rc
+            return rc
+        }
+        guard rc == CURLE_OK else { throw .curlUnavailable(String(cString: curl_easy_strerror(rc))) }
+    }
+
+    /// libcurl's version and whether it was built with HTTP/2, for `--version` and logs.
+    static var versionSummary: String {
+        guard let info = tc_curl_version_info() else { return "libcurl (unknown)" }
+        let version = String(cString: info.pointee.version)
+        let http2 = (info.pointee.features & CURL_VERSION_HTTP2) != 0
+        return "libcurl \(version)\(http2 ? " (HTTP/2)" : "")"
+    }
+}

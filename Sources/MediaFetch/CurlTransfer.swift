@@ -1,0 +1,210 @@
+internal import CCurl
+internal import CTweetCache
+import Foundation
+
+/// How one attempt ended, as seen on the transfer thread.
+struct CurlOutcome: Sendable {
+    var failure: FetchFailure?
+    var status: Int
+    var kind: ContentKind
+    var contentType: String?
+    var retryAfter: Duration?
+    var received: Int
+    var effectiveURL: String
+}
+
+/// One attempt at one URL: a libcurl easy handle plus the state its callbacks update.
+///
+/// Confined to the transfer thread from the moment it is queued until `complete` runs;
+/// that hand-off is what makes the unchecked `Sendable` sound.
+final class CurlTransfer: @unchecked Sendable {
+    let url: String
+    let hostKey: String
+    let easy: UnsafeMutableRawPointer
+    private let writeChunk: (UnsafeRawBufferPointer) throws -> Void
+    private let expected: ExpectedContent
+    private let maxBytes: Int
+    private let maxRedirects: Int
+    private let counter: ByteCounter?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var headers: UnsafeMutablePointer<curl_slist>?
+
+    private var prefix: [UInt8] = []
+    private var kind: ContentKind = .unknown
+    private var received = 0
+    private var status = 0
+    private var contentType: String?
+    private var retryAfter: Duration?
+    private var abortReason: FetchFailure?
+
+    /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
+    var onComplete: (@Sendable (CurlOutcome) -> Void)?
+
+    init(url: String, expected: ExpectedContent, configuration c: FetchConfiguration,
+         writeChunk: @escaping (UnsafeRawBufferPointer) throws -> Void) throws(FetchFailure) {
+        guard let handle = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
+        self.url = url
+        self.easy = handle
+        self.expected = expected
+        self.maxBytes = c.maxBytes
+        self.maxRedirects = c.maxRedirects
+        self.counter = c.byteCounter
+        self.writeChunk = writeChunk
+        self.hostKey = URLComponents(string: url)?.host?.lowercased() ?? ""
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        prefix.reserveCapacity(ContentKind.sniffLength)
+        configure(c)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        if let headers { curl_slist_free_all(headers) }
+        errorBuffer.deallocate()
+    }
+
+    private func configure(_ c: FetchConfiguration) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        tc_easy_setopt_string(easy, CURLOPT_URL, url)
+        tc_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        tc_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        tc_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        tc_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        tc_easy_setopt_long(easy, CURLOPT_MAXREDIRS, c.maxRedirects)
+        tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, c.connectTimeout.milliseconds)
+        tc_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, c.totalTimeout.milliseconds)
+        tc_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedLimit)
+        tc_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, c.lowSpeedTime.milliseconds / 1000))
+        tc_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.maxBytes))
+        tc_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        tc_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
+        tc_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 * 1024)
+        tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
+        tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        headers = curl_slist_append(nil, "Accept: image/*, video/*;q=0.9, */*;q=0.1")
+        tc_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)
+        tc_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        tc_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        tc_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        tc_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+    }
+
+    /// A body chunk. Returning anything but `count` makes libcurl abort with CURLE_WRITE_ERROR,
+    /// which is how a refused body stops downloading at once.
+    fileprivate func receive(_ data: UnsafeRawBufferPointer) -> Int {
+        if !(200..<300).contains(status) {
+            abortReason = .httpStatus(status)
+            return 0
+        }
+        if received + data.count > maxBytes {
+            abortReason = .tooLarge(limit: maxBytes)
+            return 0
+        }
+        if prefix.count < ContentKind.sniffLength {
+            prefix.append(contentsOf: data.prefix(ContentKind.sniffLength - prefix.count))
+            if prefix.count >= ContentKind.sniffLength {
+                kind = ContentKind.sniff(prefix)
+                if !expected.accepts(kind) {
+                    abortReason = .unexpectedContent(kind, contentType: contentType)
+                    return 0
+                }
+            }
+        }
+        do {
+            try writeChunk(data)
+        } catch {
+            abortReason = .storage(String(describing: error))
+            return 0
+        }
+        received += data.count
+        counter?.add(data.count)
+        return data.count
+    }
+
+    /// One header line. A status line starts a new response (after a redirect), so the
+    /// headers remembered so far are forgotten.
+    fileprivate func header(_ line: UnsafeRawBufferPointer) {
+        guard let text = String(bytes: line, encoding: .isoLatin1)?.trimmingCharacters(in: .whitespacesAndNewlines),
+              !text.isEmpty else { return }
+        if text.hasPrefix("HTTP/") {
+            let parts = text.split(separator: " ", maxSplits: 2)
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            contentType = nil
+            retryAfter = nil
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = text[..<colon].lowercased()
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        switch name {
+        case "content-type": contentType = String(value.prefix(200))
+        case "retry-after": retryAfter = RetryPolicy.parseRetryAfter(value, now: Date())
+        default: break
+        }
+    }
+
+    /// Turns libcurl's result code and what the callbacks saw into an outcome.
+    func outcome(code: CURLcode) -> CurlOutcome {
+        var info: Int = 0
+        tc_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &info)
+        var effective: UnsafePointer<CChar>?
+        tc_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        let finalStatus = info != 0 ? info : status
+        var failure: FetchFailure?
+        if code == CURLE_OK {
+            if !(200..<300).contains(finalStatus) {
+                failure = .httpStatus(finalStatus)
+            } else if received == 0 {
+                failure = .emptyBody
+            } else if prefix.count < ContentKind.sniffLength {
+                kind = ContentKind.sniff(prefix)
+                if !expected.accepts(kind) { failure = .unexpectedContent(kind, contentType: contentType) }
+            }
+        } else {
+            failure = abortReason ?? classify(code)
+        }
+        return CurlOutcome(
+            failure: failure, status: finalStatus, kind: kind, contentType: contentType,
+            retryAfter: retryAfter, received: received,
+            effectiveURL: effective.map { String(cString: $0) } ?? url)
+    }
+
+    private func classify(_ code: CURLcode) -> FetchFailure {
+        let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_FILESIZE_EXCEEDED: return .tooLarge(limit: maxBytes)
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(limit: maxRedirects)
+        case CURLE_UNSUPPORTED_PROTOCOL: return .redirectToUnsupportedScheme
+        case CURLE_OPERATION_TIMEDOUT: return .timedOut(message)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SSL_CONNECT_ERROR:
+            return .connectionFailed(message)
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return .connectionInterrupted(message)
+        case CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        default: return .transport(code: Int(code.rawValue), message: message)
+        }
+    }
+}
+
+private let curlWriteCallback: tc_curl_data_cb = { ptr, size, nmemb, userdata in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let count = size &* nmemb
+    guard count > 0, let ptr else { return 0 }
+    return transfer.receive(UnsafeRawBufferPointer(start: ptr, count: count))
+}
+
+private let curlHeaderCallback: tc_curl_data_cb = { ptr, size, nmemb, userdata in
+    let count = size &* nmemb
+    guard let userdata, let ptr else { return count }
+    Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        .header(UnsafeRawBufferPointer(start: ptr, count: count))
+    return count
+}
+
+extension Duration {
+    /// Whole milliseconds, for libcurl's `long` options.
+    var milliseconds: Int {
+        let (s, atto) = components
+        return Int(s) * 1000 + Int(atto / 1_000_000_000_000_000)
+    }
+}

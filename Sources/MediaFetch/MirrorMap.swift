@@ -1,0 +1,41 @@
+import Foundation
+
+/// Rewrites URLs of chosen hosts to another origin (`--mirror HOST=BASEURL`).
+///
+/// The manifest and index keep the original URL: a mirror is only where bytes come
+/// from, never part of an item's identity. The demo and the tests use it to serve
+/// `pbs.twimg.com` URLs from a loopback origin; users use it behind a caching proxy.
+public struct MirrorMap: Sendable, Equatable {
+    private var bases: [String: String] = [:]
+
+    public init() {}
+
+    /// Parses `HOST=BASEURL`; the base must itself be an http(s) URL.
+    public init(specs: [String]) throws(FetchError) {
+        for spec in specs {
+            guard let eq = spec.firstIndex(of: "=") else {
+                throw .invalidMirror(spec, "expected HOST=BASEURL")
+            }
+            let host = spec[..<eq].lowercased()
+            var base = String(spec[spec.index(after: eq)...])
+            while base.hasSuffix("/") { base.removeLast() }
+            guard !host.isEmpty, !host.contains("/") else { throw .invalidMirror(spec, "HOST must be a bare host name") }
+            guard let comps = URLComponents(string: base), let scheme = comps.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", comps.host?.isEmpty == false
+            else { throw .invalidMirror(spec, "BASEURL must be an http or https URL") }
+            bases[host] = base
+        }
+    }
+
+    public var isEmpty: Bool { bases.isEmpty }
+
+    /// The URL to actually fetch for `url`: unchanged unless its host is mirrored.
+    public func resolve(_ url: String) -> String {
+        guard !bases.isEmpty, let comps = URLComponents(string: url), let host = comps.host?.lowercased(),
+              let base = bases[host] else { return url }
+        var rest = comps.percentEncodedPath
+        if !rest.hasPrefix("/") { rest = "/" + rest }
+        if let q = comps.percentEncodedQuery { rest += "?" + q }
+        return base + rest
+    }
+}

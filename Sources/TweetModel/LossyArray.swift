@@ -1,0 +1,50 @@
+/// A JSON array decoded element by element, so one malformed element costs only itself.
+///
+/// `JSONDecoder` fails a whole `[T]` on its first bad element; for a page of 100 tweets
+/// that would throw away 99 good ones. Failures are kept with their index so callers
+/// can report where they were.
+struct LossyArray<Element: Decodable>: Decodable {
+    /// The elements that decoded, each with its index in the JSON array.
+    var elements: [(index: Int, value: Element)] = []
+    /// The elements that did not, with their index and a one-line reason.
+    var failures: [(index: Int, reason: String)] = []
+
+    /// Just the decoded values, for arrays whose bad elements are dropped silently.
+    var values: [Element] { elements.map(\.value) }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let depth = container.codingPath.count + 1
+        var index = 0
+        while !container.isAtEnd {
+            do {
+                elements.append((index, try container.decode(Element.self)))
+            } catch {
+                failures.append((index, DecodingFailure.describe(error, droppingPrefix: depth)))
+                // A failed decode leaves the container on the same element: step over it.
+                guard (try? container.decode(SkippedValue.self)) != nil else { break }
+            }
+            index += 1
+        }
+    }
+}
+
+/// Decodes any JSON value and keeps nothing; used to step past a bad array element.
+struct SkippedValue: Decodable {
+    init(from decoder: any Decoder) throws {}
+}
+
+/// A nested value that may fail to decode without failing its parent, such as a
+/// retweet's embedded original. `indirect` lets a tweet contain a tweet.
+indirect enum Lossy<Value: Decodable>: Decodable {
+    case value(Value)
+    case failure(String)
+
+    init(from decoder: any Decoder) throws {
+        do {
+            self = .value(try Value(from: decoder))
+        } catch {
+            self = .failure(DecodingFailure.describe(error, droppingPrefix: decoder.codingPath.count))
+        }
+    }
+}
