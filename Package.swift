@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // System libraries: a modulemap and pkg-config, nothing else.
@@ -54,6 +55,8 @@ let package = Package(
             dependencies: [
                 "TweetModel", "Imaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -68,7 +71,16 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "TestSupport"]),
-        .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(
+            name: "BlobStoreTests",
+            dependencies: [
+                "BlobStore", "tc-stress",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
+        .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import GRDB
 
 extension CacheIndex {
@@ -101,10 +101,10 @@ extension BlobRecord {
     init(row: Row) throws {
         self.init(
             hash: try row.blobHash("sha256"),
-            size: try row.decode(Int?.self, forKey: "size") ?? 0,
-            contentType: try row.decode(String?.self, forKey: "content_type"),
-            width: try row.decode(Int?.self, forKey: "width"),
-            height: try row.decode(Int?.self, forKey: "height"),
+            size: try row.decode(Int?.self, forColumn: "size") ?? 0,
+            contentType: try row.decode(String?.self, forColumn: "content_type"),
+            width: try row.decode(Int?.self, forColumn: "width"),
+            height: try row.decode(Int?.self, forColumn: "height"),
             createdAt: try row.date("created_at"),
             lastAccess: try row.date("last_access")
         )
@@ -115,12 +115,12 @@ extension DerivedRecord {
     init(row: Row) throws {
         self.init(
             hash: try row.blobHash("sha256"),
-            kind: try row.decode(String.self, forKey: "kind"),
-            sizeParameter: try row.decode(String?.self, forKey: "size_param") ?? "",
-            path: try row.decode(String.self, forKey: "path"),
-            width: try row.decode(Int?.self, forKey: "width"),
-            height: try row.decode(Int?.self, forKey: "height"),
-            bytes: try row.decode(Int?.self, forKey: "bytes")
+            kind: try row.decode(String.self, forColumn: "kind"),
+            sizeParameter: try row.decode(String?.self, forColumn: "size_param") ?? "",
+            path: try row.decode(String.self, forColumn: "path"),
+            width: try row.decode(Int?.self, forColumn: "width"),
+            height: try row.decode(Int?.self, forColumn: "height"),
+            bytes: try row.decode(Int?.self, forColumn: "bytes")
         )
     }
 }

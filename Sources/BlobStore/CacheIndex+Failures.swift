@@ -54,10 +54,10 @@ extension CacheIndex {
 extension FailureRecord {
     init(row: Row) throws {
         self.init(
-            url: try row.decode(String.self, forKey: "url"),
-            reason: try row.decode(String?.self, forKey: "reason") ?? "",
-            httpStatus: try row.decode(Int?.self, forKey: "http_status"),
-            attempts: try row.decode(Int?.self, forKey: "attempts") ?? 1,
+            url: try row.decode(String.self, forColumn: "url"),
+            reason: try row.decode(String?.self, forColumn: "reason") ?? "",
+            httpStatus: try row.decode(Int?.self, forColumn: "http_status"),
+            attempts: try row.decode(Int?.self, forColumn: "attempts") ?? 1,
             failedAt: try row.date("failed_at")
         )
     }

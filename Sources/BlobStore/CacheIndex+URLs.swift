@@ -27,11 +27,14 @@ extension CacheIndex {
         guard !entries.isEmpty || !blobs.isEmpty else { return }
         try write("record \(entries.count) URL(s)") { db in
             let statement = try db.cachedStatement(sql: Self.upsertURLSQL)
+            // A URL that now has content no longer counts as failed.
+            let clearFailure = try db.cachedStatement(sql: "DELETE FROM failures WHERE url = ?")
             for entry in entries {
                 try statement.execute(arguments: [
                     entry.url, entry.hash.hex, entry.size, entry.contentType, entry.httpStatus,
                     entry.fetchedAt.timeIntervalSince1970, entry.lastAccess.timeIntervalSince1970,
                 ])
+                try clearFailure.execute(arguments: [entry.url])
             }
             try Self.upsertBlobs(blobs, in: db)
         }
@@ -89,11 +92,11 @@ extension CacheIndex {
 extension URLRecord {
     init(row: Row) throws {
         self.init(
-            url: try row.decode(String.self, forKey: "url"),
+            url: try row.decode(String.self, forColumn: "url"),
             hash: try row.blobHash("sha256"),
-            size: try row.decode(Int?.self, forKey: "size") ?? 0,
-            contentType: try row.decode(String?.self, forKey: "content_type"),
-            httpStatus: try row.decode(Int?.self, forKey: "http_status"),
+            size: try row.decode(Int?.self, forColumn: "size") ?? 0,
+            contentType: try row.decode(String?.self, forColumn: "content_type"),
+            httpStatus: try row.decode(Int?.self, forColumn: "http_status"),
             fetchedAt: try row.date("fetched_at"),
             lastAccess: try row.date("last_access")
         )

@@ -113,7 +113,7 @@ struct InvalidIndexRow: Error, CustomStringConvertible {
 extension Row {
     /// Decodes a hash column, refusing anything but canonical hex.
     func blobHash(_ column: String) throws -> BlobHash {
-        let text = try decode(String.self, forKey: column)
+        let text = try decode(String.self, forColumn: column)
         guard let hash = BlobHash(hex: text) else {
             throw InvalidIndexRow(description: "column \(column) holds \(text.prefix(80).debugDescription), not a SHA-256")
         }
@@ -123,7 +123,7 @@ extension Row {
     /// Decodes a timestamp stored as seconds since 1970; a missing one reads
     /// as the epoch rather than failing, since it only orders evictions.
     func date(_ column: String) throws -> Date {
-        let seconds = try decode(Double?.self, forKey: column)
+        let seconds = try decode(Double?.self, forColumn: column)
         return Date(timeIntervalSince1970: seconds ?? 0)
     }
 }

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A file computed from a blob (a thumbnail, a tile pyramid), so it can be
 /// found again without recomputing and removed with its source.
 public struct DerivedRecord: Hashable, Sendable, Codable {

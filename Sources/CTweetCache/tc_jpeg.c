@@ -15,6 +15,10 @@
 #include "tc_jpeg.h"
 #include "tc_codec_private.h"
 
+#if TC_JPEG_MAX_DIMENSION != JPEG_MAX_DIMENSION
+#error "TC_JPEG_MAX_DIMENSION must match libjpeg's JPEG_MAX_DIMENSION"
+#endif
+
 /* Error manager: turns libjpeg's error_exit into a longjmp and counts warnings. */
 typedef struct tc_jpeg_error {
     struct jpeg_error_mgr pub; /* first, so libjpeg's pointer to it is a pointer to us */

@@ -9,12 +9,18 @@ enum DecodingFailure {
             return "missing field \"\(path(context.codingPath + [key], droppingPrefix))\""
         case .valueNotFound(_, let context):
             return "field \"\(path(context.codingPath, droppingPrefix))\" is null"
-        case .typeMismatch(_, let context):
+        case .typeMismatch(let type, let context):
             return "field \"\(path(context.codingPath, droppingPrefix))\" has the wrong type: "
-                + sentence(context.debugDescription)
+                + mismatch(expected: type, context.debugDescription)
         case .dataCorrupted(let context):
             let field = path(context.codingPath, droppingPrefix)
-            return (field.isEmpty ? "" : "field \"\(field)\": ") + sentence(context.debugDescription)
+            if field.isEmpty { return sentence(context.debugDescription) }
+            // JSONDecoder says "not valid JSON" for a well-formed value it cannot hold,
+            // such as a number beyond Int's range.
+            if context.debugDescription.hasPrefix("The given data was not valid JSON") {
+                return "field \"\(field)\" holds a value that cannot be read (a number out of range?)"
+            }
+            return "field \"\(field)\": " + sentence(context.debugDescription)
         @unknown default:
             return "\(error)"
         }
@@ -32,6 +38,27 @@ enum DecodingFailure {
             }
         }
         return result
+    }
+
+    /// "expected a string, found a number" from Foundation's
+    /// "Expected to decode String but found number instead."
+    private static func mismatch(expected type: Any.Type, _ description: String) -> String {
+        let expected: String
+        switch type {
+        case is String.Type: expected = "a string"
+        case is Bool.Type: expected = "true or false"
+        case is Int.Type, is Int64.Type, is UInt64.Type: expected = "an integer"
+        case is Double.Type: expected = "a number"
+        default:
+            let name = String(describing: type)
+            expected = name.hasPrefix("Array") ? "an array" : name.hasPrefix("Dictionary") ? "an object" : name
+        }
+        guard let range = description.range(of: " but found ") else { return "expected \(expected)" }
+        var found = description[range.upperBound...]
+        if found.hasSuffix(" instead.") { found = found.dropLast(" instead.".count) }
+        if found.hasPrefix("a dictionary") { found = "an object" }
+        let article = found.hasPrefix("a ") || found.hasPrefix("an ") || found == "null" ? "" : "a "
+        return "expected \(expected), found \(article)\(found)"
     }
 
     /// Foundation's descriptions are capitalised sentences; messages here are fragments.

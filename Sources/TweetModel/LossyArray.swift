@@ -14,13 +14,13 @@ struct LossyArray<Element: Decodable>: Decodable {
 
     init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
-        let depth = container.codingPath.count + 1
         var index = 0
         while !container.isAtEnd {
             do {
                 elements.append((index, try container.decode(Element.self)))
             } catch {
-                failures.append((index, DecodingFailure.describe(error, droppingPrefix: depth)))
+                // codingPath is costly to build, so only on failure.
+                failures.append((index, DecodingFailure.describe(error, droppingPrefix: container.codingPath.count + 1)))
                 // A failed decode leaves the container on the same element: step over it.
                 guard (try? container.decode(SkippedValue.self)) != nil else { break }
             }
@@ -32,19 +32,4 @@ struct LossyArray<Element: Decodable>: Decodable {
 /// Decodes any JSON value and keeps nothing; used to step past a bad array element.
 struct SkippedValue: Decodable {
     init(from decoder: any Decoder) throws {}
-}
-
-/// A nested value that may fail to decode without failing its parent, such as a
-/// retweet's embedded original. `indirect` lets a tweet contain a tweet.
-indirect enum Lossy<Value: Decodable>: Decodable {
-    case value(Value)
-    case failure(String)
-
-    init(from decoder: any Decoder) throws {
-        do {
-            self = .value(try Value(from: decoder))
-        } catch {
-            self = .failure(DecodingFailure.describe(error, droppingPrefix: decoder.codingPath.count))
-        }
-    }
 }

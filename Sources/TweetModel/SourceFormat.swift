@@ -16,3 +16,17 @@ public enum SourceFormat: String, Sendable, Codable, Hashable, CaseIterable {
     /// A single v2 tweet: `{"data": {...}, "includes": {...}}` or the bare tweet object.
     case v2Tweet
 }
+
+extension SourceFormat {
+    /// How messages name the format.
+    var displayName: String {
+        switch self {
+        case .v1Search: "v1.1 search page"
+        case .v2Search: "v2 search page"
+        case .premiumSearch: "premium search page"
+        case .v1Timeline: "array of v1.1 tweets"
+        case .v1Tweet: "v1.1 tweet"
+        case .v2Tweet: "v2 tweet"
+        }
+    }
+}

@@ -21,10 +21,18 @@ struct V1Converter {
 
     /// Converts every element of a tweet array, reporting the bad ones as `key[i]`.
     mutating func convert(_ list: LossyArray<V1WireTweet>, key: String) -> [Tweet] {
-        for failure in list.failures {
-            report("\(key)[\(failure.index)]", failure.reason)
+        var failures = list.failures[...]
+        var tweets: [Tweet] = []
+        for (index, wire) in list.elements {
+            // Keep problems in document order, interleaving the ones decoding found.
+            while let failure = failures.first, failure.index < index {
+                report("\(key)[\(failure.index)]", failure.reason)
+                failures.removeFirst()
+            }
+            if let tweet = convertReporting(wire, at: "\(key)[\(index)]") { tweets.append(tweet) }
         }
-        return list.elements.compactMap { convertReporting($0.value, at: "\(key)[\($0.index)]") }
+        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
+        return tweets
     }
 
     /// Converts one tweet and its embedded originals; `nil` (with a problem) when unusable.

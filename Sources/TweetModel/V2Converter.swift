@@ -28,8 +28,18 @@ struct V2Converter {
     /// but the API never expands media of *included* tweets, so there it is normal.
     mutating func convert(_ list: LossyArray<V2WireTweet>?, key: String, strictMedia: Bool) -> [Tweet] {
         guard let list else { return [] }
-        for failure in list.failures { report("\(key)[\(failure.index)]", failure.reason) }
-        return list.elements.map { convert($0.value, at: "\(key)[\($0.index)]", strictMedia: strictMedia) }
+        var failures = list.failures[...]
+        var tweets: [Tweet] = []
+        for (index, wire) in list.elements {
+            // Keep problems in document order, interleaving the ones decoding found.
+            while let failure = failures.first, failure.index < index {
+                report("\(key)[\(failure.index)]", failure.reason)
+                failures.removeFirst()
+            }
+            tweets.append(convert(wire, at: "\(key)[\(index)]", strictMedia: strictMedia))
+        }
+        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
+        return tweets
     }
 
     mutating func convert(_ wire: V2WireTweet, at location: String, strictMedia: Bool) -> Tweet {

@@ -102,8 +102,12 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         while true {
             let c = accept(listener, nil, nil)
             if c < 0 {
-                if errno == EINTR { continue }
-                break
+                // Only stop() ends the loop: a client that reset before being accepted
+                // (ECONNABORTED) or a moment without descriptors (EMFILE, under a
+                // parallel test run) must not close the listener under the test.
+                if state.withLock({ $0.stopped }) { break }
+                if errno != EINTR { Thread.sleep(forTimeInterval: 0.005) }
+                continue
             }
             var one: Int32 = 1
             setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -73,6 +73,9 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
                          uint8_t *out, size_t out_capacity, size_t stride,
                          tc_jpeg_decode_report *report, char *msg);
 
+/* Largest width or height a JPEG can have (libjpeg's JPEG_MAX_DIMENSION). */
+#define TC_JPEG_MAX_DIMENSION 65500
+
 /* Colour space written by tc_jpeg_encode; the input is always RGB(X). */
 typedef enum tc_jpeg_encode_color {
     TC_JPEG_ENCODE_YCBCR = 0,  /* the normal choice: 3 components, chroma 4:2:0 */

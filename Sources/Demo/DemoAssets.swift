@@ -1,0 +1,66 @@
+import Foundation
+import Imaging
+
+/// Renders the sample's images (photos up to 4096x3072, avatars, video posters) and a
+/// small MP4 container for the video, all deterministic, on every core.
+public enum DemoAssets {
+    public static func render(_ assets: [SampleAsset], quality: Int = 85) throws -> [String: DemoBody] {
+        let slots = ResultSlots(count: assets.count)
+        DispatchQueue.concurrentPerform(iterations: assets.count) { i in
+            let a = assets[i]
+            slots.set(i, Result { try body(for: a, quality: quality) })
+        }
+        var out: [String: DemoBody] = [:]
+        for (i, a) in assets.enumerated() {
+            switch slots.get(i) {
+            case let .success(b): out[a.key] = b
+            case let .failure(e): throw DemoError.renderFailed("\(a.key): \(e)")
+            case nil: throw DemoError.renderFailed("\(a.key): not rendered")
+            }
+        }
+        return out
+    }
+
+    static func body(for a: SampleAsset, quality: Int) throws -> DemoBody {
+        switch a.kind {
+        case .video:
+            return DemoBody(bytes: sampleMP4(seed: a.seed), contentType: "video/mp4")
+        case .avatar:
+            let img = SceneRenderer.render(width: a.width, height: a.height, seed: a.seed, style: .portrait)
+            return DemoBody(bytes: try JPEGEncoder.encode(img, quality: quality), contentType: "image/jpeg")
+        case .poster:
+            let img = SceneRenderer.render(width: a.width, height: a.height, seed: a.seed, style: .poster)
+            return DemoBody(bytes: try JPEGEncoder.encode(img, quality: quality), contentType: "image/jpeg")
+        case .photo:
+            let style: SceneRenderer.Style = a.seed % 2 == 0 ? .landscape : .fractal
+            let img = SceneRenderer.render(width: a.width, height: a.height, seed: a.seed, style: style)
+            return DemoBody(bytes: try JPEGEncoder.encode(img, quality: quality, progressive: a.seed % 3 == 0),
+                            contentType: "image/jpeg")
+        }
+    }
+
+    /// An ISO base media file with `ftyp` and an empty `moov`-less `free` box: enough
+    /// for content sniffing and for players to recognise the container; the demo has
+    /// no video encoder and does not pretend to.
+    static func sampleMP4(seed: UInt64) -> [UInt8] {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
+        }
+        let ftyp = box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2mp41".utf8))
+        var filler = [UInt8](repeating: 0, count: 4096)
+        var x = seed | 1
+        for i in filler.indices { x ^= x << 13; x ^= x >> 7; x ^= x << 17; filler[i] = UInt8(truncatingIfNeeded: x) }
+        return ftyp + box("free", filler)
+    }
+}
+
+/// Per-index result slots written from `concurrentPerform`; each index is written by
+/// exactly one iteration and read only after all finished.
+private final class ResultSlots: @unchecked Sendable {
+    private var items: [Result<DemoBody, any Error>?]
+    private let lock = NSLock()
+    init(count: Int) { items = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<DemoBody, any Error>) { lock.withLock { items[i] = r } }
+    func get(_ i: Int) -> Result<DemoBody, any Error>? { lock.withLock { items[i] } }
+}

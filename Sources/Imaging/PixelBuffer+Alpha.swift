@@ -1,0 +1,32 @@
+extension PixelBuffer {
+    /// RGB pixels composited over an opaque background colour (white by default).
+    ///
+    /// For formats without transparency, such as JPEG: dropping alpha instead
+    /// would reveal whatever colour transparent pixels happen to store, often black.
+    public func flattened(red: UInt8 = 255, green: UInt8 = 255, blue: UInt8 = 255) -> PixelBuffer {
+        guard channels == 4 else { return self }
+        let pixels = width * height
+        var out = [UInt8](repeating: 0, count: pixels * 3)
+        let background = (UInt32(red), UInt32(green), UInt32(blue))
+        bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                for i in 0..<pixels {
+                    let a = UInt32(s[4 * i + 3])
+                    let ia = 255 - a
+                    d[3 * i] = Self.div255(UInt32(s[4 * i]) * a + background.0 * ia)
+                    d[3 * i + 1] = Self.div255(UInt32(s[4 * i + 1]) * a + background.1 * ia)
+                    d[3 * i + 2] = Self.div255(UInt32(s[4 * i + 2]) * a + background.2 * ia)
+                }
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, channels: 3, bytes: out)
+    }
+
+    /// `x / 255` rounded, exact for `0...255 * 255`.
+    @inline(__always)
+    static func div255(_ x: UInt32) -> UInt8 {
+        let t = x &+ 128
+        return UInt8(truncatingIfNeeded: (t &+ (t >> 8)) >> 8)
+    }
+}

@@ -1,0 +1,149 @@
+import BlobStore
+import Foundation
+import Logging
+import MediaFetch
+import TweetModel
+
+/// Search results in, cached media and a manifest out.
+///
+/// One run parses every input, plans the unique URLs, skips what the index already
+/// has, downloads the rest concurrently straight into the content-addressed store,
+/// records each outcome in the index, and writes a manifest linking every tweet to
+/// its bytes. Per-item failures are recorded and never stop the run; only an
+/// unusable cache or manifest location does.
+public final class CachePipeline: Sendable {
+    public let options: PipelineOptions
+    public let store: BlobStore
+    public let index: CacheIndex
+    private let logger: Logger
+
+    public init(options: PipelineOptions, logger: Logger = Logger(label: "tweetcache.pipeline")) throws(PipelineError) {
+        self.options = options
+        self.logger = logger
+        do {
+            store = try BlobStore(root: options.cacheRoot)
+            index = try CacheIndex(path: store.indexURL)
+        } catch {
+            throw .cache(error.description)
+        }
+    }
+
+    /// The result of a run: the manifest and where it was written.
+    public struct RunResult: Sendable {
+        public var manifest: Manifest
+        public var manifestURL: URL
+    }
+
+    public func run(_ inputs: [ResultsInput], progress: RunProgress = RunProgress()) async throws(PipelineError)
+        -> RunResult
+    {
+        let started = ContinuousClock.now
+        let parsed = inputs.map { ($0.name, ResultsParser.parse($0.data, source: $0.name)) }
+        let allTweets = parsed.flatMap { _, results in results.pages.flatMap { $0.tweets + $0.includedTweets } }
+        let plan = FetchPlan(tweets: allTweets, includeVideos: options.includeVideos)
+        progress.setTotal(plan.items.count)
+
+        var outcomes: [String: ItemOutcome] = [:]
+        var toFetch: [FetchPlan.Item] = []
+        for item in plan.items {
+            if let cached = cachedOutcome(item.url) {
+                outcomes[item.url] = cached
+                progress.finishOne(cached: true)
+            } else {
+                toFetch.append(item)
+            }
+        }
+        if !outcomes.isEmpty { try? index.touch(urls: Array(outcomes.keys)) }
+
+        var fetchConfig = options.fetch
+        fetchConfig.byteCounter = progress.bytes
+        let fetched = try await fetchAll(toFetch, configuration: fetchConfig, progress: progress)
+        outcomes.merge(fetched.outcomes) { _, new in new }
+
+        var summary = RunSummary()
+        summary.urls = plan.items.count
+        summary.cached = plan.items.count - toFetch.count
+        summary.downloaded = fetched.outcomes.values.filter { if case .stored = $0 { true } else { false } }.count
+        summary.failed = outcomes.values.filter { if case .failed = $0 { true } else { false } }.count
+        summary.deduplicated = fetched.deduplicated
+        summary.bytesDownloaded = fetched.bytes
+        for case let .failed(f) in outcomes.values { summary.failuresByReason[f.code, default: 0] += 1 }
+
+        var manifest = ManifestBuilder(outcomes: outcomes, plan: plan).build(
+            parsed: parsed, cacheRoot: store.root.path, summary: summary)
+        manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
+        let url = try ManifestWriter(root: store.root).write(&manifest, extraPath: options.extraManifestPath)
+        return RunResult(manifest: manifest, manifestURL: url)
+    }
+
+    /// An index entry whose blob is still on disk counts as cached; a dangling one
+    /// (blob deleted by hand or by gc) is fetched again.
+    private func cachedOutcome(_ url: String) -> ItemOutcome? {
+        guard let record = try? index.lookup(url: url), store.contains(record.hash) else { return nil }
+        return .stored(hash: record.hash, size: record.size, contentType: record.contentType, fromCache: true)
+    }
+
+    private struct Fetched {
+        var outcomes: [String: ItemOutcome] = [:]
+        var deduplicated = 0
+        var bytes = 0
+    }
+
+    /// Downloads `items` with a bounded window of tasks: the fetcher caps transfers
+    /// on the network, and the window caps how many items (each with an open temp
+    /// file once started) wait for a slot.
+    private func fetchAll(_ items: [FetchPlan.Item], configuration: FetchConfiguration, progress: RunProgress)
+        async throws(PipelineError) -> Fetched
+    {
+        guard !items.isEmpty else { return Fetched() }
+        let fetcher: HTTPFetcher
+        do { fetcher = try HTTPFetcher(configuration: configuration, logger: logger) } catch {
+            throw .fetcher(error.description)
+        }
+        defer { fetcher.shutdown() }
+        let store = self.store
+        let window = max(configuration.maxConcurrentTransfers * 2, 8)
+        var result = Fetched()
+        var recorder = IndexRecorder(index: index, logger: logger)
+
+        await withTaskGroup(of: (FetchPlan.Item, FetchResult<StoredBlob>).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < items.count else { return }
+                let item = items[next]
+                next += 1
+                group.addTask {
+                    let request = FetchRequest(url: item.url, fallbackURLs: item.fallbacks, expected: item.role.expected)
+                    return (item, await fetcher.fetch(request) { try store.makeWriter() })
+                }
+            }
+            for _ in 0..<min(window, items.count) { startNext() }
+            while let (item, outcome) = await group.next() {
+                startNext()
+                switch outcome {
+                case let .success(ok):
+                    let blob = ok.output
+                    let type = ok.kind.mimeType
+                    result.outcomes[item.url] = .stored(hash: blob.hash, size: blob.size, contentType: type, fromCache: false)
+                    result.bytes += ok.bytes
+                    if blob.alreadyPresent { result.deduplicated += 1 }
+                    let urls = ok.url == item.url ? [item.url] : [item.url, ok.url]
+                    recorder.stored(urls: urls, blob: blob, contentType: type, status: ok.httpStatus)
+                    progress.finishOne()
+                case let .failure(f):
+                    result.outcomes[item.url] = .failed(f)
+                    recorder.failed(url: item.url, failure: f)
+                    progress.finishOne(failed: true)
+                }
+            }
+        }
+        recorder.flush()
+        return result
+    }
+}
+
+extension Duration {
+    var secondsDouble: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

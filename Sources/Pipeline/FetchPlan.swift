@@ -1,0 +1,36 @@
+import TweetModel
+
+/// The unique URLs a set of tweets needs, each once, in first-seen order.
+///
+/// Avatars are shared by every tweet of a user and photos by quotes and retweets, so
+/// deduplicating here is what makes "a URL is fetched at most once per run" true
+/// before any network work starts.
+public struct FetchPlan: Sendable {
+    public struct Item: Sendable, Hashable {
+        public var url: String
+        /// Tried on 404/410 (the avatar URL exactly as the API gave it).
+        public var fallbacks: [String]
+        public var role: MediaRole
+    }
+
+    public private(set) var items: [Item] = []
+    private var seen: Set<String> = []
+
+    public init(tweets: [Tweet], includeVideos: Bool) {
+        for tweet in tweets {
+            if let avatar = tweet.author.avatarURL {
+                let given = tweet.author.profileImageURL
+                add(avatar, role: .avatar, fallbacks: given.flatMap { $0 != avatar ? [$0] : nil } ?? [])
+            }
+            for m in tweet.media {
+                if let image = m.imageURL { add(image, role: m.type == .photo ? .photo : .poster) }
+                if includeVideos, let video = m.videoURL { add(video, role: .video) }
+            }
+        }
+    }
+
+    private mutating func add(_ url: String, role: MediaRole, fallbacks: [String] = []) {
+        guard seen.insert(url).inserted else { return }
+        items.append(Item(url: url, fallbacks: fallbacks, role: role))
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// The JSON a run writes: every tweet linked to the cached bytes of its avatar and
+/// media, failures included, so a viewer or script never has to re-parse API JSON
+/// or guess which file belongs to which tweet.
+///
+/// Key names are a contract (later tools and users' scripts read them): they are
+/// spelled out in `CodingKeys` and described by `docs/manifest.schema.json`.
+public struct Manifest: Codable, Sendable, Equatable {
+    public static let currentVersion = 1
+
+    public var version: Int = Manifest.currentVersion
+    public var generatedAt: Date
+    public var tool: String
+    public var cacheRoot: String
+    public var sources: [Source]
+    public var tweets: [ManifestTweet]
+    /// Quoted and retweeted tweets, each once; their media belong to them, and the
+    /// tweets that embed them say so in `referenced_tweets`.
+    public var includedTweets: [ManifestTweet]
+    public var failures: [Failure]
+    public var summary: RunSummary
+
+    enum CodingKeys: String, CodingKey {
+        case version, tool, sources, tweets, failures, summary
+        case generatedAt = "generated_at"
+        case cacheRoot = "cache_root"
+        case includedTweets = "included_tweets"
+    }
+
+    /// One input document.
+    public struct Source: Codable, Sendable, Equatable {
+        public var path: String
+        public var formats: [String]
+        public var query: String?
+        public var tweets: Int
+        public var problems: [Problem]
+    }
+
+    /// A part of an input that could not be read; the rest of the input was used.
+    public struct Problem: Codable, Sendable, Equatable {
+        public var source: String
+        public var location: String
+        public var message: String
+    }
+
+    /// A URL that could not be cached, with the reason.
+    public struct Failure: Codable, Sendable, Equatable {
+        public var url: String
+        public var role: String
+        public var error: MediaError
+    }
+}
+
+/// A cached (or failed) URL: which bytes it resolved to.
+public struct MediaRef: Codable, Sendable, Equatable {
+    public var url: String
+    public var sha256: String?
+    public var bytes: Int?
+    public var contentType: String?
+    public var error: MediaError?
+
+    enum CodingKeys: String, CodingKey {
+        case url, sha256, bytes, error
+        case contentType = "content_type"
+    }
+}
+
+/// Why a URL has no bytes: `code` is stable for scripts, `message` is for people.
+public struct MediaError: Codable, Sendable, Equatable {
+    public var code: String
+    public var message: String
+    public var httpStatus: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case code, message
+        case httpStatus = "http_status"
+    }
+}
+
+public struct ManifestTweet: Codable, Sendable, Equatable {
+    public var id: String
+    public var createdAt: Date?
+    public var text: String
+    public var lang: String?
+    public var author: Author
+    public var entities: Entities
+    public var media: [Media]
+    public var referencedTweets: [Reference]
+    public var query: String?
+    public var sourceFormat: String
+    public var source: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, text, lang, author, entities, media, query, source
+        case createdAt = "created_at"
+        case referencedTweets = "referenced_tweets"
+        case sourceFormat = "source_format"
+    }
+
+    public struct Author: Codable, Sendable, Equatable {
+        public var id: String
+        public var screenName: String
+        public var name: String
+        public var avatar: MediaRef?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, avatar
+            case screenName = "screen_name"
+        }
+    }
+
+    public struct Media: Codable, Sendable, Equatable {
+        public var id: String
+        public var type: String
+        /// The still image fetched: the original-size photo, or a video's poster.
+        public var url: String?
+        public var sha256: String?
+        public var bytes: Int?
+        public var contentType: String?
+        public var error: MediaError?
+        /// Size the API reported for the original.
+        public var width: Int?
+        public var height: Int?
+        public var altText: String?
+        /// The highest-bitrate MP4 of a video or GIF; fetched only with `--videos`.
+        public var video: MediaRef?
+
+        enum CodingKeys: String, CodingKey {
+            case id, type, url, sha256, bytes, error, width, height, video
+            case contentType = "content_type"
+            case altText = "alt_text"
+        }
+    }
+
+    /// Ranges are half-open offsets in Unicode code points of `text`, as the API gives them.
+    public struct Entities: Codable, Sendable, Equatable {
+        public var hashtags: [Tag]
+        public var cashtags: [Tag]
+        public var mentions: [Mention]
+        public var urls: [Link]
+        public var media: [MediaLink]
+
+        public struct Tag: Codable, Sendable, Equatable { public var start, end: Int; public var tag: String }
+        public struct Mention: Codable, Sendable, Equatable {
+            public var start, end: Int
+            public var username: String
+            public var id: String?
+        }
+        public struct Link: Codable, Sendable, Equatable {
+            public var start, end: Int
+            public var url: String
+            public var expandedURL: String?
+            public var displayURL: String?
+            enum CodingKeys: String, CodingKey {
+                case start, end, url
+                case expandedURL = "expanded_url"
+                case displayURL = "display_url"
+            }
+        }
+        public struct MediaLink: Codable, Sendable, Equatable {
+            public var start, end: Int
+            public var mediaID: String
+            enum CodingKeys: String, CodingKey {
+                case start, end
+                case mediaID = "media_id"
+            }
+        }
+    }
+
+    public struct Reference: Codable, Sendable, Equatable {
+        public var type: String
+        public var id: String
+    }
+}
+
+/// Totals of one run, printed by the CLI and stored in the manifest.
+public struct RunSummary: Codable, Sendable, Equatable {
+    public var tweets: Int = 0
+    public var includedTweets: Int = 0
+    /// Unique URLs the tweets need.
+    public var urls: Int = 0
+    /// Already in the cache before this run.
+    public var cached: Int = 0
+    public var downloaded: Int = 0
+    public var failed: Int = 0
+    /// Body bytes received this run.
+    public var bytesDownloaded: Int = 0
+    /// Downloads whose content was already stored under another URL.
+    public var deduplicated: Int = 0
+    public var failuresByReason: [String: Int] = [:]
+    public var problems: Int = 0
+    public var seconds: Double = 0
+    public var manifestPath: String?
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds
+        case includedTweets = "included_tweets"
+        case bytesDownloaded = "bytes_downloaded"
+        case failuresByReason = "failures_by_reason"
+        case manifestPath = "manifest_path"
+    }
+}

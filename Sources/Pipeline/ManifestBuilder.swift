@@ -1,0 +1,89 @@
+import Foundation
+import TweetModel
+
+/// Turns parsed tweets and per-URL outcomes into a ``Manifest``.
+struct ManifestBuilder {
+    let outcomes: [String: ItemOutcome]
+    let plan: FetchPlan
+
+    func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary) -> Manifest {
+        var tweets: [ManifestTweet] = []
+        var included: [ManifestTweet] = []
+        var seenTop = Set<String>()
+        var seenIncluded = Set<String>()
+        var sources: [Manifest.Source] = []
+        var problemCount = 0
+
+        for (name, results) in parsed {
+            let problems = results.allProblems.map {
+                Manifest.Problem(source: $0.source, location: $0.location, message: $0.message)
+            }
+            problemCount += problems.count
+            var formats: [String] = []
+            for page in results.pages where !formats.contains(page.format.rawValue) { formats.append(page.format.rawValue) }
+            sources.append(Manifest.Source(
+                path: name, formats: formats, query: results.pages.lazy.compactMap(\.query).first,
+                tweets: results.tweets.count, problems: problems))
+            for page in results.pages {
+                for t in page.tweets where seenTop.insert(t.id).inserted {
+                    tweets.append(entry(t, page: page, source: name))
+                }
+                for t in page.includedTweets where seenIncluded.insert(t.id).inserted {
+                    included.append(entry(t, page: page, source: name))
+                }
+            }
+        }
+
+        let failures = plan.items.compactMap { item -> Manifest.Failure? in
+            guard case let .failed(f) = outcomes[item.url] else { return nil }
+            return Manifest.Failure(url: item.url, role: item.role.rawValue, error: MediaError(f))
+        }
+        var summary = summary
+        summary.tweets = tweets.count
+        summary.includedTweets = included.count
+        summary.problems = problemCount
+        return Manifest(
+            generatedAt: Date(), tool: "tweetcache \(TweetCacheVersion.string)", cacheRoot: cacheRoot,
+            sources: sources, tweets: tweets, includedTweets: included, failures: failures, summary: summary)
+    }
+
+    private func ref(_ url: String?) -> MediaRef? {
+        guard let url else { return nil }
+        guard let outcome = outcomes[url] else {
+            return MediaRef(url: url, sha256: nil, bytes: nil, contentType: nil, error: nil)
+        }
+        return outcome.ref(url: url)
+    }
+
+    private func entry(_ t: Tweet, page: ResultsPage, source: String) -> ManifestTweet {
+        let media = t.media.map { m -> ManifestTweet.Media in
+            let still = ref(m.imageURL)
+            return ManifestTweet.Media(
+                id: m.id, type: m.type.rawValue, url: m.imageURL, sha256: still?.sha256, bytes: still?.bytes,
+                contentType: still?.contentType, error: still?.error, width: m.width, height: m.height,
+                altText: m.altText, video: ref(m.videoURL))
+        }
+        let e = t.entities
+        let entities = ManifestTweet.Entities(
+            hashtags: e.hashtags.map { .init(start: $0.range.start, end: $0.range.end, tag: $0.tag) },
+            cashtags: e.cashtags.map { .init(start: $0.range.start, end: $0.range.end, tag: $0.tag) },
+            mentions: e.mentions.map { .init(start: $0.range.start, end: $0.range.end, username: $0.username, id: $0.id) },
+            urls: e.urls.map {
+                .init(start: $0.range.start, end: $0.range.end, url: $0.url, expandedURL: $0.expandedURL,
+                      displayURL: $0.displayURL)
+            },
+            media: e.media.map { .init(start: $0.range.start, end: $0.range.end, mediaID: $0.mediaID) })
+        return ManifestTweet(
+            id: t.id, createdAt: t.createdAt, text: t.text, lang: t.lang,
+            author: .init(id: t.author.id, screenName: t.author.screenName, name: t.author.name,
+                          avatar: ref(t.author.avatarURL)),
+            entities: entities, media: media,
+            referencedTweets: t.references.map { .init(type: $0.kind.rawValue, id: $0.id) },
+            query: page.query, sourceFormat: page.format.rawValue, source: source)
+    }
+}
+
+/// The version printed by `--version` and stamped into manifests.
+public enum TweetCacheVersion {
+    public static let string = "0.1.0"
+}

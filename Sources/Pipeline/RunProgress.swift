@@ -1,0 +1,29 @@
+import MediaFetch
+import Synchronization
+
+/// Live counters of a run, read by a progress display on another task while the
+/// pipeline updates them; atomics so neither side waits for the other.
+public final class RunProgress: Sendable {
+    private let _total = Atomic<Int>(0)
+    private let _done = Atomic<Int>(0)
+    private let _failed = Atomic<Int>(0)
+    private let _cached = Atomic<Int>(0)
+    /// Body bytes received so far; the fetcher adds to it as chunks arrive.
+    public let bytes = ByteCounter()
+
+    public init() {}
+
+    /// URLs this run needs (cached or not).
+    public var total: Int { _total.load(ordering: .relaxed) }
+    /// URLs finished, whether fetched, already cached or failed.
+    public var done: Int { _done.load(ordering: .relaxed) }
+    public var failed: Int { _failed.load(ordering: .relaxed) }
+    public var cached: Int { _cached.load(ordering: .relaxed) }
+
+    func setTotal(_ n: Int) { _total.store(n, ordering: .relaxed) }
+    func finishOne(failed: Bool = false, cached: Bool = false) {
+        if failed { _failed.add(1, ordering: .relaxed) }
+        if cached { _cached.add(1, ordering: .relaxed) }
+        _done.add(1, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import MediaFetch
+import Pipeline
+
+/// Options shared by every command that fetches.
+struct FetchOptions: ParsableArguments {
+    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
+    var cache: String?
+
+    @Option(name: .long, help: ArgumentHelp("Fetch HOST's URLs from BASEURL instead; the manifest keeps the original URL. Repeatable.", valueName: "HOST=BASEURL"))
+    var mirror: [String] = []
+
+    @Flag(name: .long, help: "Also download the highest-bitrate MP4 of videos and GIFs (posters are always fetched).")
+    var videos = false
+
+    @Option(name: .long, help: "Transfers at once, all hosts together.")
+    var concurrency: Int = 16
+
+    @Option(name: .long, help: "Transfers at once to one host.")
+    var perHost: Int = 8
+
+    @Option(name: .long, help: ArgumentHelp("Largest body accepted, e.g. 32MB, 500KB.", valueName: "SIZE"))
+    var maxSize: String = "32MB"
+
+    @Option(name: .long, help: "Seconds allowed to connect.")
+    var connectTimeout: Int = 10
+
+    @Option(name: .long, help: "Abandon a transfer slower than 1 KB/s for this many seconds.")
+    var stallTimeout: Int = 20
+
+    @Option(name: .long, help: "Attempts per URL for transient failures (429, 5xx, resets, timeouts).")
+    var attempts: Int = 4
+
+    @Option(name: .long, help: ArgumentHelp("Also write the manifest to this path.", valueName: "PATH"))
+    var manifest: String?
+
+    @Flag(name: .long, help: "Exit with status 1 if any URL failed or any input had problems.")
+    var strict = false
+
+    @Flag(name: .long, help: "Print a machine-readable JSON summary on standard output.")
+    var json = false
+
+    @Flag(name: .long, help: "No progress display.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
+        guard (1...64).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 64") }
+        guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be between 1 and 20") }
+        guard connectTimeout > 0, stallTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        _ = try parsedMaxSize()
+        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError(error.description) }
+    }
+
+    var cacheURL: URL {
+        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    func parsedMaxSize() throws -> Int {
+        guard let n = ByteSize.parse(maxSize), n > 0 else {
+            throw ValidationError("--max-size: cannot read '\(maxSize)' (try 32MB or 500KB)")
+        }
+        return n
+    }
+
+    /// The pipeline options these flags describe, with extra mirrors (the demo's).
+    func pipelineOptions(extraMirrors: [String] = []) throws -> PipelineOptions {
+        var fetch = FetchConfiguration()
+        fetch.maxConcurrentTransfers = concurrency
+        fetch.maxTransfersPerHost = perHost
+        fetch.maxBytes = try parsedMaxSize()
+        fetch.connectTimeout = .seconds(connectTimeout)
+        fetch.lowSpeedTime = .seconds(stallTimeout)
+        fetch.maxAttempts = attempts
+        fetch.mirrors = try MirrorMap(specs: mirror + extraMirrors)
+        var options = PipelineOptions(cacheRoot: cacheURL, fetch: fetch)
+        options.includeVideos = videos
+        options.extraManifestPath = manifest.map { URL(fileURLWithPath: $0) }
+        return options
+    }
+}
+
+/// Human byte sizes: `32MB`, `500KB`, `1.5GB`, `1048576` (binary multiples).
+enum ByteSize {
+    static func parse(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let (k, m, g): (Double, Double, Double) = (1024, 1024 * 1024, 1024 * 1024 * 1024)
+        let units: [(String, Double)] = [("GIB", g), ("MIB", m), ("KIB", k), ("GB", g), ("MB", m), ("KB", k),
+                                         ("G", g), ("M", m), ("K", k), ("B", 1)]
+        for (suffix, factor) in units where t.hasSuffix(suffix) {
+            guard let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v >= 0 else { return nil }
+            let bytes = v * factor
+            return bytes < Double(Int.max) ? Int(bytes) : nil
+        }
+        return Int(t)
+    }
+
+    static func format(_ n: Int) -> String {
+        let d = Double(n)
+        if n >= 1 << 30 { return String(format: "%.2f GB", d / 1_073_741_824) }
+        if n >= 1 << 20 { return String(format: "%.1f MB", d / 1_048_576) }
+        if n >= 1 << 10 { return String(format: "%.1f KB", d / 1024) }
+        return "\(n) B"
+    }
+}

@@ -1,0 +1,115 @@
+import BlobStore
+import Foundation
+import Testing
+
+@Suite("BlobWriter")
+struct BlobWriterTests {
+    static let content = TestBytes.pattern(seed: 42, count: 1_300_000)
+
+    /// Chunk sizes around the 256 KiB buffer edges and libcurl's usual 16 KiB.
+    @Test(arguments: [1, 7, 4096, 16_384, 65_536, 262_143, 262_144, 262_145, 600_000, 1_300_000, 2_000_000])
+    func streamingEqualsOneShot(chunkSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        // Byte-at-a-time over 1.3 MB is slow in debug builds; a prefix keeps the edge.
+        let bytes = chunkSize == 1 ? Array(Self.content.prefix(300_000)) : Self.content
+
+        let writer = try store.makeWriter()
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + chunkSize, bytes.count)
+            try bytes[offset..<end].withUnsafeBytes { try writer.write($0) }
+            offset = end
+            #expect(writer.byteCount == offset)
+        }
+        let streamed = try writer.finish()
+
+        #expect(streamed.hash.hex == TestBytes.sha256Hex(bytes))
+        #expect(streamed.size == bytes.count)
+        #expect(try store.read(streamed.hash) == bytes)
+        #expect(try store.put(bytes).alreadyPresent)
+    }
+
+    @Test func irregularChunksEqualOneShot() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        let writer = try store.makeWriter()
+        var offset = 0
+        var step = 0
+        let sizes = [0, 3, 262_140, 10, 1, 300_000, 0, 99_999, 262_144, 5]
+        while offset < Self.content.count {
+            let end = min(offset + sizes[step % sizes.count], Self.content.count)
+            try Self.content[offset..<end].withUnsafeBytes { try writer.write($0) }
+            offset = end
+            step += 1
+        }
+        let streamed = try writer.finish()
+        #expect(streamed.hash == BlobHash(hashing: Self.content))
+        #expect(try store.verify(streamed.hash))
+    }
+
+    @Test func discardLeavesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        let writer = try store.makeWriter()
+        try writer.write(Array(Self.content.prefix(500_000)))
+        #expect(try Self.temporaryFiles(directory).count == 1)
+
+        writer.discard()
+        writer.discard()  // harmless twice
+
+        #expect(try Self.temporaryFiles(directory).isEmpty)
+        #expect(Array(store.allBlobs()).isEmpty)
+        #expect(throws: BlobStoreError.self) { try writer.write(Array("more".utf8)) }
+        #expect(throws: BlobStoreError.self) { try writer.finish() }
+    }
+
+    @Test func droppingAnUnfinishedWriterRemovesItsFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        do {
+            let writer = try store.makeWriter()
+            try writer.write(Array("abandoned".utf8))
+            #expect(try Self.temporaryFiles(directory).count == 1)
+        }
+        #expect(try Self.temporaryFiles(directory).isEmpty)
+    }
+
+    @Test func aFinishedWriterRefusesMoreWork() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        let writer = try store.makeWriter()
+        try writer.write(Array("done".utf8))
+        let stored = try writer.finish()
+        do {
+            try writer.write(Array("late".utf8))
+            Issue.record("write after finish succeeded")
+        } catch {
+            guard case .writerClosed = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(error.description.contains("already finished or discarded"))
+        }
+        writer.discard()  // must not remove the published blob
+        #expect(try store.read(stored.hash) == Array("done".utf8))
+        #expect(try Self.temporaryFiles(directory).isEmpty)
+    }
+
+    @Test func retryingWithAFreshWriterWorks() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        let first = try store.makeWriter()
+        try first.write(Array(Self.content.prefix(100_000)))
+        first.discard()  // "the download failed half way"
+        let second = try store.makeWriter()
+        try second.write(Self.content)
+        let stored = try second.finish()
+        #expect(stored.hash == BlobHash(hashing: Self.content))
+        #expect(!stored.alreadyPresent)
+    }
+
+    static func temporaryFiles(_ directory: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.appending("tmp").path)
+    }
+}

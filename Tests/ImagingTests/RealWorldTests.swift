@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import Imaging
+
+/// The folder named by TWEETCACHE_REALWORLD, if any.
+private let realWorldRoot: URL? = ProcessInfo.processInfo.environment["TWEETCACHE_REALWORLD"]
+    .map { URL(fileURLWithPath: $0, isDirectory: true) }
+
+/// The codecs against files nobody on this project wrote: PngSuite and the
+/// libjpeg-turbo / jpeg-decoder reference images. They are not in the repo,
+/// so this suite runs only when TWEETCACHE_REALWORLD names their folder
+/// (scripts/check-realworld-images.sh does that) and prints its counts.
+@Suite(.enabled(if: realWorldRoot != nil, "set TWEETCACHE_REALWORLD to the realworld folder"))
+struct RealWorldTests {
+
+    /// JPEGs that must be refused, and why: variants libjpeg-turbo 2.1 does not
+    /// decode, and files whose pixels are partly missing (libjpeg warns and
+    /// fills grey; our policy turns that into an error).
+    static let expectedJPEGRefusals: [String: String] = [
+        "monkey12.jpg": "12-bit samples",
+        "testorig12.jpg": "12-bit samples",
+        "jpeg_lossless_sel1.jpg": "lossless JPEG",
+        "partial_progressive.jpg": "scans cut short (damaged data)",
+        "progressive-missing-dc.jpg": "DC scan missing (damaged data)",
+    ]
+
+    static func files(under folder: URL, extension ext: String) -> [URL] {
+        let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        return (walker?.allObjects as? [URL] ?? []).filter { $0.pathExtension == ext }
+            .sorted { $0.path < $1.path }
+    }
+
+    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
+    @Test func pngSuite() throws {
+        let folder = try #require(realWorldRoot).appendingPathComponent("pngsuite")
+        let files = Self.files(under: folder, extension: "png")
+        var decoded = 0
+        var refused = 0
+        var problems: [String] = []
+        for file in files {
+            let name = file.lastPathComponent
+            let mustFail = name.hasPrefix("x")
+            let data = try Self.bytes(file)
+            do {
+                let image = try ImageDecoder.decode(data)
+                let info = try ImageDecoder.info(of: data)
+                decoded += 1
+                if mustFail { problems.append("\(name): decoded, but PngSuite marks it corrupt") }
+                if image.width != info.width || image.height != info.height || image.channels != info.channels {
+                    problems.append("\(name): decoded size differs from its header")
+                }
+            } catch {
+                refused += 1
+                if !mustFail { problems.append("\(name): \(error)") }
+            }
+        }
+        print("RealWorld PngSuite: \(files.count) files, \(decoded) decoded, \(refused) refused (x* must be refused), \(problems.count) problems")
+        #expect(files.count >= 150)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func jpegReferenceImages() throws {
+        let folder = try #require(realWorldRoot).appendingPathComponent("jpeg")
+        let files = Self.files(under: folder, extension: "jpg")
+        var decoded = 0
+        var matched = 0
+        var refused: [String] = []
+        var problems: [String] = []
+        for file in files {
+            let name = file.lastPathComponent
+            let image: PixelBuffer
+            do {
+                image = try ImageDecoder.decode(try Self.bytes(file))
+                decoded += 1
+            } catch {
+                refused.append("\(name) (\(error))")
+                if Self.expectedJPEGRefusals[name] == nil { problems.append("\(name): \(error)") }
+                continue
+            }
+            if let reason = Self.expectedJPEGRefusals[name] { problems.append("\(name): decoded despite \(reason)") }
+            let referenceURL = file.deletingPathExtension().appendingPathExtension("png")
+            guard let referenceData = try? Self.bytes(referenceURL) else { continue }
+            let reference = try ImageDecoder.decode(referenceData)
+            if let mismatch = Self.compare(image, reference) {
+                problems.append("\(name): \(mismatch)")
+            } else {
+                matched += 1
+            }
+        }
+        print("RealWorld JPEG: \(files.count) files, \(decoded) decoded, \(matched) match their reference PNG, \(refused.count) refused as expected: \(refused.joined(separator: "; "))")
+        #expect(files.count >= 40)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Different decoders round IDCT and upsampling differently: a few levels
+    /// per channel is agreement. A grey reference for a colour JPEG (libjpeg-turbo's
+    /// testorig.png) is not a decode but a greyscale source picture, so our
+    /// pixels' luma need only show the same picture: a mean difference of a few
+    /// levels (it is about 5.7; an unrelated or misaligned image is 30 or more).
+    static func compare(_ image: PixelBuffer, _ reference: PixelBuffer) -> String? {
+        guard image.width == reference.width, image.height == reference.height else {
+            return "size \(image.width)x\(image.height), reference \(reference.width)x\(reference.height)"
+        }
+        let pixelStarts = stride(from: 0, to: reference.bytes.count, by: reference.channels)
+        let referenceIsGray = pixelStarts.allSatisfy { (i: Int) -> Bool in
+            let r = reference.bytes[i]
+            return r == reference.bytes[i + 1] && r == reference.bytes[i + 2]
+        }
+        var worst = 0
+        var total = 0
+        for p in 0..<(image.width * image.height) {
+            let i = p * image.channels
+            let j = p * reference.channels
+            if referenceIsGray {
+                let red = 299 * Int(image.bytes[i])
+                let green = 587 * Int(image.bytes[i + 1])
+                let blue = 114 * Int(image.bytes[i + 2])
+                let luma = (red + green + blue + 500) / 1000
+                let d = abs(luma - Int(reference.bytes[j]))
+                worst = max(worst, d)
+                total += d
+            } else {
+                for c in 0..<3 {
+                    let d = abs(Int(image.bytes[i + c]) - Int(reference.bytes[j + c]))
+                    worst = max(worst, d)
+                    total += d
+                }
+            }
+        }
+        let mean = Double(total) / Double(image.width * image.height * (referenceIsGray ? 1 : 3))
+        let sourceReference = referenceIsGray && image.bytes.indices.contains(where: { (i: Int) -> Bool in
+            i % 3 == 0 && image.bytes[i] != image.bytes[i + 1]
+        })
+        let agrees = sourceReference ? mean <= 8 : worst <= 4 && mean <= 0.5
+        return agrees ? nil : "differs from reference by up to \(worst) levels (mean \(mean))"
+    }
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Usage: scripts/check-realworld-images.sh PATH
+#   PATH: a folder holding pngsuite/ and jpeg/ (e.g. /work/shared/realworld)
+# Checks the JPEG/PNG codecs against third-party reference files that are not
+# part of this repository: every PngSuite x* file must be refused and every
+# other one decode; the libjpeg-turbo / jpeg-decoder images must decode and
+# match their reference PNGs, except the variants and damaged files listed in
+# Tests/ImagingTests/RealWorldTests.swift. Prints the counts; exits non-zero
+# on any mismatch.
+set -eu
+root=${1:?usage: $0 PATH (a folder with pngsuite/ and jpeg/)}
+if [ ! -d "$root/pngsuite" ] || [ ! -d "$root/jpeg" ]; then
+    echo "error: $root must contain pngsuite/ and jpeg/" >&2
+    exit 2
+fi
+root=$(cd "$root" && pwd)
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+TWEETCACHE_REALWORLD="$root" swift test --filter RealWorldTests >"$log" 2>&1 || status=$?
+grep -E "RealWorld (PngSuite|JPEG)|✘|error:" "$log" || cat "$log"
+exit "$status"

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Usage: scripts/check-realworld-parse.sh FILE...
+# Builds a throwaway binary from Sources/TweetModel plus check-realworld-parse.swift
+# (no SwiftPM build needed) and runs it on the given saved API responses.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cp "$here/check-realworld-parse.swift" "$out/main.swift"
+swiftc -O -module-name CheckParse "$here"/../Sources/TweetModel/*.swift "$out/main.swift" -o "$out/check"
+"$out/check" "$@"
