@@ -2,6 +2,10 @@
 // TweetCache: tweet search results → a fast, trustworthy local image cache.
 import PackageDescription
 
+/// Pixel loops are 20-50x slower unoptimised, which would make the demo and the
+/// imaging tests crawl in debug builds; these targets are optimised in every build.
+let optimisedAlways: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "TweetCache",
     platforms: [.macOS(.v14)],
@@ -42,7 +46,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG"]),
+        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG"], swiftSettings: optimisedAlways),
         .target(
             name: "Pipeline",
             dependencies: [
@@ -57,7 +61,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: optimisedAlways
         ),
         .executableTarget(
             name: "tweetcache",
@@ -74,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "BlobStoreTests",
             dependencies: [
-                "BlobStore", "tc-stress",
+                "BlobStore", "tc-stress", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -83,6 +88,7 @@ let package = Package(
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
+        // Runs the built `tweetcache` binary as a process.
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),
     ]
 )

@@ -19,7 +19,7 @@ if [ -z "$corpus" ]; then
 fi
 corpus=$(cd "$corpus" && pwd)
 
-(cd "$repo" && swift build -c release --product tweetcache >&2)
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
 bin=$repo/.build/release/tweetcache
 
 out=$("$shared/serve-corpus.sh" "$corpus" 8089)

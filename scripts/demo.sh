@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-swift build -c release --product tweetcache >&2
+swift build -c release --static-swift-stdlib --product tweetcache >&2
 exec .build/release/tweetcache demo "$@"

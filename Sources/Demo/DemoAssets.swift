@@ -4,11 +4,29 @@ import Imaging
 /// Renders the sample's images (photos up to 4096x3072, avatars, video posters) and a
 /// small MP4 container for the video, all deterministic, on every core.
 public enum DemoAssets {
-    public static func render(_ assets: [SampleAsset], quality: Int = 85) throws -> [String: DemoBody] {
+    /// Bump when SceneRenderer's output changes.
+    static let rendererVersion = 1
+
+    /// Renders every asset, or reads it from `directory` when an earlier demo run saved
+    /// it there (rendering takes seconds; reading, milliseconds). Files are named by
+    /// key under a versioned folder, so a change of renderer never reuses stale images.
+    public static func render(
+        _ assets: [SampleAsset], quality: Int = 85, directory: URL? = nil
+    ) throws -> [String: DemoBody] {
+        let folder = directory?.appendingPathComponent("origin-v\(rendererVersion)-q\(quality)", isDirectory: true)
+        if let folder { try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         let slots = ResultSlots(count: assets.count)
         DispatchQueue.concurrentPerform(iterations: assets.count) { i in
             let a = assets[i]
-            slots.set(i, Result { try body(for: a, quality: quality) })
+            let type = a.kind == .video ? "video/mp4" : "image/jpeg"
+            let file = folder?.appendingPathComponent("\(a.key).\(a.kind == .video ? "mp4" : "jpg")")
+            if let file, let saved = try? Data(contentsOf: file), !saved.isEmpty {
+                slots.set(i, .success(DemoBody(bytes: [UInt8](saved), contentType: type)))
+                return
+            }
+            let result = Result { try body(for: a, quality: quality) }
+            if let file, case let .success(b) = result { try? Data(b.bytes).write(to: file, options: .atomic) }
+            slots.set(i, result)
         }
         var out: [String: DemoBody] = [:]
         for (i, a) in assets.enumerated() {

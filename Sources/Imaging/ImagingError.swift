@@ -30,7 +30,7 @@ public enum ImagingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedFormat(let format):
             "\(format) images are recognised but cannot be decoded"
         case .unsupportedVariant(let format, let detail):
-            "unsupported kind of \(format): \(detail)"
+            "cannot decode this kind of \(format): \(detail)"
         case .tooManyPixels(let width, let height, let limit):
             "image is \(width)x\(height) pixels, more than the limit of \(limit) pixels"
         case .truncated(let format):

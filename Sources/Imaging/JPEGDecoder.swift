@@ -39,7 +39,14 @@ enum JPEGDecoder {
         }
         guard status == TC_OK else { throw CodecShim.decodeError(status, message, format: .jpeg) }
         if report.truncated != 0 { throw .truncated(.jpeg) }
-        if report.damaging_warnings > 0 { throw .corrupt(.jpeg, CodecShim.text(message)) }
+        if report.damaging_warnings > 0 { throw .corrupt(.jpeg, Self.reason(CodecShim.text(message))) }
         return PixelBuffer(unchecked: Int(width), height: Int(height), channels: 3, bytes: bytes)
+    }
+
+    /// libjpeg's warning text without its own "Corrupt JPEG data: " prefix,
+    /// which ``ImagingError/corrupt(_:_:)`` already says.
+    static func reason(_ warning: String) -> String {
+        let prefix = "Corrupt JPEG data: "
+        return warning.hasPrefix(prefix) ? String(warning.dropFirst(prefix.count)) : warning
     }
 }

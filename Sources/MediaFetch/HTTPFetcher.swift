@@ -94,13 +94,11 @@ public final class HTTPFetcher: Sendable {
                 continue
             }
             // The body passed every check: let the sink publish it, off the transfer
-            // thread and off the cooperative pool (publishing fsyncs).
-            let finished: Result<S.Output, FetchFailure> = await withCheckedContinuation { cont in
-                Self.finishQueue.async {
-                    do { cont.resume(returning: .success(try sink.value.finish())) } catch {
-                        sink.value.discard()
-                        cont.resume(returning: .failure(.storage(String(describing: error))))
-                    }
+            // thread (it would stall every transfer) and off the cooperative pool.
+            let finished: Result<S.Output, FetchFailure> = await BlockingExecutor.shared.run {
+                do { return .success(try sink.value.finish()) } catch {
+                    sink.value.discard()
+                    return .failure(.storage(String(describing: error)))
                 }
             }
             switch finished {
@@ -146,8 +144,6 @@ public final class HTTPFetcher: Sendable {
         guard let host = comps.host, !host.isEmpty else { return .invalidURL(url) }
         return nil
     }
-
-    private static let finishQueue = DispatchQueue(label: "tweetcache.fetch.finish", attributes: .concurrent)
 }
 
 /// Carries a non-Sendable sink between the transfer thread and the finishing queue.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes manifests under `<cache>/manifests/`, named by UTC time so they sort in
 /// the order runs happened, each written to a temp name and renamed into place.
@@ -37,12 +40,15 @@ struct ManifestWriter {
         }
     }
 
+    /// `20261122T063000Z`: sortable, no colons (awkward in file names on some systems).
+    /// Computed with `gmtime_r` rather than DateFormatter, which would load ICU (tens of
+    /// milliseconds) into every run just to name a file.
     static func stamp(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return f.string(from: date)
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
     }
 }
 

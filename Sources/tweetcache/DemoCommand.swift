@@ -33,7 +33,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         let quiet = options.quiet || options.json
         let renderStart = ContinuousClock.now
-        let bodies = try DemoAssets.render(sample.assets)
+        let bodies = try DemoAssets.render(sample.assets, directory: dir)
         let avatars = sample.assets.filter { $0.kind == .avatar }.map(\.key)
         // One user's 400x400 avatar is "missing" on the origin, as happens on the real CDN.
         let origin = try await DemoOrigin.start(bodies: bodies, missingLargeAvatars: Set(avatars.prefix(1)), port: originPort)
@@ -41,7 +41,7 @@ struct DemoCommand: AsyncParsableCommand {
             let mp = sample.assets.filter { $0.kind != .video }.reduce(0) { $0 + $1.width * $1.height }
             let secs = String(format: "%.2f", (ContinuousClock.now - renderStart).secondsDouble)
             FileHandle.standardError.write(Data("""
-                demo: rendered \(bodies.count) sample files (\(mp / 1_000_000) MP) in \(secs) s; origin \(origin.baseURL)
+                demo: \(bodies.count) sample files (\(mp / 1_000_000) MP) ready in \(secs) s; origin \(origin.baseURL)
                 demo: results in \(v1.path) and \(v2.path)\n
                 """.utf8))
         }

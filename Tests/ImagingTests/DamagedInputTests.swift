@@ -40,7 +40,7 @@ import Testing
             try ImageDecoder.decode(damaged)
         } throws: { error in
             guard case .corrupt(.jpeg, let detail) = error as? ImagingError else { return false }
-            return detail.contains("Corrupt JPEG data")
+            return detail.contains("premature end of data segment")
         }
     }
 

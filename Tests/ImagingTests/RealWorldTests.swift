@@ -80,7 +80,20 @@ struct RealWorldTests {
             }
             if let reason = Self.expectedJPEGRefusals[name] { problems.append("\(name): decoded despite \(reason)") }
             let referenceURL = file.deletingPathExtension().appendingPathExtension("png")
-            guard let referenceData = try? Self.bytes(referenceURL) else { continue }
+            guard let referenceData = try? Self.bytes(referenceURL) else {
+                // libjpeg-turbo's testimg{ari,int}.jpg re-encode testorig's picture
+                // (arithmetic coding, progressive) with other settings: same picture, not same pixels.
+                let original = file.deletingLastPathComponent().appendingPathComponent("testorig.jpg")
+                if name.hasPrefix("testimg"), let other = try? ImageDecoder.decode(try Self.bytes(original)) {
+                    let mean = zip(image.bytes, other.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+                    if image.bytes.count != other.bytes.count || Double(mean) / Double(image.bytes.count) > 1 {
+                        problems.append("\(name): not the picture in testorig.jpg")
+                    } else {
+                        matched += 1
+                    }
+                }
+                continue
+            }
             let reference = try ImageDecoder.decode(referenceData)
             if let mismatch = Self.compare(image, reference) {
                 problems.append("\(name): \(mismatch)")
@@ -88,7 +101,7 @@ struct RealWorldTests {
                 matched += 1
             }
         }
-        print("RealWorld JPEG: \(files.count) files, \(decoded) decoded, \(matched) match their reference PNG, \(refused.count) refused as expected: \(refused.joined(separator: "; "))")
+        print("RealWorld JPEG: \(files.count) files, \(decoded) decoded, \(matched) match their reference, \(refused.count) refused as expected: \(refused.joined(separator: "; "))")
         #expect(files.count >= 40)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }

@@ -41,8 +41,9 @@ tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
 
 /*
  * Encodes 8-bit RGB (channels 3) or RGBA (4) rows `stride` bytes apart.
- * compression_level is zlib's 0-9: 1-3 are much faster and fine for tiles,
- * 6 is the usual balance. On TC_OK, *out is a malloc'd buffer of *out_len
+ * compression_level is zlib's 0-9: 1-3 are several times faster (and use
+ * only the cheap None/Sub/Up row filters) and fine for tiles, 6 is the usual
+ * balance. On TC_OK, *out is a malloc'd buffer of *out_len
  * bytes to free with tc_codec_free; on failure *out is NULL.
  */
 tc_status tc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A v1.1 page: two tweets by one user (shared avatar), three photos, one of them gone.
+let cliPage = """
+{"statuses":[
+ {"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"one #ucd",
+  "entities":{"hashtags":[{"text":"ucd","indices":[4,8]}]},
+  "extended_entities":{"media":[
+    {"id_str":"11","type":"photo","media_url_https":"https://pbs.twimg.com/media/AAA.jpg"},
+    {"id_str":"12","type":"photo","media_url_https":"https://pbs.twimg.com/media/BBB.jpg"}]},
+  "user":{"id_str":"7","screen_name":"dana","name":"Dana","profile_image_url_https":"https://pbs.twimg.com/profile_images/7/dana_normal.jpg"}},
+ {"id_str":"2","created_at":"Wed Oct 10 21:19:24 +0000 2018","full_text":"two",
+  "extended_entities":{"media":[{"id_str":"13","type":"photo","media_url_https":"https://pbs.twimg.com/media/GONE.jpg"}]},
+  "user":{"id_str":"7","screen_name":"dana","name":"Dana","profile_image_url_https":"https://pbs.twimg.com/profile_images/7/dana_normal.jpg"}}
+],"search_metadata":{"query":"%23ucd"}}
+"""
+
+func jpegBytes(_ n: Int, _ seed: UInt8) -> [UInt8] {
+    [0xFF, 0xD8, 0xFF, 0xE0] + (0..<max(0, n - 4)).map { UInt8(truncatingIfNeeded: Int($0) &* 7 &+ Int(seed)) }
+}
+
+func makeServer() throws -> LoopbackHTTPServer {
+    try LoopbackHTTPServer { req in
+        if req.path.contains("GONE") { return .respond(status: 404) }
+        if req.path.contains("AAA") { return .respond(status: 200, body: jpegBytes(20_000, 1)) }
+        if req.path.contains("BBB") { return .respond(status: 200, body: jpegBytes(30_000, 2)) }
+        if req.path.contains("dana_400x400") { return .respond(status: 200, body: jpegBytes(5_000, 3)) }
+        return .respond(status: 404)
+    }
+}
+
+func tempDir() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func summary(_ out: CommandOutput) throws -> [String: Any] {
+    let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+    return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")
+}
+
+@Suite struct FetchCommandTests {
+    let bin: URL
+    init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
+
+    @Test func fetchesFromAFileAndReportsJSON() async throws {
+        let server = try makeServer()
+        let dir = try tempDir()
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        let cache = dir.appendingPathComponent("cache")
+        let args = ["fetch", page.path, "--cache", cache.path, "--mirror", "pbs.twimg.com=\(server.baseURL)", "--json"]
+        let out = try await CommandRunner.run(bin, args)
+        // A failed URL is recorded, not fatal: exit 0 without --strict.
+        #expect(out.status == 0, "\(out.stderr)")
+        let s = try summary(out)
+        #expect(s["tweets"] as? Int == 2)
+        #expect(s["urls"] as? Int == 4)
+        #expect(s["downloaded"] as? Int == 3)
+        #expect(s["failed"] as? Int == 1)
+        #expect((s["failures_by_reason"] as? [String: Int])?["http_404"] == 1)
+        let manifestPath = try #require(s["manifest_path"] as? String)
+        #expect(manifestPath.hasPrefix(cache.appendingPathComponent("manifests").path))
+        #expect(FileManager.default.fileExists(atPath: manifestPath))
+
+        // Again, strict: nothing new is downloaded, and the failure makes the exit status 1.
+        let again = try await CommandRunner.run(bin, args + ["--strict"])
+        #expect(again.status == 1)
+        let s2 = try summary(again)
+        #expect(s2["cached"] as? Int == 3)
+        #expect(s2["downloaded"] as? Int == 0)
+        #expect(server.requestCount(path: "/media/AAA") == 1)
+    }
+
+    @Test func readsStandardInputAndPrintsAHumanSummary() async throws {
+        let server = try makeServer()
+        let cache = try tempDir().appendingPathComponent("cache")
+        let out = try await CommandRunner.run(
+            bin, ["fetch", "-", "--cache", cache.path, "--mirror", "pbs.twimg.com=\(server.baseURL)"],
+            stdin: Data(cliPage.utf8))
+        #expect(out.status == 0)
+        #expect(out.stdout.contains("tweets    2 from 1 file"))
+        #expect(out.stdout.contains("4 unique: 0 cached, 3 downloaded, 1 failed"))
+        #expect(out.stdout.contains("http_404 ×1"))
+        #expect(out.stdout.contains("https://pbs.twimg.com/media/GONE?format=jpg&name=orig"))
+        // Not a terminal: plain progress lines, no escape codes.
+        #expect(!out.stderr.contains("\u{1B}["))
+    }
+
+    @Test func reportsMalformedInputAndCarriesOn() async throws {
+        let server = try makeServer()
+        let dir = try tempDir()
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data("{\"statuses\": [ {\"id_str\": ".utf8).write(to: bad)
+        let good = dir.appendingPathComponent("good.json")
+        try Data(cliPage.utf8).write(to: good)
+        let out = try await CommandRunner.run(
+            bin, ["fetch", bad.path, good.path, "--cache", dir.appendingPathComponent("c").path,
+                  "--mirror", "pbs.twimg.com=\(server.baseURL)", "--json"])
+        #expect(out.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+        let problems = try #require(json?["problems"] as? [[String: Any]])
+        #expect(problems.count == 1)
+        #expect(problems.first?["source"] as? String == bad.path)
+        #expect((problems.first?["message"] as? String)?.contains("not valid JSON") == true)
+        #expect(try summary(out)["tweets"] as? Int == 2)
+    }
+
+    @Test func refusesBadArgumentsClearly() async throws {
+        let dir = try tempDir()
+        let missing = try await CommandRunner.run(bin, ["fetch", dir.appendingPathComponent("nope.json").path, "--cache", dir.path])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("nope.json"))
+        let mirror = try await CommandRunner.run(bin, ["fetch", "-", "--mirror", "pbs.twimg.com=ftp://x", "--cache", dir.path])
+        #expect(mirror.status == 64)
+        #expect(mirror.stderr.contains("BASEURL must be an http or https URL"))
+        let size = try await CommandRunner.run(bin, ["fetch", "-", "--max-size", "lots", "--cache", dir.path])
+        #expect(size.status == 64)
+    }
+}
+
+@Suite struct DemoCommandTests {
+    @Test func runsTheWholeJobOnTheBuiltInSample() async throws {
+        let bin = try BuiltProduct.url(named: "tweetcache")
+        let cache = try tempDir().appendingPathComponent("cache")
+        let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let s = try summary(out)
+        #expect((s["tweets"] as? Int ?? 0) >= 50)
+        #expect(s["failed"] as? Int == 0)
+        #expect(s["downloaded"] as? Int == s["urls"] as? Int)
+        // Avatars are shared: far fewer URLs than media + avatars per tweet.
+        let manifest = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: try #require(s["manifest_path"] as? String)))) as? [String: Any]
+        let tweets = try #require(manifest?["tweets"] as? [[String: Any]])
+        let avatars = Set(tweets.compactMap { (($0["author"] as? [String: Any])?["avatar"] as? [String: Any])?["sha256"] as? String })
+        #expect(avatars.count >= 5 && avatars.count < tweets.count)
+        // Photos of several tweets, each linked to a blob on disk named by its hash.
+        let media = tweets.flatMap { ($0["media"] as? [[String: Any]]) ?? [] }
+        #expect(media.count >= 40)
+        for m in media {
+            let hash = try #require(m["sha256"] as? String)
+            let blob = cache.appendingPathComponent("blobs/sha256/\(hash.prefix(2))/\(hash)")
+            #expect(FileManager.default.fileExists(atPath: blob.path))
+        }
+
+        let again = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json"])
+        let s2 = try summary(again)
+        #expect(s2["downloaded"] as? Int == 0)
+        #expect(s2["cached"] as? Int == s["urls"] as? Int)
+    }
+}
