@@ -64,11 +64,14 @@ let package = Package(
             ],
             swiftSettings: optimisedAlways
         ),
+        // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
+        .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
         .executableTarget(
             name: "tweetcache",
             dependencies: [
-                "Pipeline", "Demo",
+                "Pipeline", "Demo", "LiveSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -87,6 +90,7 @@ let package = Package(
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
         // Runs the built `tweetcache` binary as a process.
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),

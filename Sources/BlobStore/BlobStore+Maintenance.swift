@@ -40,15 +40,7 @@ extension BlobStore {
         let path = filePath(for: hash)
         let fd = try openBlob(hash, path: path)
         defer { close(fd) }
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        var hasher = SHA256()
-        while true {
-            let count = try FileSystem.readSome(fd, into: chunk, path: path)
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
-        }
-        return BlobHash(digest: hasher.finalize()) == hash
+        return try FileSystem.hashContents(fd, path: path) == hash
     }
 
     /// Deletes temporary files whose writer cannot finish them: the PID in

@@ -148,7 +148,7 @@ public final class BlobStore: Sendable {
             let path = "\(temporaryPath)/\(Self.temporaryPrefix)\(pid)-\(nonce)\(Self.temporarySuffix)"
             do {
                 let fd = try FileSystem.openFile(
-                    path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create temporary file"
+                    path, flags: O_RDWR | O_CREAT | O_EXCL, operation: "create temporary file"
                 )
                 return (fd, path)
             } catch {

@@ -6,12 +6,13 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// Streams one blob into the store while hashing it.
+/// Streams one blob into the store.
 ///
-/// Made for libcurl's write callback: chunks arrive on a non-async thread,
-/// are hashed as they pass and are batched into a 256 KiB buffer so the
-/// kernel sees few large writes; no allocation happens per chunk. Nothing is
-/// visible under a blob name until ``finish()`` has flushed the file to disk.
+/// Made for libcurl's write callback: chunks arrive on a non-async thread and
+/// are batched into a 256 KiB buffer so the kernel sees few large writes; no
+/// allocation happens per chunk. ``finish()`` hashes the file as written (on the
+/// caller's thread, which is not the transfer thread), flushes it to disk and
+/// only then makes it visible under its hash.
 ///
 /// A writer is single-use. On any failure, ``discard()`` it and ask the store
 /// for a new one; a writer that hits an I/O error refuses to finish, so a
@@ -19,7 +20,7 @@ internal import Darwin
 /// includes it.
 ///
 /// Thread safety: `@unchecked Sendable` because the one mutable state (file
-/// descriptor, hasher, buffer) is guarded by a lock, so the writer may be
+/// descriptor, buffer) is guarded by a lock, so the writer may be
 /// created on one thread and fed on another (the fetcher's thread) without
 /// a data race. Chunks must still be written in order by one producer.
 public final class BlobWriter: @unchecked Sendable {
@@ -37,7 +38,6 @@ public final class BlobWriter: @unchecked Sendable {
     private let temporaryPath: String
     private let lock = NSLock()
     private var descriptor: Int32
-    private var hasher = SHA256()
     private var buffer: UnsafeMutableRawBufferPointer?
     private var buffered = 0
     private var total = 0
@@ -82,7 +82,6 @@ public final class BlobWriter: @unchecked Sendable {
             state = .failed(error)
             throw error
         }
-        hasher.update(bufferPointer: bytes)
         total = newTotal
         do {
             try append(bytes)
@@ -111,9 +110,13 @@ public final class BlobWriter: @unchecked Sendable {
         try ensureOpen()
         do {
             try flushBuffer()
+            // Hash what is on disk, here rather than chunk by chunk in `write`: `write`
+            // runs on the transfer thread, which every download shares, while `finish`
+            // runs on a publishing thread, so hashing moves to the other cores. The
+            // bytes are still in the page cache, so reading them back costs little.
+            let hash = try FileSystem.hashContents(descriptor, path: temporaryPath)
             try FileSystem.sync(descriptor, path: temporaryPath)
             closeDescriptor()
-            let hash = BlobHash(digest: hasher.finalize())
             let stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total)
             state = .finished
             releaseBuffer()

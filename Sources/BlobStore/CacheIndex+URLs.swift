@@ -48,6 +48,23 @@ extension CacheIndex {
         }
     }
 
+    /// What each of these URLs produced last time, in one read transaction: a run
+    /// asks about every URL it needs before fetching, and one query per URL would
+    /// cost a transaction each.
+    public func lookup(urls: [String]) throws(BlobStoreError) -> [String: URLRecord] {
+        guard !urls.isEmpty else { return [:] }
+        return try read("look up \(urls.count) URLs") { db in
+            var found: [String: URLRecord] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT * FROM urls WHERE url = ?")
+            for url in urls {
+                if let row = try Row.fetchOne(statement, arguments: [url]) {
+                    found[url] = try URLRecord(row: row)
+                }
+            }
+            return found
+        }
+    }
+
     /// Every URL that produced this blob (shared avatars, mirrors).
     public func urls(for hash: BlobHash) throws(BlobStoreError) -> [URLRecord] {
         try read("list URLs of blob \(hash)") { db in

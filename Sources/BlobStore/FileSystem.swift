@@ -1,3 +1,4 @@
+internal import Crypto
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -51,6 +52,26 @@ enum FileSystem {
             if errno == EINTR { continue }
             throw .lastSystemError("read", path: path)
         }
+    }
+
+    /// SHA-256 of a whole file, read from offset 0 in 1 MiB chunks (`pread`, so the
+    /// descriptor's position does not matter).
+    static func hashContents(_ fd: Int32, path: String) throws(BlobStoreError) -> BlobHash {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        var hasher = SHA256()
+        var offset: off_t = 0
+        while true {
+            let count = pread(fd, chunk.baseAddress, chunk.count, offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .lastSystemError("read", path: path)
+            }
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+            offset += off_t(count)
+        }
+        return BlobHash(digest: hasher.finalize())
     }
 
     static func sync(_ fd: Int32, path: String) throws(BlobStoreError) {

@@ -185,7 +185,7 @@ private struct NoiseSpec: Sendable {
         let scale = (1 - fineAmplitude) / raw.reduce(0) { $0 + $1.amplitude }
         octaves = raw.map { Octave(shift: $0.shift, amplitude: $0.amplitude * scale, offsetX: $0.offsetX,
                                    offsetY: $0.offsetY, salt: $0.salt) }
-        fine = Self.fineTile(salt: UInt32(truncatingIfNeeded: seeds.next()))
+        fine = sharedFineTile
         fineOffsetX = seeds.int(0..<Self.tileSide)
         fineOffsetY = seeds.int(0..<Self.tileSide)
     }
@@ -199,7 +199,7 @@ private struct NoiseSpec: Sendable {
 
     /// Seamless fine detail centred on 0: value noise with 4- and 2-pixel
     /// cells on lattices that wrap at the tile edge, plus per-pixel grain.
-    private static func fineTile(salt: UInt32) -> [Float] {
+    fileprivate static func fineTile(salt: UInt32) -> [Float] {
         let side = tileSide
         func layer(_ x: Int, _ y: Int, shift: Int, salt: UInt32) -> Float {
             let cells = side >> shift
@@ -222,6 +222,11 @@ private struct NoiseSpec: Sendable {
         return tile
     }
 }
+
+/// One fine tile for every image (each samples it at its own random offset):
+/// building it costs more than painting a small image, and its 256-pixel
+/// period is invisible under the coarser octaves.
+private let sharedFineTile = NoiseSpec.fineTile(salt: 0x5EED_F1E7)
 
 /// Evaluates a ``NoiseSpec`` for whole rows. Vertical interpolation is done
 /// once per lattice column, so each pixel costs one lerp per octave.

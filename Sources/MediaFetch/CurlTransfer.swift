@@ -11,6 +11,18 @@ struct CurlOutcome: Sendable {
     var retryAfter: Duration?
     var received: Int
     var effectiveURL: String
+    /// Every response header of the final response (names lowercased, last one wins);
+    /// recorded for API calls only.
+    var headers: [String: String] = [:]
+}
+
+/// What a transfer is for, which decides what counts as failure.
+enum TransferMode {
+    /// Media: only a 2xx body of the expected kind is accepted, and refused bodies stop at once.
+    case media(ExpectedContent)
+    /// An API call: whatever status and body the server sends is the answer, and
+    /// these request headers are sent with it.
+    case api(headers: [String: String])
 }
 
 /// One attempt at one URL: a libcurl easy handle plus the state its callbacks update.
@@ -23,6 +35,8 @@ final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     private let writeChunk: (UnsafeRawBufferPointer) throws -> Void
     private let expected: ExpectedContent
+    private let isAPI: Bool
+    private let requestHeaders: [String: String]
     private let maxBytes: Int
     private let maxRedirects: Int
     private let counter: ByteCounter?
@@ -36,16 +50,33 @@ final class CurlTransfer: @unchecked Sendable {
     private var contentType: String?
     private var retryAfter: Duration?
     private var abortReason: FetchFailure?
+    private var responseHeaders: [String: String] = [:]
 
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
 
-    init(url: String, expected: ExpectedContent, configuration c: FetchConfiguration,
+    convenience init(url: String, expected: ExpectedContent, configuration c: FetchConfiguration,
+                     writeChunk: @escaping (UnsafeRawBufferPointer) throws -> Void) throws(FetchFailure) {
+        try self.init(url: url, mode: .media(expected), configuration: c, writeChunk: writeChunk)
+    }
+
+    init(url: String, mode: TransferMode, configuration c: FetchConfiguration,
          writeChunk: @escaping (UnsafeRawBufferPointer) throws -> Void) throws(FetchFailure) {
+        switch mode {
+        case let .media(expected):
+            self.expected = expected
+            self.isAPI = false
+            self.requestHeaders = [:]
+        case let .api(headers):
+            // The fetcher refuses invalid headers before this point; dropping them here
+            // too means a line break can never smuggle a header (or a request) onto the wire.
+            self.expected = .any
+            self.isAPI = true
+            self.requestHeaders = headers.filter { Self.invalidHeaderProblem(name: $0.key, value: $0.value) == nil }
+        }
         guard let handle = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
         self.url = url
         self.easy = handle
-        self.expected = expected
         self.maxBytes = c.maxBytes
         self.maxRedirects = c.maxRedirects
         self.counter = c.byteCounter
@@ -80,7 +111,16 @@ final class CurlTransfer: @unchecked Sendable {
         tc_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 * 1024)
         tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
-        headers = curl_slist_append(nil, "Accept: image/*, video/*;q=0.9, */*;q=0.1")
+        if isAPI {
+            // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
+            tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+            headers = curl_slist_append(nil, "Accept: application/json")
+            for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
+                headers = curl_slist_append(headers, "\(name): \(value)")
+            }
+        } else {
+            headers = curl_slist_append(nil, "Accept: image/*, video/*;q=0.9, */*;q=0.1")
+        }
         tc_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers)
         tc_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         tc_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
@@ -91,7 +131,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// A body chunk. Returning anything but `count` makes libcurl abort with CURLE_WRITE_ERROR,
     /// which is how a refused body stops downloading at once.
     fileprivate func receive(_ data: UnsafeRawBufferPointer) -> Int {
-        if !(200..<300).contains(status) {
+        if !isAPI, !(200..<300).contains(status) {
             abortReason = .httpStatus(status)
             return 0
         }
@@ -99,7 +139,7 @@ final class CurlTransfer: @unchecked Sendable {
             abortReason = .tooLarge(limit: maxBytes)
             return 0
         }
-        if prefix.count < ContentKind.sniffLength {
+        if !isAPI, prefix.count < ContentKind.sniffLength {
             prefix.append(contentsOf: data.prefix(ContentKind.sniffLength - prefix.count))
             if prefix.count >= ContentKind.sniffLength {
                 kind = ContentKind.sniff(prefix)
@@ -130,6 +170,7 @@ final class CurlTransfer: @unchecked Sendable {
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             contentType = nil
             retryAfter = nil
+            responseHeaders = [:]
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }
@@ -140,6 +181,26 @@ final class CurlTransfer: @unchecked Sendable {
         case "retry-after": retryAfter = RetryPolicy.parseRetryAfter(value, now: Date())
         default: break
         }
+        // Bounded: the headers come from a stranger too.
+        if isAPI, responseHeaders.count < 200 || responseHeaders[name] != nil {
+            responseHeaders[name] = String(value.prefix(8192))
+        }
+    }
+
+    /// Why a request header cannot be sent, or nil when it can: the name must be an
+    /// RFC 9110 token and the value free of CR, LF and NUL. The message never quotes the
+    /// value (it may be a secret), and names the header only when the name is valid.
+    static func invalidHeaderProblem(name: String, value: String) -> String? {
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+        guard !name.isEmpty, name.utf8.count <= 256,
+              name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                  || (0x61...0x7A).contains($0) || tokenPunctuation.contains($0) })
+        else { return "a request header name is empty, too long or not a valid HTTP token" }
+        guard value.utf8.count <= 16_384 else { return "the request header \(name) is longer than 16384 bytes" }
+        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            return "the request header \(name) contains a line break or NUL"
+        }
+        return nil
     }
 
     /// Turns libcurl's result code and what the callbacks saw into an outcome.
@@ -151,7 +212,9 @@ final class CurlTransfer: @unchecked Sendable {
         let finalStatus = info != 0 ? info : status
         var failure: FetchFailure?
         if code == CURLE_OK {
-            if !(200..<300).contains(finalStatus) {
+            if isAPI {
+                // Any status is an answer; the caller reads it and the body.
+            } else if !(200..<300).contains(finalStatus) {
                 failure = .httpStatus(finalStatus)
             } else if received == 0 {
                 failure = .emptyBody
@@ -165,7 +228,7 @@ final class CurlTransfer: @unchecked Sendable {
         return CurlOutcome(
             failure: failure, status: finalStatus, kind: kind, contentType: contentType,
             retryAfter: retryAfter, received: received,
-            effectiveURL: effective.map { String(cString: $0) } ?? url)
+            effectiveURL: effective.map { String(cString: $0) } ?? url, headers: responseHeaders)
     }
 
     private func classify(_ code: CURLcode) -> FetchFailure {

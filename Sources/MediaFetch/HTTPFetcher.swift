@@ -12,7 +12,7 @@ import Synchronization
 /// configuration's caps decide how many run on the network at once.
 public final class HTTPFetcher: Sendable {
     public let configuration: FetchConfiguration
-    private let loop: CurlMultiLoop
+    let loop: CurlMultiLoop
     private let logger: Logger
     private let retry: RetryPolicy
 

@@ -38,27 +38,33 @@ public final class CachePipeline: Sendable {
         -> RunResult
     {
         let started = ContinuousClock.now
+        var phase = PhaseTimer(logger: logger)
         let parsed = inputs.map { ($0.name, ResultsParser.parse($0.data, source: $0.name)) }
+        phase.mark("parse")
         let allTweets = parsed.flatMap { _, results in results.pages.flatMap { $0.tweets + $0.includedTweets } }
         let plan = FetchPlan(tweets: allTweets, includeVideos: options.includeVideos)
         progress.setTotal(plan.items.count)
 
         var outcomes: [String: ItemOutcome] = [:]
         var toFetch: [FetchPlan.Item] = []
+        let known = (try? index.lookup(urls: plan.items.map(\.url))) ?? [:]
         for item in plan.items {
-            if let cached = cachedOutcome(item.url) {
+            if let cached = known[item.url].flatMap(cachedOutcome) {
                 outcomes[item.url] = cached
                 progress.finishOne(cached: true)
             } else {
                 toFetch.append(item)
             }
         }
+        phase.mark("index lookups")
         if !outcomes.isEmpty { try? index.touch(urls: Array(outcomes.keys)) }
+        phase.mark("touch")
 
         var fetchConfig = options.fetch
         fetchConfig.byteCounter = progress.bytes
         let fetched = try await fetchAll(toFetch, configuration: fetchConfig, progress: progress)
         outcomes.merge(fetched.outcomes) { _, new in new }
+        phase.mark("fetch \(toFetch.count)")
 
         var summary = RunSummary()
         summary.urls = plan.items.count
@@ -72,14 +78,16 @@ public final class CachePipeline: Sendable {
         var manifest = ManifestBuilder(outcomes: outcomes, plan: plan).build(
             parsed: parsed, cacheRoot: store.root.path, summary: summary)
         manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
+        phase.mark("build manifest")
         let url = try ManifestWriter(root: store.root).write(&manifest, extraPath: options.extraManifestPath)
+        phase.mark("write manifest")
         return RunResult(manifest: manifest, manifestURL: url)
     }
 
     /// An index entry whose blob is still on disk counts as cached; a dangling one
     /// (blob deleted by hand or by gc) is fetched again.
-    private func cachedOutcome(_ url: String) -> ItemOutcome? {
-        guard let record = try? index.lookup(url: url), store.contains(record.hash) else { return nil }
+    private func cachedOutcome(_ record: URLRecord) -> ItemOutcome? {
+        guard store.contains(record.hash) else { return nil }
         return .stored(hash: record.hash, size: record.size, contentType: record.contentType, fromCache: true)
     }
 
@@ -139,6 +147,22 @@ public final class CachePipeline: Sendable {
         }
         recorder.flush()
         return result
+    }
+}
+
+/// Logs how long each phase of a run took, at debug level (`TWEETCACHE_LOG=debug`).
+struct PhaseTimer {
+    let logger: Logger
+    private var last = ContinuousClock.now
+
+    init(logger: Logger) { self.logger = logger }
+
+    mutating func mark(_ phase: @autoclosure () -> String) {
+        let now = ContinuousClock.now
+        if logger.logLevel <= .debug {
+            logger.debug("phase", metadata: ["phase": "\(phase())", "ms": "\(Int((now - last).secondsDouble * 1000))"])
+        }
+        last = now
     }
 }
 

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Logging
 import Pipeline
 
 @main
@@ -8,4 +10,30 @@ struct TweetCacheCommand: AsyncParsableCommand {
         abstract: "Turn tweet search results into a fast, trustworthy local image cache.",
         version: TweetCacheVersion.string,
         subcommands: [FetchCommand.self, DemoCommand.self])
+
+    /// Logs go to standard error at the level `TWEETCACHE_LOG` names (default: warning),
+    /// so output stays clean for scripts while `TWEETCACHE_LOG=debug` shows each
+    /// transfer's retries and each phase's time.
+    static func bootstrapLogging() {
+        let level = ProcessInfo.processInfo.environment["TWEETCACHE_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    static func main() async {
+        bootstrapLogging()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

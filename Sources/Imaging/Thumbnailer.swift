@@ -1,0 +1,92 @@
+/// Makes list-sized thumbnails from JPEG and PNG files, the way
+/// `vipsthumbnail` does: read the header, decode a JPEG no larger than
+/// needed (``ShrinkOnLoad``), reduce to the exact size with Lanczos-3
+/// (``Resampler``), turn it upright, encode.
+///
+/// The thumbnail's long edge is the requested size and the short edge keeps
+/// the aspect ratio (see ``size(width:height:longEdge:allowUpscale:)``).
+/// Sources already smaller are not enlarged unless asked. Every failure is an
+/// ``ImagingError`` for that one image. Safe to call concurrently.
+public enum Thumbnailer {
+    /// A thumbnail of the image file `data`, `longEdge` pixels on its longer side.
+    public static func thumbnail(
+        _ data: [UInt8], longEdge: Int, options: ThumbnailOptions = .init()
+    ) throws(ImagingError) -> Thumbnail {
+        try options.validate(longEdge: longEdge)
+        let info = try ImageDecoder.info(of: data)
+        var decoding = DecodeOptions(maxPixels: options.maxPixels, applyOrientation: false)
+        try decoding.checkPixelLimit(width: info.width, height: info.height)
+        let target = try targetSize(
+            width: info.displayWidth, height: info.displayHeight, longEdge: longEdge, options: options)
+        // Work in the stored orientation and turn only the small result upright.
+        let stored = info.orientation.swapsDimensions ? (width: target.height, height: target.width) : target
+        if info.format == .jpeg, options.shrinkOnLoad {
+            decoding.scaleDenominator = ShrinkOnLoad.scaleDenominator(
+                sourceWidth: info.width, sourceHeight: info.height,
+                targetWidth: stored.width, targetHeight: stored.height)
+        }
+        let decoded = try ImageDecoder.decode(data, options: decoding)
+        let scale = Double(decoding.scaleDenominator)
+        let resized = try Resampler.resize(
+            decoded, width: stored.width, height: stored.height,
+            sourceExtent: (Double(info.width) / scale, Double(info.height) / scale),
+            options: options.resampling)
+        return try finish(
+            resized.oriented(info.orientation),
+            sourceWidth: info.displayWidth, sourceHeight: info.displayHeight, options: options)
+    }
+
+    /// A thumbnail of pixels already decoded (and upright), for callers that
+    /// decode once to derive several things, such as thumbnails and tiles.
+    public static func thumbnail(
+        _ image: PixelBuffer, longEdge: Int, options: ThumbnailOptions = .init()
+    ) throws(ImagingError) -> Thumbnail {
+        try options.validate(longEdge: longEdge)
+        let target = try targetSize(width: image.width, height: image.height, longEdge: longEdge, options: options)
+        let resized = try Resampler.resize(image, width: target.width, height: target.height, options: options.resampling)
+        return try finish(resized, sourceWidth: image.width, sourceHeight: image.height, options: options)
+    }
+
+    /// The thumbnail size for a `width` x `height` image: the long edge
+    /// becomes `longEdge` and the short edge `max(1, round(short * longEdge / long))`,
+    /// so even a 1 x 5000 strip keeps a visible pixel. Without `allowUpscale`,
+    /// an image whose long edge is already at most `longEdge` keeps its size.
+    public static func size(
+        width: Int, height: Int, longEdge: Int, allowUpscale: Bool = false
+    ) -> (width: Int, height: Int) {
+        let width = max(width, 1)
+        let height = max(height, 1)
+        let longEdge = max(longEdge, 1)
+        let long = max(width, height)
+        if long <= longEdge, !allowUpscale { return (width, height) }
+        // Exact for every size below 2^53, and ties round up as stated.
+        let ratio = Double(longEdge) / Double(long)
+        let short = max(1, min(longEdge, Int((Double(min(width, height)) * ratio).rounded())))
+        return width >= height ? (longEdge, short) : (short, longEdge)
+    }
+
+    /// ``size(width:height:longEdge:allowUpscale:)``, refusing an enlargement
+    /// beyond the pixel limit.
+    private static func targetSize(
+        width: Int, height: Int, longEdge: Int, options: ThumbnailOptions
+    ) throws(ImagingError) -> (width: Int, height: Int) {
+        let target = size(width: width, height: height, longEdge: longEdge, allowUpscale: options.allowUpscale)
+        let (pixels, overflow) = target.width.multipliedReportingOverflow(by: target.height)
+        if overflow || pixels > options.maxPixels {
+            throw .tooManyPixels(width: target.width, height: target.height, limit: options.maxPixels)
+        }
+        return target
+    }
+
+    /// Encodes: PNG when there is alpha to keep, JPEG otherwise.
+    private static func finish(
+        _ image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, options: ThumbnailOptions
+    ) throws(ImagingError) -> Thumbnail {
+        let format: ImageFormat = image.hasAlpha ? .png : .jpeg
+        let encoded = image.hasAlpha
+            ? try PNGEncoder.encode(image)
+            : try JPEGEncoder.encode(image, quality: options.quality)
+        return Thumbnail(
+            image: image, encoded: encoded, format: format, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+    }
+}

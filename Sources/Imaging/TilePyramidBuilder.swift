@@ -1,0 +1,239 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Cuts a decoded image into a zoom pyramid (Deep Zoom, IIIF 3.0 level 0, or
+/// both from the same pass), or makes single tiles on demand.
+///
+/// One decode, one pass down the levels: the full-resolution tiles are cut
+/// straight from the caller's pixels, then each level is written and halved
+/// into the next with a 2x2 box filter (``PyramidReducer``), never resampled
+/// from the original. Memory stays near the size of the decoded image: besides
+/// the caller's pixels the builder holds two RGB level buffers, a quarter and
+/// a sixteenth of the image, which trade places on the way down, plus one
+/// encoder per thread. Passing the image as its last use lets the builder drop
+/// the full-resolution pixels right after the first halving.
+///
+/// JPEG has no alpha: transparent pixels are composited over white (libvips
+/// flattens too, over black by default; white matches ``JPEGEncoder``).
+public enum TilePyramidBuilder {
+    /// Writes one layout of `image` into `directory` (created if needed).
+    /// Deep Zoom: `<deepZoomName>.dzi` and `<deepZoomName>_files/`; IIIF:
+    /// `info.json` and the region folders. Descriptors are written after every
+    /// tile, so a pyramid without its descriptor is incomplete.
+    public static func build(
+        image: consuming PixelBuffer, layout: PyramidLayout, options: TilePyramidOptions = .init(),
+        into directory: URL
+    ) throws(ImagingError) -> PyramidSummary {
+        try build(image: image, layouts: [layout], options: options, into: directory)
+    }
+
+    /// Writes several layouts from one pass. The two layouts' files do not
+    /// collide, so they may share `directory`; with no overlap the shared
+    /// tiles are encoded once and written under both names.
+    public static func build(
+        image: consuming PixelBuffer, layouts: Set<PyramidLayout>, options: TilePyramidOptions = .init(),
+        into directory: URL
+    ) throws(ImagingError) -> PyramidSummary {
+        guard !layouts.isEmpty else { throw .invalidArgument("no pyramid layout requested") }
+        try options.validate(for: layouts)
+        let geometry = try PyramidGeometry(
+            width: image.width, height: image.height, tileSize: options.tileSize,
+            overlap: layouts.contains(.deepZoom) ? options.overlap : 0)
+        var sinks: [any TileSink] = []
+        if layouts.contains(.deepZoom) {
+            sinks.append(DeepZoomWriter(geometry: geometry, name: options.deepZoomName, directory: directory))
+        }
+        if layouts.contains(.iiif3), let id = options.iiifID {
+            sinks.append(IIIFWriter(geometry: geometry, id: id, directory: directory))
+        }
+        let writer = PyramidLevelWriter(sinks: sinks, quality: options.quality, workers: options.workerCount)
+        var summary = PyramidSummary(width: geometry.width, height: geometry.height, levels: geometry.levelCount,
+                                     tiles: 0, bytes: 0)
+        func add(_ tally: PyramidLevelWriter.Tally) {
+            summary.tiles += tally.files
+            summary.bytes += tally.bytes
+        }
+
+        // Full resolution, straight from the caller's pixels.
+        var source: PixelBuffer? = consume image
+        let channels = source?.channels ?? 3
+        let top = geometry.unsafeLevel(geometry.maxLevel)
+        add(try withPixels(of: source) { pixels throws(ImagingError) in
+            try writer.write(level: top, pixels: pixels, stride: top.width * channels, channels: channels)
+        })
+
+        if geometry.maxLevel > 0 {
+            // Two RGB buffers take turns: level L is read from one while L-1 is written into the other.
+            let first = geometry.unsafeLevel(geometry.maxLevel - 1)
+            var current = try LevelBuffer(rgbWidth: first.width, height: first.height)
+            readPixels(of: source) { pixels in
+                PyramidReducer.reduce(
+                    source: pixels, sourceStride: top.width * channels, channels: channels,
+                    width: top.width, height: top.height, into: current.pointer,
+                    linearLight: options.linearLight, workers: writer.workers)
+            }
+            source = nil
+            var spare: LevelBuffer? = nil
+            if geometry.maxLevel > 1 {
+                let second = geometry.unsafeLevel(geometry.maxLevel - 2)
+                spare = try LevelBuffer(rgbWidth: second.width, height: second.height)
+            }
+            for index in stride(from: geometry.maxLevel - 1, through: 0, by: -1) {
+                let level = geometry.unsafeLevel(index)
+                add(try writer.write(level: level, pixels: current.pointer, stride: level.width * 3, channels: 3))
+                guard index > 0, let next = spare else { break }
+                PyramidReducer.reduce(
+                    source: current.pointer, sourceStride: level.width * 3, channels: 3,
+                    width: level.width, height: level.height, into: next.pointer,
+                    linearLight: options.linearLight, workers: writer.workers)
+                spare = current
+                current = next
+            }
+        }
+
+        for sink in sinks {
+            summary.bytes += try sink.writeDescriptor()
+        }
+        return summary
+    }
+
+    /// One Deep Zoom tile (overlap included) or IIIF tile (no overlap) as
+    /// JPEG, made from the decoded image alone: only the part of the image
+    /// under the tile is reduced, and the result is byte-identical to the
+    /// file ``build(image:layout:options:into:)`` writes for that tile. For
+    /// servers that make tiles lazily; levels and tiles as in ``PyramidGeometry``.
+    public static func tile(
+        of image: PixelBuffer, level: Int, column: Int, row: Int, layout: PyramidLayout = .deepZoom,
+        options: TilePyramidOptions = .init()
+    ) throws(ImagingError) -> [UInt8] {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
+        }
+        let pixels = try tilePixels(of: image, level: level, column: column, row: row, layout: layout, options: options)
+        return try JPEGEncoder.encode(pixels, quality: options.quality)
+    }
+
+    /// The pixels of one tile, as ``tile(of:level:column:row:layout:options:)`` encodes them.
+    public static func tilePixels(
+        of image: PixelBuffer, level: Int, column: Int, row: Int, layout: PyramidLayout = .deepZoom,
+        options: TilePyramidOptions = .init()
+    ) throws(ImagingError) -> PixelBuffer {
+        let geometry = try PyramidGeometry(
+            width: image.width, height: image.height, tileSize: options.tileSize,
+            overlap: layout == .deepZoom ? options.overlap : 0)
+        let rect = switch layout {
+        case .deepZoom: geometry.tileRect(level: level, column: column, row: row)
+        case .iiif3: geometry.iiifTileRect(level: level, column: column, row: row)
+        }
+        guard let rect else {
+            throw .invalidArgument("""
+                no tile \(column)_\(row) at level \(level) of a \(image.width)x\(image.height) image \
+                with \(options.tileSize)-pixel tiles (levels 0-\(geometry.maxLevel))
+                """)
+        }
+        return try levelPixels(of: image, level: level, rect: rect, linearLight: options.linearLight)
+    }
+
+    /// Any rectangle of any pyramid level, computed by halving only the part
+    /// of `image` under it, exactly as a full build would: the general
+    /// primitive behind on-demand tiles (a server can crop IIIF regions with it).
+    public static func levelPixels(
+        of image: PixelBuffer, level index: Int, rect: TileRect, linearLight: Bool = false
+    ) throws(ImagingError) -> PixelBuffer {
+        let geometry = try PyramidGeometry(width: image.width, height: image.height)
+        guard let level = geometry.level(index) else {
+            throw .invalidArgument("level \(index) does not exist (levels 0-\(geometry.maxLevel))")
+        }
+        guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
+              rect.width <= level.width - rect.x, rect.height <= level.height - rect.y else {
+            throw .invalidArgument("rectangle \(rect) is outside level \(index) (\(level.width)x\(level.height))")
+        }
+        let shift = geometry.maxLevel - index
+        let x0 = rect.x << shift
+        let y0 = rect.y << shift
+        let width = min(image.width, rect.maxX << shift) - x0
+        let height = min(image.height, rect.maxY << shift) - y0
+        let channels = image.channels
+        let stride = image.bytesPerRow
+        let result = image.bytes.withUnsafeBufferPointer { all in
+            Result { () throws(ImagingError) -> [UInt8] in
+                guard let base = all.baseAddress else { throw .invalidArgument("image has no pixels") }
+                let origin = base + y0 * stride + x0 * channels
+                if shift == 0 {
+                    return crop(origin, stride: stride, channels: channels, width: width, height: height)
+                }
+                // Halve `shift` times: source region → a → b → a ...
+                var size = PyramidReducer.reducedSize(width: width, height: height)
+                var current = try LevelBuffer(rgbWidth: size.width, height: size.height)
+                PyramidReducer.reduce(source: origin, sourceStride: stride, channels: channels, width: width,
+                                      height: height, into: current.pointer, linearLight: linearLight, workers: 1)
+                var spare: LevelBuffer? = nil
+                for _ in 1..<shift {
+                    let next = PyramidReducer.reducedSize(width: size.width, height: size.height)
+                    let target: LevelBuffer
+                    if let spare { target = spare } else { target = try LevelBuffer(rgbWidth: next.width, height: next.height) }
+                    PyramidReducer.reduce(source: current.pointer, sourceStride: size.width * 3, channels: 3,
+                                          width: size.width, height: size.height, into: target.pointer,
+                                          linearLight: linearLight, workers: 1)
+                    spare = current
+                    current = target
+                    size = next
+                }
+                guard size.width == rect.width, size.height == rect.height else {
+                    throw .invalidArgument("internal pyramid size mismatch for \(rect) at level \(index)")
+                }
+                return Array(UnsafeBufferPointer(start: current.pointer, count: size.width * size.height * 3))
+            }
+        }
+        return PixelBuffer(unchecked: rect.width, height: rect.height, channels: 3, bytes: try result.get())
+    }
+
+    /// Tightly packed RGB copy of a region, RGBA composited over white.
+    private static func crop(
+        _ origin: UnsafePointer<UInt8>, stride: Int, channels: Int, width: Int, height: Int
+    ) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
+            for y in 0..<height {
+                let src = origin + y * stride
+                let dst = out.baseAddress! + y * width * 3
+                if channels == 3 {
+                    dst.update(from: src, count: width * 3)
+                    continue
+                }
+                for x in 0..<width {
+                    let alpha = UInt32(src[4 * x + 3])
+                    let white = 255 &* (255 &- alpha)
+                    for c in 0..<3 {
+                        dst[3 * x + c] = PixelBuffer.div255(UInt32(src[4 * x + c]) &* alpha &+ white)
+                    }
+                }
+            }
+            count = width * height * 3
+        }
+    }
+
+    /// Runs `body` on the first pixel of `image` (present until the builder lets go of it).
+    private static func withPixels<R>(
+        of image: PixelBuffer?, _ body: (UnsafePointer<UInt8>) throws(ImagingError) -> R
+    ) throws(ImagingError) -> R {
+        guard let image else { throw .invalidArgument("image pixels already released") }
+        let result = image.bytes.withUnsafeBufferPointer { all in
+            Result { () throws(ImagingError) -> R in
+                guard let base = all.baseAddress else { throw .invalidArgument("image has no pixels") }
+                return try body(base)
+            }
+        }
+        return try result.get()
+    }
+
+    /// ``withPixels(of:_:)`` for work that cannot fail.
+    private static func readPixels(of image: PixelBuffer?, _ body: (UnsafePointer<UInt8>) -> Void) {
+        guard let image else { return }
+        image.bytes.withUnsafeBufferPointer { all in
+            if let base = all.baseAddress { body(base) }
+        }
+    }
+}

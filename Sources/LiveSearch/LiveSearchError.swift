@@ -1,0 +1,83 @@
+/// Why a search could not start or could not go on.
+///
+/// Every message is one line saying what to do about it, because the usual reader is
+/// someone at a terminal with a token to fix or a limit to wait out. None of them
+/// contains the bearer token: at most where it came from.
+public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible {
+    case emptyQuery
+    case queryTooLong(Int)
+    case queryHasControlCharacters
+    case invalidCount(Int)
+    case invalidBaseURL(String)
+    case missingToken
+    case unreadableTokenFile(path: String, reason: String)
+    case emptyToken(BearerToken.Source)
+    case malformedToken(BearerToken.Source)
+    /// 401: the token itself was not accepted.
+    case unauthorized(api: SearchAPI, source: BearerToken.Source, detail: String?)
+    /// 403: the token is valid but its app may not use this endpoint.
+    case forbidden(api: SearchAPI, source: BearerToken.Source, detail: String?)
+    /// Any other 4xx: the request was refused, usually for its query.
+    case rejected(status: Int, detail: String?)
+    /// 5xx on every attempt.
+    case serverError(status: Int, attempts: Int, detail: String?)
+    /// No answer at all (connection, timeout, oversized page) on every attempt.
+    case network(String, attempts: Int)
+    case cannotSave(path: String, reason: String)
+    case history(path: String, reason: String)
+    case setup(String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .emptyQuery:
+            "the search query is empty: give a hashtag (#ucd), a user (@name) or an API query"
+        case let .queryTooLong(n):
+            "the search query is \(n) characters long; the X API accepts at most 512 (1024 with Pro access)"
+        case .queryHasControlCharacters:
+            "the search query contains control characters (a pasted line break?)"
+        case let .invalidCount(n):
+            "--count must be at least 1 (got \(n))"
+        case let .invalidBaseURL(url):
+            "--api-base '\(url.prefix(200))' is not an http or https URL with a host"
+        case .missingToken:
+            "no X API bearer token: set \(BearerToken.environmentVariable) or pass --token-file PATH "
+                + "(the app's Bearer Token from the X developer portal)"
+        case let .unreadableTokenFile(path, reason):
+            "cannot read the token file \(path): \(reason)"
+        case let .emptyToken(source):
+            "\(source) is empty: it should hold the app's Bearer Token from the X developer portal"
+        case let .malformedToken(source):
+            "\(source) does not hold a bearer token (it has spaces or characters a token cannot have; "
+                + "it should be one line, the app's Bearer Token)"
+        case let .unauthorized(api, source, detail):
+            "the X API rejected the bearer token from \(source) (HTTP 401\(Self.quoted(detail))): "
+                + "check that it is the app's Bearer Token from the developer portal (not the API key or an access token), "
+                + "complete and not revoked; \(api.displayName) was asked"
+        case let .forbidden(api, source, detail):
+            "the X API refused \(api.displayName) to the bearer token from \(source) (HTTP 403\(Self.quoted(detail))): "
+                + (api == .v2
+                    ? "the token's app must belong to a Project with an access level that includes recent search (Basic or above)"
+                    : "v1.1 search/tweets needs an app with legacy v1.1 access; try --api v2")
+        case let .rejected(status, detail):
+            "the X API refused the search (HTTP \(status)\(Self.quoted(detail))); check the query's operators"
+        case let .serverError(status, attempts, detail):
+            "the X API kept failing (HTTP \(status)\(Self.quoted(detail))) after \(attempts) attempts; try again later"
+        case let .network(why, attempts):
+            "could not reach the X API after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(why)"
+        case let .cannotSave(path, reason):
+            "cannot save a results page to \(path): \(reason)"
+        case let .history(path, reason):
+            "cannot update the search history \(path): \(reason)"
+        case let .setup(why):
+            why
+        case .cancelled:
+            "the search was cancelled"
+        }
+    }
+
+    private static func quoted(_ detail: String?) -> String {
+        guard let detail, !detail.isEmpty else { return "" }
+        return ": \(detail)"
+    }
+}

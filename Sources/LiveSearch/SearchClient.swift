@@ -1,0 +1,224 @@
+import Foundation
+import MediaFetch
+
+/// Runs one search against the X API: pages until `count` results or the end, saves
+/// every page as served, and deals with rate limits and flaky servers on the way.
+///
+/// The API's answers decide everything: a page's `next_token` (v2) or lowest id (v1.1)
+/// says where the next starts; `x-rate-limit-remaining` and `x-rate-limit-reset` say
+/// when to pause; a 429 is waited out when the reset is within ``SearchOptions/maxWait``;
+/// 5xx and network failures are retried with backoff. Whatever stops the search, the
+/// pages saved so far come back in the ``SearchOutcome``.
+public final class SearchClient: Sendable {
+    public let query: SearchQuery
+    public let options: SearchOptions
+    private let token: BearerToken
+    private let endpoint: SearchEndpoint
+    private let fetcher: HTTPFetcher
+
+    public init(query: SearchQuery, token: BearerToken, options: SearchOptions) throws(LiveSearchError) {
+        guard options.count >= 1 else { throw .invalidCount(options.count) }
+        self.query = query
+        self.token = token
+        self.options = options
+        self.endpoint = try SearchEndpoint(api: options.api, baseURL: options.baseURL)
+        var fetch = options.fetch
+        fetch.maxConcurrentTransfers = 1
+        fetch.maxTransfersPerHost = 1
+        fetch.mirrors = MirrorMap()
+        fetch.byteCounter = nil
+        do { fetcher = try HTTPFetcher(configuration: fetch) } catch { throw .setup(error.description) }
+    }
+
+    /// Stops the fetcher's transfer thread; the client cannot be used afterwards.
+    public func shutdown() { fetcher.shutdown() }
+
+    /// The query string sent to the API.
+    public var apiQuery: String { query.apiQuery(for: options.api) }
+
+    /// Runs the search. Never throws: how it ended is ``SearchOutcome/stop``.
+    public func run(started: Date = Date(), events: @escaping @Sendable (SearchEvent) -> Void = { _ in })
+        async -> SearchOutcome
+    {
+        var run = SearchRun(client: self, events: events, store: PageStore(
+            directory: options.resultsDirectory, api: options.api, query: query, started: started))
+        let stop = await run.pageThrough()
+        return SearchOutcome(pages: run.pages, tweets: run.tweets, requests: run.requests, stop: stop)
+    }
+
+    // MARK: - One search's state
+
+    private struct SearchRun {
+        let client: SearchClient
+        let events: @Sendable (SearchEvent) -> Void
+        let store: PageStore
+        var pages: [SavedPage] = []
+        var tweets = 0
+        var requests = 0
+        /// Set when a response said the window is used up: wait for this before asking again.
+        var windowUsedUpUntil: Date?
+
+        var options: SearchOptions { client.options }
+
+        init(client: SearchClient, events: @escaping @Sendable (SearchEvent) -> Void, store: PageStore) {
+            self.client = client
+            self.events = events
+            self.store = store
+        }
+
+        mutating func pageThrough() async -> StopReason {
+            var cursor: PageCursor?
+            var seen: Set<PageCursor> = []
+            var emptyStreak = 0
+            while true {
+                let number = pages.count + 1
+                let wanted = max(0, options.count - tweets)
+                let size = min(max(wanted, options.api.pageSizes.lowerBound), options.api.pageSizes.upperBound)
+                let url = client.endpoint.url(query: client.apiQuery, pageSize: size, cursor: cursor)
+                let response: HTTPResponse
+                switch await request(url, page: number) {
+                case let .response(r): response = r
+                case let .stop(stop): return stop
+                }
+                let file: URL
+                do { file = try store.save(response.body, number: number) } catch { return .failed(error) }
+                let summary = PageSummary.read(response.body, api: options.api)
+                var page = SavedPage(number: number, file: file, body: Data(response.body), tweets: 0)
+                guard case let .page(count, next) = summary else {
+                    if case let .malformed(reason) = summary { page.problem = reason }
+                    pages.append(page)
+                    events(.pageSaved(page))
+                    return .malformedPage(number: number, reason: page.problem ?? "unreadable")
+                }
+                page.tweets = count
+                pages.append(page)
+                tweets += count
+                events(.pageSaved(page))
+
+                if tweets >= options.count { return .countReached }
+                guard let next else { return .endOfResults }
+                // A server that repeats a cursor, or sends page after empty page, would
+                // otherwise keep a search going forever.
+                guard seen.insert(next).inserted else { return .endOfResults }
+                if case let .maxID(newID) = next, case let .maxID(oldID) = cursor, newID >= oldID {
+                    return .endOfResults
+                }
+                emptyStreak = count == 0 ? emptyStreak + 1 : 0
+                if emptyStreak >= 3 { return .endOfResults }
+                cursor = next
+            }
+        }
+
+        enum Answer {
+            case response(HTTPResponse)
+            case stop(StopReason)
+        }
+
+        /// One page's request with its waits and retries; a stop reason when it gives up.
+        mutating func request(_ url: String, page: Int) async -> Answer {
+            var failures = 0
+            var rateLimitWaits = 0
+            let header = client.token.authorizationHeader
+            let request = HTTPRequest(url: url, headers: [header.name: header.value], maxBytes: options.maxPageBytes)
+            while true {
+                if let until = windowUsedUpUntil, until > Date() {
+                    if let stop = await wait(until: until, cause: .windowUsedUp) { return .stop(stop) }
+                }
+                windowUsedUpUntil = nil
+                if Task.isCancelled { return .stop(.failed(.cancelled)) }
+                requests += 1
+                let response: HTTPResponse
+                switch await client.fetcher.perform(request) {
+                case let .failure(failure):
+                    if failure == .cancelled { return .stop(.failed(.cancelled)) }
+                    failures += 1
+                    let retryable: Bool = switch failure {
+                    case .timedOut, .connectionFailed, .connectionInterrupted: true
+                    default: false
+                    }
+                    guard retryable, failures < options.attempts else {
+                        return .stop(.failed(.network(failure.description, attempts: failures)))
+                    }
+                    if let stop = await backoff(page: page, reason: failure.description, attempt: failures) {
+                        return .stop(stop)
+                    }
+                    continue
+                case let .success(r):
+                    response = r
+                }
+                let limits = RateLimitStatus(headers: response.headers)
+                switch response.status {
+                case 200..<300:
+                    windowUsedUpUntil = limits.exhaustedUntil
+                    return .response(response)
+                case 429:
+                    rateLimitWaits += 1
+                    guard let reset = limits.reset else {
+                        // No word on when: back off like a server error, then give up.
+                        failures += 1
+                        guard failures < options.attempts else { return .stop(.rateLimited(resetAt: nil)) }
+                        if let stop = await backoff(page: page, reason: "HTTP 429", attempt: failures) {
+                            return .stop(stop)
+                        }
+                        continue
+                    }
+                    guard rateLimitWaits <= 5 else { return .stop(.rateLimited(resetAt: reset)) }
+                    // A reset already past (clock skew) still gets a second's pause, not a hammering.
+                    let until = max(reset, Date().addingTimeInterval(1))
+                    if let stop = await wait(until: until, cause: .tooManyRequests) { return .stop(stop) }
+                case 401:
+                    return .stop(.failed(.unauthorized(
+                        api: options.api, source: client.token.source, detail: detail(response))))
+                case 403:
+                    return .stop(.failed(.forbidden(
+                        api: options.api, source: client.token.source, detail: detail(response))))
+                case 500..<600:
+                    failures += 1
+                    guard failures < options.attempts else {
+                        return .stop(.failed(.serverError(
+                            status: response.status, attempts: failures, detail: detail(response))))
+                    }
+                    if let stop = await backoff(page: page, reason: "HTTP \(response.status)", attempt: failures) {
+                        return .stop(stop)
+                    }
+                default:
+                    return .stop(.failed(.rejected(status: response.status, detail: detail(response))))
+                }
+            }
+        }
+
+        private func detail(_ response: HTTPResponse) -> String? {
+            APIErrorDetail.read(response.body).map(client.token.redact)
+        }
+
+        /// Waits for a rate-limit reset, or says why not. The reset is given in whole
+        /// seconds, so the wait runs a second past it.
+        private func wait(until reset: Date, cause: SearchEvent.WaitCause) async -> StopReason? {
+            let needed = reset.timeIntervalSinceNow
+            guard needed <= Double(options.maxWait.components.seconds) + Double(options.maxWait.components.attoseconds) / 1e18
+            else { return .rateLimited(resetAt: reset) }
+            let end = reset.addingTimeInterval(1)
+            events(.waitStarted(until: end, cause: cause))
+            while true {
+                let left = end.timeIntervalSinceNow
+                if left <= 0 { break }
+                events(.waitTick(remaining: .milliseconds(Int(left * 1000))))
+                do { try await Task.sleep(for: .milliseconds(Int(min(left, 1) * 1000))) } catch {
+                    return .failed(.cancelled)
+                }
+            }
+            events(.waitEnded)
+            return nil
+        }
+
+        /// Sleeps before retry `attempt + 1`: doubling from the base, capped, with jitter so
+        /// many clients failing together do not retry together.
+        private func backoff(page: Int, reason: String, attempt: Int) async -> StopReason? {
+            let raw = options.backoffBase * (1 << min(max(attempt - 1, 0), 16))
+            let delay = min(raw, options.backoffCap) * Double.random(in: 0.5...1.0)
+            events(.retrying(page: page, reason: reason, attempt: attempt, of: options.attempts, delay: delay))
+            do { try await Task.sleep(for: delay) } catch { return .failed(.cancelled) }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension HTTPFetcher {
+    /// Makes one API call, once, and returns the server's answer as it is.
+    ///
+    /// Unlike ``fetch(_:makeSink:)`` this neither retries nor judges: a 401, a 429 or a
+    /// 503 is a response to read (its body explains it, its headers say when to come
+    /// back), because only the caller knows what each means for the API it speaks. Only
+    /// failing to get an answer at all — no connection, a timeout, a body over
+    /// ``HTTPRequest/maxBytes``, a header that cannot be sent — is a ``FetchFailure``.
+    /// Mirrors do not apply: they are for media hosts. Nothing about the request's
+    /// headers is logged.
+    public func perform(_ request: HTTPRequest) async -> Result<HTTPResponse, FetchFailure> {
+        if let problem = Self.validate(request.url) { return .failure(problem) }
+        for (name, value) in request.headers {
+            if let problem = CurlTransfer.invalidHeaderProblem(name: name, value: value) {
+                return .failure(.transport(code: -1, message: problem))
+            }
+        }
+        if Task.isCancelled { return .failure(.cancelled) }
+        var limits = configuration
+        limits.maxBytes = max(0, request.maxBytes)
+        limits.byteCounter = nil
+        let body = UncheckedBox(MemorySink())
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(url: request.url, mode: .api(headers: request.headers), configuration: limits) {
+                try body.value.write($0)
+            }
+        } catch {
+            return .failure(error)
+        }
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (cont: CheckedContinuation<CurlOutcome, Never>) in
+                transfer.onComplete = { outcome in cont.resume(returning: outcome) }
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+        if let failure = outcome.failure { return .failure(failure) }
+        return .success(HTTPResponse(
+            status: outcome.status, headers: outcome.headers, body: body.value.bytes,
+            effectiveURL: outcome.effectiveURL))
+    }
+}
