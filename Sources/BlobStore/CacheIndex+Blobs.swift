@@ -37,17 +37,40 @@ extension CacheIndex {
     /// Records a file derived from a blob, replacing an earlier one of the
     /// same kind and size parameter.
     public func recordDerived(_ record: DerivedRecord) throws(BlobStoreError) {
-        try write("record derived \(record.kind) of \(record.hash)") { db in
-            try db.execute(sql: """
+        try recordDerived([record])
+    }
+
+    /// Records many derived files in one transaction (an image yields several).
+    public func recordDerived(_ records: [DerivedRecord]) throws(BlobStoreError) {
+        guard !records.isEmpty else { return }
+        try write("record \(records.count) derived file(s)") { db in
+            let statement = try db.cachedStatement(sql: """
                 INSERT INTO derived (sha256, kind, size_param, path, width, height, bytes)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(sha256, kind, size_param) DO UPDATE SET
                     path = excluded.path, width = excluded.width,
                     height = excluded.height, bytes = excluded.bytes
-                """, arguments: [
+                """)
+            for record in records {
+                try statement.execute(arguments: [
                     record.hash.hex, record.kind, record.sizeParameter, record.path,
                     record.width, record.height, record.bytes,
                 ])
+            }
+        }
+    }
+
+    /// The derived files of many blobs, in one read transaction.
+    public func derived(for hashes: [BlobHash]) throws(BlobStoreError) -> [BlobHash: [DerivedRecord]] {
+        guard !hashes.isEmpty else { return [:] }
+        return try read("list derived files of \(hashes.count) blobs") { db in
+            var found: [BlobHash: [DerivedRecord]] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT * FROM derived WHERE sha256 = ? ORDER BY kind, size_param")
+            for hash in hashes {
+                let rows = try Row.fetchAll(statement, arguments: [hash.hex]).map(DerivedRecord.init(row:))
+                if !rows.isEmpty { found[hash] = rows }
+            }
+            return found
         }
     }
 

@@ -29,7 +29,7 @@ extension PyramidGeometry {
     /// Levels announced in `sizes` (whole-image renditions), smallest first:
     /// the single-tile level and everything below it, down to 1x1.
     public var iiifSizeLevels: [PyramidLevel] {
-        (0...singleTileLevel).map { unsafeLevel($0) }
+        (0...singleTileLevel).map { uncheckedLevel($0) }
     }
 
     /// The part of the full-resolution image a tile shows (IIIF tiles never

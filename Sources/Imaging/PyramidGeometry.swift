@@ -50,11 +50,11 @@ public struct PyramidGeometry: Sendable, Hashable {
     public var levelCount: Int { maxLevel + 1 }
 
     /// Every level, from 0 (1x1) to ``maxLevel`` (full resolution).
-    public var levels: [PyramidLevel] { (0...maxLevel).map { unsafeLevel($0) } }
+    public var levels: [PyramidLevel] { (0...maxLevel).map { uncheckedLevel($0) } }
 
     /// The level numbered `index`, or nil when the pyramid has no such level.
     public func level(_ index: Int) -> PyramidLevel? {
-        (0...maxLevel).contains(index) ? unsafeLevel(index) : nil
+        (0...maxLevel).contains(index) ? uncheckedLevel(index) : nil
     }
 
     /// The pixels of one Deep Zoom tile in its level's coordinates, overlap
@@ -77,7 +77,7 @@ public struct PyramidGeometry: Sendable, Hashable {
     }
 
     /// Level `index`, which the caller has checked is in `0...maxLevel`.
-    func unsafeLevel(_ index: Int) -> PyramidLevel {
+    func uncheckedLevel(_ index: Int) -> PyramidLevel {
         let shift = maxLevel - index
         let levelWidth = Self.scaledSize(width, shift: shift)
         let levelHeight = Self.scaledSize(height, shift: shift)

@@ -1,8 +1,9 @@
 internal import Dispatch
 
-/// Encodes and writes every tile of one level, rows of tiles spread over threads.
+/// Encodes and writes every tile of one level, spread over threads.
 ///
-/// Each thread takes every n-th row of tiles, keeps one ``TileEncoder`` (and
+/// Each of n threads takes every n-th tile in row-major order (so a one-row
+/// panorama level keeps every core busy too), keeps one ``TileEncoder`` (and
 /// its scratch buffer) for all of them, and counts what it wrote; nothing is
 /// shared between threads but the read-only level pixels.
 struct PyramidLevelWriter: Sendable {
@@ -10,35 +11,46 @@ struct PyramidLevelWriter: Sendable {
     let quality: Int
     let workers: Int
 
-    /// Files and bytes written so far.
+    /// Files and bytes written, per sink (index into ``sinks``).
     struct Tally: Sendable {
-        var files = 0
-        var bytes = 0
+        var files: [Int]
+        var bytes: [Int]
         var error: ImagingError?
+
+        init(sinks: Int) {
+            files = Array(repeating: 0, count: sinks)
+            bytes = Array(repeating: 0, count: sinks)
+        }
+
+        mutating func add(_ other: Tally) {
+            for sink in files.indices {
+                files[sink] += other.files[sink]
+                bytes[sink] += other.bytes[sink]
+            }
+        }
     }
 
     /// Writes `level`'s tiles from its pixels (`channels` 3 or 4, rows `stride` bytes apart).
     func write(
         level: PyramidLevel, pixels: UnsafePointer<UInt8>, stride: Int, channels: Int
     ) throws(ImagingError) -> Tally {
-        let threads = max(1, min(workers, level.rows))
-        var tallies = [Tally](repeating: Tally(), count: threads)
+        let threads = max(1, min(workers, level.tileCount))
+        var tallies = [Tally](repeating: Tally(sinks: sinks.count), count: threads)
         tallies.withUnsafeMutableBufferPointer { out in
             let shared = Shared(pixels: pixels, tallies: out.baseAddress!)
             if threads == 1 {
-                out[0] = writeRows(0, of: 1, level: level, pixels: pixels, stride: stride, channels: channels)
+                out[0] = writeTiles(0, of: 1, level: level, pixels: pixels, stride: stride, channels: channels)
             } else {
                 DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                    shared.tallies[thread] = writeRows(
+                    shared.tallies[thread] = writeTiles(
                         thread, of: threads, level: level, pixels: shared.pixels, stride: stride, channels: channels)
                 }
             }
         }
-        var total = Tally()
+        var total = Tally(sinks: sinks.count)
         for tally in tallies {
             if let error = tally.error { throw error }
-            total.files += tally.files
-            total.bytes += tally.bytes
+            total.add(tally)
         }
         return total
     }
@@ -50,22 +62,27 @@ struct PyramidLevelWriter: Sendable {
         let tallies: UnsafeMutablePointer<Tally>
     }
 
-    /// Rows `first`, `first + step`, ... of the level; stops at the first failure.
-    private func writeRows(
+    /// One rectangle to encode and every file (and the sink it belongs to) that receives it.
+    private struct Job {
+        var rect: TileRect
+        var files: [(path: String, sink: Int)]
+    }
+
+    /// Tiles `first`, `first + step`, ... of the level in row-major order; stops at the first failure.
+    private func writeTiles(
         _ first: Int, of step: Int, level: PyramidLevel, pixels: UnsafePointer<UInt8>, stride: Int, channels: Int
     ) -> Tally {
         var encoder = TileEncoder(quality: quality)
-        var tally = Tally()
+        var tally = Tally(sinks: sinks.count)
         do throws(ImagingError) {
-            for row in Swift.stride(from: first, to: level.rows, by: step) {
-                for column in 0..<level.columns {
-                    for target in targets(level: level, column: column, row: row) {
-                        let jpeg = try encoder.encode(pixels, stride: stride, channels: channels, rect: target.rect)
-                        for path in target.paths {
-                            try TileFiles.write(jpeg, to: path)
-                            tally.files += 1
-                            tally.bytes += jpeg.count
-                        }
+            for index in Swift.stride(from: first, to: level.tileCount, by: step) {
+                let (row, column) = index.quotientAndRemainder(dividingBy: level.columns)
+                for job in jobs(level: level, column: column, row: row) {
+                    let jpeg = try encoder.encode(pixels, stride: stride, channels: channels, rect: job.rect)
+                    for file in job.files {
+                        try TileFiles.write(jpeg, to: file.path)
+                        tally.files[file.sink] += 1
+                        tally.bytes[file.sink] += jpeg.count
                     }
                 }
             }
@@ -75,18 +92,19 @@ struct PyramidLevelWriter: Sendable {
         return tally
     }
 
-    /// Every sink's file names for one grid cell, merged per distinct rectangle
-    /// so identical pixels are encoded once.
-    private func targets(level: PyramidLevel, column: Int, row: Int) -> [TileTarget] {
-        var merged: [TileTarget] = []
-        for sink in sinks {
-            guard let target = sink.target(level: level, column: column, row: row) else { continue }
-            if let index = merged.firstIndex(where: { $0.rect == target.rect }) {
-                merged[index].paths += target.paths
+    /// Every sink's files for one grid cell, merged per distinct rectangle so
+    /// identical pixels are encoded once.
+    private func jobs(level: PyramidLevel, column: Int, row: Int) -> [Job] {
+        var jobs: [Job] = []
+        for (sink, writer) in sinks.enumerated() {
+            guard let target = writer.target(level: level, column: column, row: row) else { continue }
+            let files = target.paths.map { (path: $0, sink: sink) }
+            if let index = jobs.firstIndex(where: { $0.rect == target.rect }) {
+                jobs[index].files += files
             } else {
-                merged.append(target)
+                jobs.append(Job(rect: target.rect, files: files))
             }
         }
-        return merged
+        return jobs
     }
 }

@@ -15,6 +15,10 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// ``ShrinkOnLoad``): several times faster for a barely measurable change.
     /// Off gives the reference full-size decode.
     public var shrinkOnLoad: Bool
+    /// How many times the target size a shrink-on-load decode must keep (see
+    /// ``ShrinkOnLoad/scaleDenominator(sourceWidth:sourceHeight:targetWidth:targetHeight:headroom:)``).
+    /// Internal: 2 is the right trade, 1 exists to measure it.
+    var shrinkOnLoadHeadroom = 2
     /// Threads one thumbnail may use for filtering; see ``Resampler/Options/maxThreads``.
     public var maxThreads: Int?
 

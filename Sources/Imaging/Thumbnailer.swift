@@ -23,7 +23,7 @@ public enum Thumbnailer {
         if info.format == .jpeg, options.shrinkOnLoad {
             decoding.scaleDenominator = ShrinkOnLoad.scaleDenominator(
                 sourceWidth: info.width, sourceHeight: info.height,
-                targetWidth: stored.width, targetHeight: stored.height)
+                targetWidth: stored.width, targetHeight: stored.height, headroom: options.shrinkOnLoadHeadroom)
         }
         let decoded = try ImageDecoder.decode(data, options: decoding)
         let scale = Double(decoding.scaleDenominator)

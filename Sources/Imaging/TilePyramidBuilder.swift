@@ -27,47 +27,65 @@ public enum TilePyramidBuilder {
         image: consuming PixelBuffer, layout: PyramidLayout, options: TilePyramidOptions = .init(),
         into directory: URL
     ) throws(ImagingError) -> PyramidSummary {
-        try build(image: image, layouts: [layout], options: options, into: directory)
+        let summaries = try build(image: image, outputs: [layout: directory], options: options)
+        guard let summary = summaries[layout] else { throw .invalidArgument("no \(layout) pyramid was written") }
+        return summary
     }
 
-    /// Writes several layouts from one pass. The two layouts' files do not
-    /// collide, so they may share `directory`; with no overlap the shared
-    /// tiles are encoded once and written under both names.
+    /// Writes several layouts into one folder (their files do not collide);
+    /// the summary adds up both. See ``build(image:outputs:options:)``.
     public static func build(
         image: consuming PixelBuffer, layouts: Set<PyramidLayout>, options: TilePyramidOptions = .init(),
         into directory: URL
     ) throws(ImagingError) -> PyramidSummary {
+        var total = PyramidSummary(width: image.width, height: image.height, levels: 0, tiles: 0, bytes: 0)
+        let outputs = Dictionary(uniqueKeysWithValues: layouts.map { ($0, directory) })
+        let summaries = try build(image: image, outputs: outputs, options: options)
+        for summary in summaries.values {
+            total.levels = summary.levels
+            total.tiles += summary.tiles
+            total.bytes += summary.bytes
+        }
+        return total
+    }
+
+    /// Writes each layout into its own folder from ONE pass down the levels:
+    /// the halvings are shared, and where both layouts want the same pixels
+    /// (Deep Zoom without overlap) each tile is encoded once and written
+    /// under both names. Returns what was written per layout.
+    public static func build(
+        image: consuming PixelBuffer, outputs: [PyramidLayout: URL], options: TilePyramidOptions = .init()
+    ) throws(ImagingError) -> [PyramidLayout: PyramidSummary] {
+        let layouts = Set(outputs.keys)
         guard !layouts.isEmpty else { throw .invalidArgument("no pyramid layout requested") }
         try options.validate(for: layouts)
         let geometry = try PyramidGeometry(
             width: image.width, height: image.height, tileSize: options.tileSize,
             overlap: layouts.contains(.deepZoom) ? options.overlap : 0)
+        var order: [PyramidLayout] = []
         var sinks: [any TileSink] = []
-        if layouts.contains(.deepZoom) {
+        if let directory = outputs[.deepZoom] {
+            order.append(.deepZoom)
             sinks.append(DeepZoomWriter(geometry: geometry, name: options.deepZoomName, directory: directory))
         }
-        if layouts.contains(.iiif3), let id = options.iiifID {
+        if let directory = outputs[.iiif3], let id = options.iiifID {
+            order.append(.iiif3)
             sinks.append(IIIFWriter(geometry: geometry, id: id, directory: directory))
         }
         let writer = PyramidLevelWriter(sinks: sinks, quality: options.quality, workers: options.workerCount)
-        var summary = PyramidSummary(width: geometry.width, height: geometry.height, levels: geometry.levelCount,
-                                     tiles: 0, bytes: 0)
-        func add(_ tally: PyramidLevelWriter.Tally) {
-            summary.tiles += tally.files
-            summary.bytes += tally.bytes
-        }
+        var tally = PyramidLevelWriter.Tally(sinks: sinks.count)
 
         // Full resolution, straight from the caller's pixels.
         var source: PixelBuffer? = consume image
         let channels = source?.channels ?? 3
-        let top = geometry.unsafeLevel(geometry.maxLevel)
-        add(try withPixels(of: source) { pixels throws(ImagingError) in
+        let top = geometry.uncheckedLevel(geometry.maxLevel)
+        tally.add(try withPixels(of: source) { pixels throws(ImagingError) in
             try writer.write(level: top, pixels: pixels, stride: top.width * channels, channels: channels)
         })
 
         if geometry.maxLevel > 0 {
             // Two RGB buffers take turns: level L is read from one while L-1 is written into the other.
-            let first = geometry.unsafeLevel(geometry.maxLevel - 1)
+            let first = geometry.uncheckedLevel(geometry.maxLevel - 1)
             var current = try LevelBuffer(rgbWidth: first.width, height: first.height)
             readPixels(of: source) { pixels in
                 PyramidReducer.reduce(
@@ -78,12 +96,12 @@ public enum TilePyramidBuilder {
             source = nil
             var spare: LevelBuffer? = nil
             if geometry.maxLevel > 1 {
-                let second = geometry.unsafeLevel(geometry.maxLevel - 2)
+                let second = geometry.uncheckedLevel(geometry.maxLevel - 2)
                 spare = try LevelBuffer(rgbWidth: second.width, height: second.height)
             }
             for index in stride(from: geometry.maxLevel - 1, through: 0, by: -1) {
-                let level = geometry.unsafeLevel(index)
-                add(try writer.write(level: level, pixels: current.pointer, stride: level.width * 3, channels: 3))
+                let level = geometry.uncheckedLevel(index)
+                tally.add(try writer.write(level: level, pixels: current.pointer, stride: level.width * 3, channels: 3))
                 guard index > 0, let next = spare else { break }
                 PyramidReducer.reduce(
                     source: current.pointer, sourceStride: level.width * 3, channels: 3,
@@ -94,10 +112,14 @@ public enum TilePyramidBuilder {
             }
         }
 
-        for sink in sinks {
-            summary.bytes += try sink.writeDescriptor()
+        var summaries: [PyramidLayout: PyramidSummary] = [:]
+        for (index, sink) in sinks.enumerated() {
+            let descriptor = try sink.writeDescriptor()
+            summaries[order[index]] = PyramidSummary(
+                width: geometry.width, height: geometry.height, levels: geometry.levelCount,
+                tiles: tally.files[index], bytes: tally.bytes[index] + descriptor)
         }
-        return summary
+        return summaries
     }
 
     /// One Deep Zoom tile (overlap included) or IIIF tile (no overlap) as

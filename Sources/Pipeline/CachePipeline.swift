@@ -75,7 +75,15 @@ public final class CachePipeline: Sendable {
         summary.bytesDownloaded = fetched.bytes
         for case let .failed(f) in outcomes.values { summary.failuresByReason[f.code, default: 0] += 1 }
 
-        var manifest = ManifestBuilder(outcomes: outcomes, plan: plan).build(
+        var derived: [BlobHash: DeriveOutcome] = [:]
+        if let derive = options.derive {
+            derived = await deriveAll(plan: plan, outcomes: outcomes, options: derive, progress: progress)
+            summary.derived = derived.values.filter { !$0.newRecords.isEmpty }.count
+            summary.deriveFailed = derived.values.filter { $0.error != nil }.count
+            phase.mark("derive \(summary.derived)")
+        }
+
+        var manifest = ManifestBuilder(outcomes: outcomes, plan: plan, derived: derived).build(
             parsed: parsed, cacheRoot: store.root.path, summary: summary)
         manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
         phase.mark("build manifest")
@@ -89,6 +97,62 @@ public final class CachePipeline: Sendable {
     private func cachedOutcome(_ record: URLRecord) -> ItemOutcome? {
         guard store.contains(record.hash) else { return nil }
         return .stored(hash: record.hash, size: record.size, contentType: record.contentType, fromCache: true)
+    }
+
+    /// Derives thumbnails (every image) and tiles (media, not avatars) for the run's
+    /// images, several at once, each decoded once; records what it made.
+    private func deriveAll(
+        plan: FetchPlan, outcomes: [String: ItemOutcome], options: DeriveOptions, progress: RunProgress
+    ) async
+        -> [BlobHash: DeriveOutcome]
+    {
+        var wantsTiles: [BlobHash: Bool] = [:]
+        var order: [BlobHash] = []
+        for item in plan.items where item.role != .video {
+            guard case let .stored(hash, _, type, _) = outcomes[item.url],
+                  type == "image/jpeg" || type == "image/png" || type == "image/gif" || type == "image/webp"
+            else { continue }
+            if wantsTiles[hash] == nil { order.append(hash) }
+            wantsTiles[hash, default: false] = wantsTiles[hash, default: false] || item.role != .avatar
+        }
+        guard !order.isEmpty else { return [:] }
+        let existing = (try? index.derived(for: order)) ?? [:]
+        progress.setDeriveTotal(order.count)
+        let lanes = max(1, options.concurrency)
+        let deriver = Deriver(
+            store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
+            threadsPerImage: order.count >= lanes ? 1 : lanes)
+        var results: [BlobHash: DeriveOutcome] = [:]
+        await withTaskGroup(of: DeriveOutcome.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < order.count else { return }
+                let job = DeriveJob(hash: order[next], wantsTiles: wantsTiles[order[next]] ?? false,
+                                    existing: existing[order[next]] ?? [])
+                next += 1
+                group.addTask { deriver.derive(job) }
+            }
+            for _ in 0..<min(lanes, order.count) { startNext() }
+            while let outcome = await group.next() {
+                results[outcome.hash] = outcome
+                progress.deriveOne()
+                startNext()
+            }
+        }
+        let fresh = results.values.flatMap(\.newRecords)
+        do {
+            try index.recordDerived(fresh)
+            let sized = results.values.compactMap { o -> BlobRecord? in
+                guard !o.newRecords.isEmpty, let w = o.width, let h = o.height,
+                      let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize
+                else { return nil }
+                return BlobRecord(hash: o.hash, size: size, width: w, height: h)
+            }
+            try index.recordBlobs(sized)
+        } catch {
+            logger.error("could not record derived files: \(error)")
+        }
+        return results
     }
 
     private struct Fetched {

@@ -6,12 +6,26 @@ enum ItemOutcome: Sendable {
     case stored(hash: BlobHash, size: Int, contentType: String?, fromCache: Bool)
     case failed(FetchFailure)
 
-    func ref(url: String) -> MediaRef {
+    func ref(url: String, derived: [BlobHash: DeriveOutcome] = [:]) -> MediaRef {
         switch self {
         case let .stored(hash, size, contentType, _):
-            MediaRef(url: url, sha256: hash.hex, bytes: size, contentType: contentType, error: nil)
+            var ref = MediaRef(url: url, sha256: hash.hex, bytes: size, contentType: contentType, error: nil)
+            if let d = derived[hash] {
+                ref.width = d.width
+                ref.height = d.height
+                ref.thumbnails = d.records.filter { $0.kind == "thumb" }
+                    .map { ThumbnailRef(size: Int($0.sizeParameter) ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0) }
+                    .sorted { $0.size < $1.size }
+                let dzi = d.records.first { $0.kind == "dzi" }, iiif = d.records.first { $0.kind == "iiif3" }
+                if dzi != nil || iiif != nil {
+                    ref.tiles = TileRefs(dzi: dzi?.path, iiif: iiif?.path,
+                                      tileSize: Int((dzi ?? iiif)?.sizeParameter ?? "") ?? 0)
+                }
+                ref.deriveError = d.error
+            }
+            return ref
         case let .failed(f):
-            MediaRef(url: url, sha256: nil, bytes: nil, contentType: nil, error: MediaError(f))
+            return MediaRef(url: url, sha256: nil, bytes: nil, contentType: nil, error: MediaError(f))
         }
     }
 }

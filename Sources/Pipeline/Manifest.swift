@@ -59,10 +59,40 @@ public struct MediaRef: Codable, Sendable, Equatable {
     public var bytes: Int?
     public var contentType: String?
     public var error: MediaError?
+    /// Pixel size of the cached original (after EXIF orientation), once decoded.
+    public var width: Int?
+    public var height: Int?
+    public var thumbnails: [ThumbnailRef]?
+    public var tiles: TileRefs?
+    /// Why no thumbnails or tiles could be made (e.g. a GIF, a corrupt image).
+    public var deriveError: String?
 
     enum CodingKeys: String, CodingKey {
-        case url, sha256, bytes, error
+        case url, sha256, bytes, error, width, height, thumbnails, tiles
         case contentType = "content_type"
+        case deriveError = "derive_error"
+    }
+}
+
+/// A thumbnail of a cached image; `path` is relative to the cache root.
+public struct ThumbnailRef: Codable, Sendable, Equatable {
+    public var size: Int
+    public var path: String
+    public var width: Int
+    public var height: Int
+}
+
+/// Where an image's zoom pyramids are, relative to the cache root.
+public struct TileRefs: Codable, Sendable, Equatable {
+    /// The Deep Zoom descriptor (`.dzi`); tiles in the `_files` folder beside it.
+    public var dzi: String?
+    /// The IIIF Image API 3.0 `info.json` of the level-0 static tree beside it.
+    public var iiif: String?
+    public var tileSize: Int
+
+    enum CodingKeys: String, CodingKey {
+        case dzi, iiif
+        case tileSize = "tile_size"
     }
 }
 
@@ -119,17 +149,22 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
         public var bytes: Int?
         public var contentType: String?
         public var error: MediaError?
-        /// Size the API reported for the original.
+        /// Pixel size of the original: as decoded when thumbnails were made, else as
+        /// the API reported it.
         public var width: Int?
         public var height: Int?
         public var altText: String?
         /// The highest-bitrate MP4 of a video or GIF; fetched only with `--videos`.
         public var video: MediaRef?
+        public var thumbnails: [ThumbnailRef]?
+        public var tiles: TileRefs?
+        public var deriveError: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, type, url, sha256, bytes, error, width, height, video
+            case id, type, url, sha256, bytes, error, width, height, video, thumbnails, tiles
             case contentType = "content_type"
             case altText = "alt_text"
+            case deriveError = "derive_error"
         }
     }
 
@@ -189,6 +224,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// Downloads whose content was already stored under another URL.
     public var deduplicated: Int = 0
     public var failuresByReason: [String: Int] = [:]
+    /// Images whose thumbnails or tiles were made this run.
+    public var derived: Int = 0
+    /// Images whose derivation failed (their reason is in `derive_error`).
+    public var deriveFailed: Int = 0
     public var problems: Int = 0
     public var seconds: Double = 0
     public var manifestPath: String?
@@ -196,7 +235,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds
+        case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds, derived
+        case deriveFailed = "derive_failed"
         case includedTweets = "included_tweets"
         case bytesDownloaded = "bytes_downloaded"
         case failuresByReason = "failures_by_reason"

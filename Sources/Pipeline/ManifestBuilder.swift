@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import TweetModel
 
@@ -5,6 +6,7 @@ import TweetModel
 struct ManifestBuilder {
     let outcomes: [String: ItemOutcome]
     let plan: FetchPlan
+    var derived: [BlobHash: DeriveOutcome] = [:]
 
     func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary) -> Manifest {
         var tweets: [ManifestTweet] = []
@@ -52,7 +54,7 @@ struct ManifestBuilder {
         guard let outcome = outcomes[url] else {
             return MediaRef(url: url, sha256: nil, bytes: nil, contentType: nil, error: nil)
         }
-        return outcome.ref(url: url)
+        return outcome.ref(url: url, derived: derived)
     }
 
     private func entry(_ t: Tweet, page: ResultsPage, source: String) -> ManifestTweet {
@@ -60,8 +62,9 @@ struct ManifestBuilder {
             let still = ref(m.imageURL)
             return ManifestTweet.Media(
                 id: m.id, type: m.type.rawValue, url: m.imageURL, sha256: still?.sha256, bytes: still?.bytes,
-                contentType: still?.contentType, error: still?.error, width: m.width, height: m.height,
-                altText: m.altText, video: ref(m.videoURL))
+                contentType: still?.contentType, error: still?.error, width: still?.width ?? m.width,
+                height: still?.height ?? m.height, altText: m.altText, video: ref(m.videoURL),
+                thumbnails: still?.thumbnails, tiles: still?.tiles, deriveError: still?.deriveError)
         }
         let e = t.entities
         let entities = ManifestTweet.Entities(

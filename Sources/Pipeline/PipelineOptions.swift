@@ -10,6 +10,8 @@ public struct PipelineOptions: Sendable {
     public var includeVideos: Bool = false
     /// Also write the manifest here, besides `<cache>/manifests/<timestamp>.json`.
     public var extraManifestPath: URL?
+    /// Thumbnails and tiles to make from cached images; nil makes none.
+    public var derive: DeriveOptions? = DeriveOptions()
 
     public init(cacheRoot: URL, fetch: FetchConfiguration = .init()) {
         self.cacheRoot = cacheRoot

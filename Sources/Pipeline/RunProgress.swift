@@ -8,6 +8,8 @@ public final class RunProgress: Sendable {
     private let _done = Atomic<Int>(0)
     private let _failed = Atomic<Int>(0)
     private let _cached = Atomic<Int>(0)
+    private let _deriveTotal = Atomic<Int>(0)
+    private let _deriveDone = Atomic<Int>(0)
     /// Body bytes received so far; the fetcher adds to it as chunks arrive.
     public let bytes = ByteCounter()
 
@@ -19,6 +21,13 @@ public final class RunProgress: Sendable {
     public var done: Int { _done.load(ordering: .relaxed) }
     public var failed: Int { _failed.load(ordering: .relaxed) }
     public var cached: Int { _cached.load(ordering: .relaxed) }
+
+    /// Images to derive thumbnails and tiles from; non-zero once deriving started.
+    public var deriveTotal: Int { _deriveTotal.load(ordering: .relaxed) }
+    public var deriveDone: Int { _deriveDone.load(ordering: .relaxed) }
+
+    func setDeriveTotal(_ n: Int) { _deriveTotal.store(n, ordering: .relaxed) }
+    func deriveOne() { _deriveDone.add(1, ordering: .relaxed) }
 
     func setTotal(_ n: Int) { _total.store(n, ordering: .relaxed) }
     func finishOne(failed: Bool = false, cached: Bool = false) {

@@ -35,6 +35,18 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Also write the manifest to this path.", valueName: "PATH"))
     var manifest: String?
 
+    @Option(name: .long, help: ArgumentHelp("Zoom tiles for media: eager (now), lazy (when first served), none.", valueName: "MODE"))
+    var tiles: String = "eager"
+
+    @Option(name: .long, help: ArgumentHelp("Thumbnail sizes (long edge, pixels), comma-separated; empty for none.", valueName: "SIZES"))
+    var thumbSizes: String = "150,600"
+
+    @Option(name: .long, help: "Tile size for zoom pyramids.")
+    var tileSize: Int = 256
+
+    @Option(name: .long, help: "Deep Zoom tile overlap.")
+    var overlap: Int = 0
+
     @Flag(name: .long, help: "Exit with status 1 if any URL failed or any input had problems.")
     var strict = false
 
@@ -50,6 +62,10 @@ struct FetchOptions: ParsableArguments {
         guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be between 1 and 20") }
         guard connectTimeout > 0, stallTimeout > 0 else { throw ValidationError("timeouts must be positive") }
         _ = try parsedMaxSize()
+        guard TileMode(rawValue: tiles) != nil else { throw ValidationError("--tiles must be eager, lazy or none") }
+        _ = try parsedThumbSizes()
+        guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be between 16 and 4096") }
+        guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
         do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError(error.description) }
     }
 
@@ -65,6 +81,16 @@ struct FetchOptions: ParsableArguments {
         return n
     }
 
+    func parsedThumbSizes() throws -> [Int] {
+        let parts = thumbSizes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return try parts.map { part in
+            guard let n = Int(part), (8...4096).contains(n) else {
+                throw ValidationError("--thumb-sizes: '\(part)' is not a size between 8 and 4096")
+            }
+            return n
+        }
+    }
+
     /// The pipeline options these flags describe, with extra mirrors (the demo's).
     func pipelineOptions(extraMirrors: [String] = []) throws -> PipelineOptions {
         var fetch = FetchConfiguration()
@@ -78,6 +104,12 @@ struct FetchOptions: ParsableArguments {
         var options = PipelineOptions(cacheRoot: cacheURL, fetch: fetch)
         options.includeVideos = videos
         options.extraManifestPath = manifest.map { URL(fileURLWithPath: $0) }
+        var derive = DeriveOptions()
+        derive.thumbnailSizes = try parsedThumbSizes()
+        derive.tiles = TileMode(rawValue: tiles) ?? .eager
+        derive.tileSize = tileSize
+        derive.overlap = overlap
+        options.derive = derive.thumbnailSizes.isEmpty && derive.tiles != .eager ? nil : derive
         return options
     }
 }

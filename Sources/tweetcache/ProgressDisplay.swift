@@ -34,6 +34,17 @@ final class ProgressDisplay: Sendable {
     }
 
     private func draw(final: Bool) {
+        if progress.deriveTotal > 0 {
+            let (done, total) = (progress.deriveDone, progress.deriveTotal)
+            let tail = "\(done)/\(total) images (thumbnails, tiles)"
+            if isTTY {
+                let line = "\r\u{1B}[2Kderive \(Self.bar(Double(done) / Double(total))) \(tail)"
+                FileHandle.standardError.write(Data((line + (final ? "\n" : "")).utf8))
+            } else {
+                FileHandle.standardError.write(Data("derive: \(tail)\n".utf8))
+            }
+            return
+        }
         let total = progress.total, done = progress.done, failed = progress.failed
         guard total > 0 else { return }
         let bytes = progress.bytes.value
@@ -48,14 +59,16 @@ final class ProgressDisplay: Sendable {
         let counts = "\(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
         let tail = "\(counts)  \(ByteSize.format(bytes))  \(ByteSize.format(Int(rate)))/s\(eta)"
         if isTTY {
-            let width = 28
-            let filled = min(width, Int(fraction * Double(width)))
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let line = "\r\u{1B}[2Kfetch \(bar) \(tail)"
+            let line = "\r\u{1B}[2Kfetch \(Self.bar(fraction)) \(tail)"
             FileHandle.standardError.write(Data((line + (final ? "\n" : "")).utf8))
         } else {
             FileHandle.standardError.write(Data("fetch: \(tail)\n".utf8))
         }
+    }
+
+    static func bar(_ fraction: Double, width: Int = 28) -> String {
+        let filled = max(0, min(width, Int(fraction * Double(width))))
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 
     static func duration(_ s: Double) -> String {

@@ -11,6 +11,9 @@ enum SummaryPrinter {
         lines.append(row("urls", "\(s.urls) unique: \(s.cached) cached, \(s.downloaded) downloaded, \(s.failed) failed"))
         let rate = s.seconds > 0 ? " (\(ByteSize.format(Int(Double(s.bytesDownloaded) / s.seconds)))/s)" : ""
         lines.append(row("bytes", "\(ByteSize.format(s.bytesDownloaded)) downloaded in \(String(format: "%.2f", s.seconds)) s\(rate)"))
+        if s.derived > 0 || s.deriveFailed > 0 {
+            lines.append(row("derived", "thumbnails and tiles for \(s.derived) images" + (s.deriveFailed > 0 ? ", \(s.deriveFailed) could not be decoded" : "")))
+        }
         if s.deduplicated > 0 {
             lines.append(row("dedup", "\(s.deduplicated) downloads were already stored under another URL"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import Imaging
 
 /// Scratch folders, file listings and a reference 2x reducer for the pyramid tests.
@@ -25,6 +26,20 @@ enum PyramidFixtures {
     }
 
     static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
+    /// `vips`, when installed, to compare trees with libvips' `dzsave`.
+    static let vipsPath: String? = ["/usr/bin/vips", "/usr/local/bin/vips", "/opt/homebrew/bin/vips"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs vips with `arguments` and expects success.
+    static func vips(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(vipsPath))
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "vips \(arguments.joined(separator: " "))")
+    }
 
     /// The pyramid level `level` of `image` by the textbook definition: each
     /// pixel the rounded mean of the pixels that exist in its 2x2 block of the

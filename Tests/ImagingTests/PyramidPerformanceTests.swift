@@ -66,4 +66,55 @@ import Testing
         }
         print(line)
     }
+
+    /// Times decode and pyramid for a real file named by TWEETCACHE_PYRAMID_IMAGE
+    /// (e.g. a bench corpus photo) and, where vips is installed, `vips dzsave`
+    /// on the same file in the same run, checking that the two trees have the
+    /// same Deep Zoom files and near-identical tiles.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TWEETCACHE_PYRAMID_IMAGE"] != nil))
+    func pyramidOfAFileNamedInTheEnvironment() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["TWEETCACHE_PYRAMID_IMAGE"])
+        let data = try PyramidFixtures.bytes(URL(fileURLWithPath: path))
+        let clock = ContinuousClock()
+        let folder = try PyramidFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for layout in PyramidLayout.allCases {
+            let ours = folder.appendingPathComponent("ours-\(layout.rawValue)")
+            var summary: PyramidSummary?
+            let elapsed = try clock.measure {
+                let image = try ImageDecoder.decode(data)
+                summary = try TilePyramidBuilder.build(image: image, layout: layout,
+                                                       options: .init(iiifID: "http://localhost/x"), into: ours)
+            }
+            let result = try #require(summary)
+            #expect(result.tiles > 0)
+            var line = "Pyramid \(layout.rawValue) of \(path) (\(result.width)x\(result.height)): decode + build \(elapsed), "
+                + "\(result.tiles) tiles, \(result.bytes) bytes"
+            if PyramidFixtures.vipsPath != nil {
+                let theirs = folder.appendingPathComponent("vips-\(layout.rawValue)")
+                try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+                let vips = try clock.measure {
+                    try PyramidFixtures.vips(["dzsave", path, theirs.appendingPathComponent("image").path,
+                                              "--layout", layout.rawValue, "--tile-size", "256", "--overlap", "0",
+                                              "--suffix", ".jpg[Q=85]", "--id", "http://localhost"])
+                }
+                line += "; vips dzsave \(vips)"
+                if layout == .deepZoom {
+                    let files = PyramidFixtures.files(under: ours)
+                    #expect(files == PyramidFixtures.files(under: theirs).filter { !$0.hasSuffix(".xml") })
+                    var worst = 99.0
+                    // About 32 tiles: the comparison runs unoptimised and would take a minute for all.
+                    let step = max(1, files.count / 32)
+                    for (index, file) in files.sorted().enumerated() where index % step == 0 && file.hasSuffix(".jpg") {
+                        let a = try ImageDecoder.decode(PyramidFixtures.bytes(ours.appendingPathComponent(file)))
+                        let b = try ImageDecoder.decode(PyramidFixtures.bytes(theirs.appendingPathComponent(file)))
+                        #expect(a.width == b.width && a.height == b.height, "\(file)")
+                        if a.bytes.count == b.bytes.count { worst = min(worst, TestImages.psnr(a, b)) }
+                    }
+                    line += ", same \(files.count) files, worst sampled tile PSNR vs vips \(worst) dB"
+                }
+            }
+            print(line)
+        }
+    }
 }

@@ -2,10 +2,6 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// `vips`, when installed, to compare trees with libvips' `dzsave`.
-private let vipsPath: String? = ["/usr/bin/vips", "/usr/local/bin/vips", "/opt/homebrew/bin/vips"]
-    .first { FileManager.default.isExecutableFile(atPath: $0) }
-
 /// Our pyramids against `vips dzsave` on the same pixels (runs only where vips
 /// is installed): the same file names and tile sizes, and tiles that look
 /// the same (both are 2x2 means of the level above, JPEG at quality 85).
@@ -15,19 +11,11 @@ private let vipsPath: String? = ["/usr/bin/vips", "/usr/local/bin/vips", "/opt/h
 /// region for the whole image) where vips writes `0,0,W,H/w,h`; that level is
 /// listed in `scaleFactors` (vips leaves it out); and we add `sizes` with a
 /// `full/w,h` file for each smaller level.
-@Suite(.enabled(if: vipsPath != nil, "needs vips"))
+@Suite(.enabled(if: PyramidFixtures.vipsPath != nil, "needs vips"))
 struct PyramidVipsComparisonTests {
     static let image = TestImages.textured(width: 601, height: 299)
 
-    /// Runs vips and returns its output folder; the caller removes `folder`.
-    static func vips(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(vipsPath))
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "vips \(arguments.joined(separator: " "))")
-    }
+    static func vips(_ arguments: [String]) throws { try PyramidFixtures.vips(arguments) }
 
     static func decode(_ url: URL) throws -> PixelBuffer {
         try ImageDecoder.decode(PyramidFixtures.bytes(url))

@@ -8,7 +8,8 @@ private let environment = ProcessInfo.processInfo.environment
 /// TWEETCACHE_THUMB_OUT, for scripts/compare-thumbs.sh to compare with
 /// vipsthumbnail's. PNG so no JPEG re-encoding muddies the comparison.
 /// TWEETCACHE_THUMB_SIZE sets the long edge (default 256) and
-/// TWEETCACHE_THUMB_LINEAR=0 filters on sRGB values. Runs only when the
+/// TWEETCACHE_THUMB_LINEAR=0 filters on sRGB values, TWEETCACHE_THUMB_HEADROOM
+/// sets the shrink-on-load headroom (default 2; 0 turns shrink-on-load off). Runs only when the
 /// corpus variable is set: the corpus is not part of the repository.
 @Suite(.enabled(if: environment["TWEETCACHE_THUMB_CORPUS"] != nil, "set TWEETCACHE_THUMB_CORPUS to a folder of images"))
 struct ThumbnailCorpusExport {
@@ -17,6 +18,9 @@ struct ThumbnailCorpusExport {
         let out = URL(fileURLWithPath: try #require(environment["TWEETCACHE_THUMB_OUT"], "set TWEETCACHE_THUMB_OUT"), isDirectory: true)
         let longEdge = Int(environment["TWEETCACHE_THUMB_SIZE"] ?? "256") ?? 256
         let linearLight = environment["TWEETCACHE_THUMB_LINEAR"] != "0"
+        let headroom = Int(environment["TWEETCACHE_THUMB_HEADROOM"] ?? "2") ?? 2
+        var options = ThumbnailOptions(linearLight: linearLight, shrinkOnLoad: headroom > 0)
+        options.shrinkOnLoadHeadroom = max(headroom, 1)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
 
         let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
@@ -29,7 +33,7 @@ struct ThumbnailCorpusExport {
             let data = [UInt8](try Data(contentsOf: file))
             let start = DispatchTime.now().uptimeNanoseconds
             do {
-                let thumb = try Thumbnailer.thumbnail(data, longEdge: longEdge, options: .init(linearLight: linearLight))
+                let thumb = try Thumbnailer.thumbnail(data, longEdge: longEdge, options: options)
                 seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 let name = file.deletingPathExtension().lastPathComponent + ".png"
                 try Data(try PNGEncoder.encode(thumb.image, compressionLevel: 1)).write(to: out.appendingPathComponent(name))
@@ -37,7 +41,7 @@ struct ThumbnailCorpusExport {
                 failures.append("\(file.lastPathComponent): \(error)")
             }
         }
-        print("ThumbnailCorpusExport: \(files.count) files, \(failures.count) failed, \(String(format: "%.2f", seconds)) s in Thumbnailer (linear \(linearLight), \(longEdge) px)")
+        print("ThumbnailCorpusExport: \(files.count) files, \(failures.count) failed, \(String(format: "%.2f", seconds)) s in Thumbnailer (linear \(linearLight), \(longEdge) px, shrink-on-load headroom \(headroom))")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 }

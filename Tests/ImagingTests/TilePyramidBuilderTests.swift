@@ -145,6 +145,29 @@ import Testing
         #expect(dz == iiif)
     }
 
+    /// One pass, two folders: each layout's summary counts exactly its own files.
+    @Test(arguments: [0, 1])
+    func separateFoldersGetTheirOwnSummaries(overlap: Int) throws {
+        let folder = try PyramidFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dz = folder.appendingPathComponent("dz"), iiif = folder.appendingPathComponent("iiif")
+        let summaries = try TilePyramidBuilder.build(
+            image: Self.image, outputs: [.deepZoom: dz, .iiif3: iiif],
+            options: .init(overlap: overlap, iiifID: "http://localhost/x"))
+        for (layout, root) in [(PyramidLayout.deepZoom, dz), (.iiif3, iiif)] {
+            let summary = try #require(summaries[layout])
+            let files = PyramidFixtures.files(under: root)
+            #expect(summary.tiles == files.count - 1, "\(layout)")
+            let bytes = try files.reduce(0) { total, path in
+                total + (try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)[.size] as! Int)
+            }
+            #expect(summary.bytes == bytes, "\(layout)")
+        }
+        let dzTile = try PyramidFixtures.bytes(dz.appendingPathComponent("image_files/9/1_0.jpg"))
+        let iiifTile = try PyramidFixtures.bytes(iiif.appendingPathComponent("512,0,89,299/45,150/0/default.jpg"))
+        #expect((dzTile == iiifTile) == (overlap == 0))
+    }
+
     /// A tile made on demand from the decoded image is byte-identical to the
     /// one a full build writes, so a lazy server and an eager pipeline agree.
     @Test(arguments: [3, 4])

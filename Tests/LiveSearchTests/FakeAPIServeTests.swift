@@ -6,7 +6,10 @@ import TestSupport
 ///
 ///     TWEETCACHE_FAKE_API_SERVE=300 swift test --filter FakeAPIServeTests
 ///
-/// prints the base URL and token, then serves for that many seconds.
+/// prints the base URL and token, then serves for that many seconds. Optional:
+/// `TWEETCACHE_FAKE_API_TWEETS` (corpus size), `TWEETCACHE_FAKE_API_RATE_LIMIT` and
+/// `TWEETCACHE_FAKE_API_WINDOW` (requests per window, window seconds),
+/// `TWEETCACHE_FAKE_API_PORT_FILE` (where to write the port).
 @Suite struct FakeAPIServeTests {
     static let seconds = ProcessInfo.processInfo.environment["TWEETCACHE_FAKE_API_SERVE"].flatMap(Int.init)
 
@@ -14,9 +17,11 @@ import TestSupport
     func serve() async throws {
         let seconds = try #require(Self.seconds)
         var config = FakeSearchAPI.Configuration()
-        if let total = ProcessInfo.processInfo.environment["TWEETCACHE_FAKE_API_TWEETS"].flatMap(Int.init) {
-            config.totalTweets = total
-        }
+        let env = ProcessInfo.processInfo.environment
+        if let total = env["TWEETCACHE_FAKE_API_TWEETS"].flatMap(Int.init) { config.totalTweets = total }
+        // A small window (e.g. 2 requests per 5 s) shows the client waiting for resets.
+        if let limit = env["TWEETCACHE_FAKE_API_RATE_LIMIT"].flatMap(Int.init) { config.rateLimit = limit }
+        if let window = env["TWEETCACHE_FAKE_API_WINDOW"].flatMap(Double.init) { config.rateWindow = window }
         let fake = try FakeSearchAPI(config)
         let banner = """
             fake X API serving at \(fake.baseURL) for \(seconds) s (\(config.totalTweets) tweets)

@@ -45,13 +45,14 @@ import TestSupport
 
     @Test func waitsForTheWindowToResetInsteadOfHittingA429() async throws {
         var config = FakeSearchAPI.Configuration()
-        config.rateLimit = 2
-        config.rateWindow = 1
+        // One request per window: every response says none are left until the reset.
+        config.rateLimit = 1
+        config.rateWindow = 2
         let fake = try FakeSearchAPI(config)
         let log = EventLog()
-        let outcome = try await search("#ucd", fake: fake, count: 250, cache: try temporaryDirectory(), log: log)
+        let outcome = try await search("#ucd", fake: fake, count: 150, cache: try temporaryDirectory(), log: log)
         #expect(outcome.stop == .countReached)
-        #expect(fake.apiRequests.count == 3)
+        #expect(fake.apiRequests.count == 2)
         #expect(fake.tooManyRequestsServed == 0)
         #expect(log.waitCauses == [.windowUsedUp])
     }
@@ -132,9 +133,12 @@ import TestSupport
 
     @Test func anUnreachableServerFailsAfterItsAttempts() async throws {
         let fake = try FakeSearchAPI()
-        fake.server.stop()
-        try await Task.sleep(for: .milliseconds(50))
-        let outcome = try await search("#ucd", fake: fake, count: 100, cache: try temporaryDirectory()) { $0.attempts = 2 }
+        let closed = try ClosedPort()
+        let outcome = try await search("#ucd", fake: fake, count: 100, cache: try temporaryDirectory()) {
+            $0.attempts = 2
+            $0.baseURL = closed.baseURL
+        }
+        #expect(fake.apiRequests.isEmpty)
         guard case let .failed(.network(_, attempts)) = outcome.stop else {
             Issue.record("expected a network failure, got \(outcome.stop)")
             return

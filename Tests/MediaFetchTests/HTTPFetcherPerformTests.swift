@@ -113,11 +113,8 @@ import TestSupport
     }
 
     @Test func reportsAConnectionFailureAsAFailure() async throws {
-        // A port that was just listening and is now closed.
-        let server = try LoopbackHTTPServer { _ in .hangUp }
-        let url = server.baseURL + "/x"
-        server.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        let closed = try ClosedPort()
+        let url = closed.baseURL + "/x"
         let f = try fetcher()
         let result = await f.perform(HTTPRequest(url: url))
         guard case let .failure(failure) = result else {

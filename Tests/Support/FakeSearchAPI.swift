@@ -110,7 +110,7 @@ public final class FakeSearchAPI: Sendable {
         let path = request.path
         if path.hasPrefix("/media/") || path.hasPrefix("/profile_images/") {
             return .respond(status: 200, headers: [("Content-Type", "image/jpeg")],
-                            body: fakeJPEG(configuration.mediaBytes, seed: path.utf8.reduce(0) { $0 &+ $1 }))
+                            body: fakeJPEG(configuration.mediaBytes, seed: path.utf8.reduce(0) { $0 &+ $1 }, tag: path))
         }
         guard path == v2Path || path == v1Path else { return .respond(status: 404) }
         let isV2 = path == v2Path
@@ -245,8 +245,10 @@ public final class FakeSearchAPI: Sendable {
         return .success(#"{"statuses":[\#(statuses)],"search_metadata":{\#(meta)}}"#)
     }
 
-    public static func fakeJPEG(_ n: Int, seed: UInt8) -> [UInt8] {
-        var b: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1]
+    /// Starts like a JPEG (the fetcher checks the magic bytes); `tag` (the path) makes
+    /// every URL's body distinct, as real media are.
+    public static func fakeJPEG(_ n: Int, seed: UInt8, tag: String = "") -> [UInt8] {
+        var b: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1] + Array(tag.utf8)
         var x = seed
         while b.count < n { x = x &* 31 &+ 17; b.append(x) }
         return b

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import LiveSearch
+import Pipeline
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search the X API and cache the media of the results.",
+        discussion: """
+            QUERY is a hashtag (#ucd), a user (@name, searched as from:name) or any API query. \
+            Retweets are left out unless --retweets. The bearer token comes from \
+            $TWEETCACHE_BEARER_TOKEN or --token-file and is never printed or saved.
+
+            Every page is saved as served under <cache>/results/, so `tweetcache fetch` can \
+            re-run the search offline; the search is added to <cache>/history.json. Rate \
+            limits are waited out up to --max-wait; past that the search stops with the pages \
+            it has and says when to retry.
+
+            Exit status: 0 done; 1 with --strict when URLs failed or input had problems; \
+            2 the search could not run (token, access, query, server); 3 stopped early by a \
+            rate limit (the pages so far are cached).
+            """)
+
+    @Argument(help: ArgumentHelp("A hashtag, @user or API query (quote it: # starts a shell comment).", valueName: "QUERY"))
+    var query: String
+
+    @Option(name: .long, help: ArgumentHelp("v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
+    var api: String = "v2"
+
+    @Option(name: .long, help: ArgumentHelp("Base URL of the API or a compatible server (default: X's).", valueName: "URL"))
+    var apiBase: String?
+
+    @Option(name: .long, help: "Results wanted in all, over as many pages as needed.")
+    var count: Int = 100
+
+    @Flag(name: .long, help: "Keep retweets in the results.")
+    var retweets = false
+
+    @Option(name: .long, help: ArgumentHelp("Read the bearer token from this file instead of $TWEETCACHE_BEARER_TOKEN.", valueName: "PATH"))
+    var tokenFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
+    var maxWait: String = "15m"
+
+    @OptionGroup var options: FetchOptions
+
+    func validate() throws {
+        guard SearchAPI(argument: api) != nil else { throw ValidationError("--api must be v2 or v1.1, not '\(api)'") }
+        guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
+        guard DurationText.parse(maxWait) != nil else {
+            throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)")
+        }
+    }
+
+    func run() async throws {
+        let searchAPI = SearchAPI(argument: api) ?? .v2
+        let cache = options.cacheURL
+        let started = Date()
+        let client: SearchClient
+        do {
+            let token = try BearerToken.resolve(tokenFile: tokenFile, environment: ProcessInfo.processInfo.environment)
+            var search = SearchOptions(cacheRoot: cache)
+            search.api = searchAPI
+            search.baseURL = apiBase
+            search.count = count
+            search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)
+            search.attempts = options.attempts
+            search.fetch.connectTimeout = .seconds(options.connectTimeout)
+            search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
+            client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: token, options: search)
+        } catch {
+            throw CleanExit.message(error.description, code: 2)
+        }
+
+        let reporter = Reporter(quiet: options.quiet || options.json)
+        reporter.line("search: \(searchAPI.displayName) for \(client.apiQuery), up to \(count) results")
+        let outcome = await client.run(started: started) { reporter.show($0) }
+        client.shutdown()
+
+        if !outcome.pages.isEmpty {
+            let entry = SearchHistory.Entry(
+                query: client.query.text, api: searchAPI.rawValue, at: started,
+                pages: outcome.pages.count, tweets: outcome.tweets)
+            do { try SearchHistory(cacheRoot: cache).record(entry) } catch {
+                reporter.warn("search: \(error.description)")
+            }
+        }
+        let saved = outcome.pages.isEmpty ? "" : "; pages saved in \(Self.relative(outcome.pages[0].file.deletingLastPathComponent().path))/"
+        let summary = "search: \(outcome.pages.count) page\(outcome.pages.count == 1 ? "" : "s"), \(outcome.tweets) results\(saved)"
+        switch outcome.stop {
+        case .countReached, .endOfResults:
+            reporter.line("\(summary) (\(outcome.stop))")
+        case .rateLimited, .malformedPage:
+            reporter.warn("\(summary); stopped early: \(outcome.stop)")
+        case let .failed(error):
+            if outcome.pages.isEmpty { throw CleanExit.message(error.description, code: 2) }
+            reporter.warn("\(summary); stopped early: \(error.description)")
+        }
+
+        let inputs = outcome.pages.map { ResultsInput(name: $0.file.path, data: $0.body) }
+        let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
+        switch outcome.stop {
+        case .failed: throw ExitCode(2)
+        case .rateLimited: throw ExitCode(3)
+        default: if report.failed(strict: options.strict) { throw ExitCode(1) }
+        }
+    }
+
+    static func relative(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
+    }
+}
+
+extension SearchCommand {
+    /// The search's progress on standard error: a line per page, and for rate-limit waits
+    /// a countdown redrawn in place on a terminal, or one line otherwise (logs stay short).
+    final class Reporter: Sendable {
+        let quiet: Bool
+        let isTTY: Bool
+
+        init(quiet: Bool) {
+            self.quiet = quiet
+            self.isTTY = isatty(STDERR_FILENO) == 1
+        }
+
+        func line(_ text: String) {
+            guard !quiet else { return }
+            write(text + "\n")
+        }
+
+        /// Shown even when quiet: it changes what the run did.
+        func warn(_ text: String) { write(text + "\n") }
+
+        func show(_ event: SearchEvent) {
+            switch event {
+            case let .pageSaved(page):
+                if let problem = page.problem {
+                    warn("search: page \(page.number) is not a results page (\(problem)); saved as \(SearchCommand.relative(page.file.path))")
+                } else {
+                    line("search: page \(page.number): \(page.tweets) results")
+                }
+            case let .retrying(page, reason, attempt, of, delay):
+                line("search: page \(page): \(reason); retry \(attempt + 1)/\(of) in \(Self.seconds(delay))")
+            case let .waitStarted(until, cause):
+                // Always said, and kept on screen: it explains where the time went.
+                let why = cause == .tooManyRequests ? "rate limited (HTTP 429)" : "rate-limit window used up"
+                let wait = Self.seconds(.milliseconds(Int(max(0, until.timeIntervalSinceNow) * 1000)))
+                warn("search: \(why); waiting \(wait) until \(Self.clock(until)) for the reset")
+            case let .waitTick(remaining):
+                if isTTY, !quiet { write("\r\u{1B}[2Ksearch: resuming in \(Self.seconds(remaining)) (Ctrl-C to stop)") }
+            case .waitEnded:
+                if isTTY, !quiet { write("\r\u{1B}[2K") }
+            }
+        }
+
+        private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+        static func seconds(_ d: Duration) -> String {
+            let s = Int((Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18).rounded(.up))
+            return s >= 60 ? "\(s / 60)m\(String(format: "%02d", s % 60))s" : "\(s)s"
+        }
+
+        static func clock(_ date: Date) -> String {
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.dateFormat = "HH:mm:ss"
+            return f.string(from: date)
+        }
+    }
+}
