@@ -31,7 +31,7 @@ mkdir -p "$work/out"
 cd "$work"
 hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" \
   -n tweetcache --prepare "rm -rf $work/out/tc" \
-    "$bin fetch $work/page.json --cache $work/out/tc --quiet" \
+    "$bin fetch $work/page.json --cache $work/out/tc --quiet --tiles none --thumb-sizes ''" \
   -n 'curl --parallel' --prepare "rm -rf $work/out/curl && mkdir -p $work/out/curl" \
     "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curl --remote-name-all \$(cat $corpus/urls.txt)"
 
