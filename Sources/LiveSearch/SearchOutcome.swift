@@ -35,8 +35,8 @@ public enum StopReason: Sendable, Equatable, CustomStringConvertible {
         case .endOfResults: "no more results"
         case let .rateLimited(reset):
             if let reset {
-                "rate limited until \(LocalTime.describe(reset)), longer than --max-wait allows; "
-                    + "run the search again after \(LocalTime.describe(reset, withSeconds: false))"
+                "the rate limit resets at \(LocalTime.describe(reset)), later than --max-wait allows; "
+                    + "run the search again after that"
             } else {
                 "rate limited and the server did not say until when; run the search again in 15 minutes"
             }
@@ -48,12 +48,12 @@ public enum StopReason: Sendable, Equatable, CustomStringConvertible {
 
 /// Times as a user at this machine reads them.
 enum LocalTime {
-    static func describe(_ date: Date, now: Date = Date(), withSeconds: Bool = true) -> String {
+    static func describe(_ date: Date, now: Date = Date()) -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = .current
         let sameDay = Calendar.current.isDate(date, inSameDayAs: now)
-        f.dateFormat = (sameDay ? "" : "yyyy-MM-dd ") + (withSeconds ? "HH:mm:ss" : "HH:mm") + " zzz"
+        f.dateFormat = (sameDay ? "" : "yyyy-MM-dd ") + "HH:mm:ss zzz"
         return f.string(from: date)
     }
 }

@@ -114,7 +114,9 @@ final class CurlTransfer: @unchecked Sendable {
         if isAPI {
             // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
             tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-            headers = curl_slist_append(nil, "Accept: application/json")
+            if !requestHeaders.keys.contains(where: { $0.lowercased() == "accept" }) {
+                headers = curl_slist_append(nil, "Accept: application/json")
+            }
             for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
                 headers = curl_slist_append(headers, "\(name): \(value)")
             }

@@ -6,7 +6,8 @@
 /// only their names.
 public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
     public var url: String
-    /// Sent as given, besides `Accept: application/json` and the fetcher's `User-Agent`.
+    /// Sent as given, with the fetcher's `User-Agent`, and `Accept: application/json`
+    /// unless an `Accept` is given here.
     public var headers: [String: String]
     /// Largest body accepted; a bigger one fails with ``FetchFailure/tooLarge(limit:)``.
     /// API pages are kilobytes, so this is far below the media limit by default.

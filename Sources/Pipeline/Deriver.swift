@@ -99,24 +99,29 @@ struct Deriver: Sendable {
                              width: thumb.width, height: thumb.height, bytes: thumb.encoded.count)
     }
 
+    /// Every wanted layout from one pass down the levels (shared halvings; with no
+    /// overlap, tiles both layouts share are encoded once).
     private func tiles(_ image: PixelBuffer, layouts: Set<PyramidLayout>, hash: BlobHash) throws -> [DerivedRecord] {
-        var records: [DerivedRecord] = []
-        for layout in layouts.sorted(by: { $0.rawValue < $1.rawValue }) {
+        var outputs: [PyramidLayout: URL] = [:]
+        var descriptors: [PyramidLayout: String] = [:]
+        for layout in layouts {
             let descriptor = layout == .deepZoom ? files.deepZoom(hash) : files.iiif(hash)
-            let directory = files.url(descriptor).deletingLastPathComponent()
-            var tileOptions = TilePyramidOptions()
-            tileOptions.tileSize = options.tileSize
-            tileOptions.overlap = layout == .deepZoom ? options.overlap : 0
-            tileOptions.quality = options.quality
-            tileOptions.iiifID = "\(options.iiifBaseURL)/\(hash.hex)"
-            tileOptions.deepZoomName = "image"
-            tileOptions.threads = threadsPerImage
-            let summary = try TilePyramidBuilder.build(image: image, layout: layout, options: tileOptions, into: directory)
-            records.append(DerivedRecord(hash: hash, kind: layout.recordKind, sizeParameter: "\(options.tileSize)",
-                                         path: descriptor, width: summary.width, height: summary.height,
-                                         bytes: summary.bytes))
+            descriptors[layout] = descriptor
+            outputs[layout] = files.url(descriptor).deletingLastPathComponent()
         }
-        return records
+        var tileOptions = TilePyramidOptions()
+        tileOptions.tileSize = options.tileSize
+        tileOptions.overlap = options.overlap
+        tileOptions.quality = options.quality
+        tileOptions.iiifID = "\(options.iiifBaseURL)/\(hash.hex)"
+        tileOptions.deepZoomName = "image"
+        tileOptions.threads = threadsPerImage
+        let summaries = try TilePyramidBuilder.build(image: image, outputs: outputs, options: tileOptions)
+        return summaries.sorted { $0.key.rawValue < $1.key.rawValue }.map { layout, summary in
+            DerivedRecord(hash: hash, kind: layout.recordKind, sizeParameter: "\(options.tileSize)",
+                          path: descriptors[layout] ?? "", width: summary.width, height: summary.height,
+                          bytes: summary.bytes)
+        }
     }
 }
 

@@ -45,6 +45,9 @@ import TestSupport
         let photos = (0..<250).reduce(0) { $0 + ($1 % 7 == 3 ? 2 : 1) }
         #expect(s["urls"] as? Int == photos + 5)
         #expect(s["downloaded"] as? Int == photos + 5)
+        // The fake serves real, distinct images: none stored twice, every one decodable.
+        #expect(s["deduplicated"] as? Int == 0)
+        #expect((s["derive_failed"] as? Int ?? 0) == 0)
 
         // Requests: three pages, the token in each, the retweet filter in the query.
         let params = fake.apiRequests.map(FakeSearchAPI.parameters)
@@ -132,7 +135,7 @@ import TestSupport
                   "--cache", cache.path, "--mirror", fake.mirrorSpec, "--json"],
             environment: ["TWEETCACHE_BEARER_TOKEN": fake.configuration.token])
         #expect(out.status == 3, "\(out.stderr)")
-        #expect(out.stderr.contains("rate limited until"))
+        #expect(out.stderr.contains("the rate limit resets at"))
         #expect(out.stderr.contains("run the search again after"))
         #expect(try jsonSummary(out)["tweets"] as? Int == 100)
     }

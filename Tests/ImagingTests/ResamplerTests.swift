@@ -23,6 +23,24 @@ import Testing
         #expect(wide.width == 40 && wide.height == 5)
     }
 
+    /// Every window lies inside the source and its weights sum to 1, whatever
+    /// the ratio, so clamped edges and flat areas come out exact.
+    @Test func filterWindowsAreInsideAndNormalised() throws {
+        for (source, output, extent) in [
+            (1, 1, 1.0), (1, 9, 1.0), (9, 1, 9.0), (10, 3, 10.0), (3, 10, 3.0), (1000, 7, 1000.0),
+            (151, 64, 150.125), (4096, 256, 4096.0), (256, 4096, 256.0), (97, 96, 97.0),
+        ] {
+            let taps = try FilterTaps(sourceCount: source, outputCount: output, sourceExtent: extent)
+            for i in 0..<output {
+                let start = taps.starts[i]
+                let count = taps.counts[i]
+                #expect(start >= 0 && count >= 1 && start + count <= source && count <= taps.maxCount)
+                let sum = (0..<count).reduce(Float(0)) { $0 + taps.weights[i * taps.stride + $1] }
+                #expect(abs(sum - 1) < 1e-5, "\(source) -> \(output), pixel \(i): \(sum)")
+            }
+        }
+    }
+
     @Test func sameSizeIsTheSameImage() throws {
         let source = TestImages.noise(width: 31, height: 17, channels: 4)
         #expect(try Resampler.resize(source, width: 31, height: 17) == source)

@@ -7,10 +7,11 @@ private let environment = ProcessInfo.processInfo.environment
 /// Writes a PNG thumbnail of every JPEG/PNG in TWEETCACHE_THUMB_CORPUS to
 /// TWEETCACHE_THUMB_OUT, for scripts/compare-thumbs.sh to compare with
 /// vipsthumbnail's. PNG so no JPEG re-encoding muddies the comparison.
-/// TWEETCACHE_THUMB_SIZE sets the long edge (default 256) and
-/// TWEETCACHE_THUMB_LINEAR=0 filters on sRGB values, TWEETCACHE_THUMB_HEADROOM
-/// sets the shrink-on-load headroom (default 2; 0 turns shrink-on-load off). Runs only when the
-/// corpus variable is set: the corpus is not part of the repository.
+/// TWEETCACHE_THUMB_SIZE sets the long edge (default 256),
+/// TWEETCACHE_THUMB_LINEAR=0 filters on sRGB values, and
+/// TWEETCACHE_THUMB_HEADROOM sets the shrink-on-load headroom (default 2;
+/// 0 decodes at full size). Runs only when the corpus variable is set: the
+/// corpus is not part of the repository.
 @Suite(.enabled(if: environment["TWEETCACHE_THUMB_CORPUS"] != nil, "set TWEETCACHE_THUMB_CORPUS to a folder of images"))
 struct ThumbnailCorpusExport {
     @Test func exportThumbnails() throws {

@@ -18,8 +18,9 @@ public final class FakeSearchAPI: Sendable {
         /// Requests allowed per window, and the window's length.
         public var rateLimit = 450
         public var rateWindow: TimeInterval = 900
-        /// Size of each media body (a fake JPEG: right magic, arbitrary bytes).
-        public var mediaBytes = 1500
+        /// Size of each served image (a real PNG, whatever the URL's extension says).
+        public var imageWidth = 64
+        public var imageHeight = 48
 
         public init() {}
     }
@@ -109,8 +110,8 @@ public final class FakeSearchAPI: Sendable {
     ) -> LoopbackHTTPServer.Action {
         let path = request.path
         if path.hasPrefix("/media/") || path.hasPrefix("/profile_images/") {
-            return .respond(status: 200, headers: [("Content-Type", "image/jpeg")],
-                            body: fakeJPEG(configuration.mediaBytes, seed: path.utf8.reduce(0) { $0 &+ $1 }, tag: path))
+            return .respond(status: 200, headers: [("Content-Type", "image/png")],
+                            body: TinyPNG.make(width: configuration.imageWidth, height: configuration.imageHeight, tag: path))
         }
         guard path == v2Path || path == v1Path else { return .respond(status: 404) }
         let isV2 = path == v2Path
@@ -243,15 +244,6 @@ public final class FakeSearchAPI: Sendable {
             meta += #","next_results":"?max_id=\#(last - 1)&q=\#(encodedQuery)&count=\#(size)&include_entities=1&result_type=recent""#
         }
         return .success(#"{"statuses":[\#(statuses)],"search_metadata":{\#(meta)}}"#)
-    }
-
-    /// Starts like a JPEG (the fetcher checks the magic bytes); `tag` (the path) makes
-    /// every URL's body distinct, as real media are.
-    public static func fakeJPEG(_ n: Int, seed: UInt8, tag: String = "") -> [UInt8] {
-        var b: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1] + Array(tag.utf8)
-        var x = seed
-        while b.count < n { x = x &* 31 &+ 17; b.append(x) }
-        return b
     }
 }
 

@@ -87,15 +87,20 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Closes the listener and every open connection.
+    /// Closes the listener and every open connection. Safe to call more than once.
+    ///
+    /// Descriptor numbers are reused as soon as they are closed, and parallel tests open
+    /// sockets all the time: shutting down a number after its owner closed it would kill
+    /// another test's socket. So everything is shut down once, under the lock, and the
+    /// threads that close these descriptors first see `stopped` or deregister under
+    /// that same lock.
     public func stop() {
-        let clients = state.withLock { s -> Set<Int32> in
-            guard !s.stopped else { return [] }
+        state.withLock { s in
+            guard !s.stopped else { return }
             s.stopped = true
-            return s.clients
+            shutdown(listener, Int32(SHUT_RDWR))
+            for c in s.clients { shutdown(c, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for c in clients { shutdown(c, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
