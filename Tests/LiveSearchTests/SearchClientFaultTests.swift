@@ -47,7 +47,9 @@ import TestSupport
         var config = FakeSearchAPI.Configuration()
         // One request per window: every response says none are left until the reset.
         config.rateLimit = 1
-        config.rateWindow = 2
+        // Long enough that the second page is asked for before the reset even when a
+        // parallel test run slows this one down (the reset header has whole seconds).
+        config.rateWindow = 4
         let fake = try FakeSearchAPI(config)
         let log = EventLog()
         let outcome = try await search("#ucd", fake: fake, count: 150, cache: try temporaryDirectory(), log: log)
