@@ -7,7 +7,8 @@ internal import Darwin
 #endif
 
 /// Integer lookup tables between 8-bit sRGB samples and 16-bit linear light,
-/// for the pyramid's optional gamma-correct 2x reduction.
+/// for the pyramid's optional gamma-correct 2x reduction (the transfer functions
+/// are ``TransferTables``'; only the table shape differs).
 ///
 /// Averaging sRGB values darkens fine high-contrast detail at every zoomed-out
 /// level; converting to linear light first avoids that. 16 bits keep every
@@ -28,14 +29,12 @@ final class LinearLightTable: @unchecked Sendable {
     private init() {
         toLinear = .allocate(capacity: 256)
         for value in 0..<256 {
-            let c = Double(value) / 255
-            let linear = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+            let linear = TransferTables.srgbToLinear(Double(value) / 255)
             toLinear[value] = UInt16((linear * 65535).rounded())
         }
         toSRGB = .allocate(capacity: 65536)
         for step in 0..<65536 {
-            let l = Double(step) / 65535
-            let c = l <= 0.003_130_8 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055
+            let c = TransferTables.linearToSRGB(Double(step) / 65535)
             toSRGB[step] = UInt8(min(max((c * 255).rounded(), 0), 255))
         }
     }
