@@ -231,7 +231,8 @@ struct PhaseTimer {
 }
 
 extension Duration {
-    var secondsDouble: Double {
+    /// Seconds as a floating-point number, for rates and human-readable timings.
+    public var secondsDouble: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

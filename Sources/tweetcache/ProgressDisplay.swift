@@ -77,7 +77,3 @@ final class ProgressDisplay: Sendable {
         return t >= 60 ? "\(t / 60)m\(t % 60)s" : "\(t)s"
     }
 }
-
-extension Duration {
-    var secondsDouble: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
