@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // System libraries: a modulemap and pkg-config, nothing else.
@@ -64,12 +65,28 @@ let package = Package(
             ],
             swiftSettings: optimisedAlways
         ),
+        // `tweetcache serve`: Deep Zoom, IIIF Image API 3.0, thumbnails and a viewer page over HTTP.
+        .target(
+            name: "TileServer",
+            dependencies: [
+                "Pipeline", "BlobStore", "Imaging", "CTweetCache",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.
+        .target(
+            name: "Inspect",
+            dependencies: ["Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch"]
+        ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
         .executableTarget(
             name: "tweetcache",
             dependencies: [
-                "Pipeline", "Demo", "LiveSearch",
+                "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -92,6 +109,14 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
+        .testTarget(
+            name: "TileServerTests",
+            dependencies: [
+                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "InspectTests", dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport"]),
         // Runs the built `tweetcache` binary as a process.
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),
     ]

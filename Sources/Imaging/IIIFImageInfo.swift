@@ -48,6 +48,15 @@ public struct IIIFImageInfo: Codable, Sendable, Hashable {
     public var height: Int
     public var tiles: [Tiles]
     public var sizes: [Size]
+    /// Output limits of a live service; nil (omitted) for a static tree.
+    public var maxWidth: Int?
+    public var maxHeight: Int?
+    public var maxArea: Int?
+    /// What a live service offers beyond its profile; nil (omitted) when nothing.
+    public var extraQualities: [String]?
+    public var extraFormats: [String]?
+    public var extraFeatures: [String]?
+    public var preferredFormats: [String]?
 
     /// The level-0 description of `geometry`'s IIIF tiles and sizes.
     public init(geometry: PyramidGeometry, id: String) {
@@ -65,6 +74,22 @@ public struct IIIFImageInfo: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case context = "@context"
         case id, type, `protocol`, profile, width, height, tiles, sizes
+        case maxWidth, maxHeight, maxArea, extraQualities, extraFormats, extraFeatures, preferredFormats
+    }
+
+    /// The same image described as a live level-2 service (``IIIFImageRequest``
+    /// and ``IIIFRenderer``): the static tiles and sizes stay valid, and every
+    /// quality and feature it adds beyond the level-2 profile is announced,
+    /// since clients must assume anything unlisted is unsupported.
+    public func level2(limits: IIIFRequestLimits = .none) -> IIIFImageInfo {
+        var info = self
+        info.profile = "level2"
+        info.maxWidth = limits.maxWidth
+        info.maxHeight = limits.maxWidth == nil ? nil : limits.maxHeight
+        info.maxArea = limits.maxArea
+        info.extraQualities = ["color", "gray", "bitonal"]
+        info.extraFeatures = ["mirroring"] + (limits.allowsUpscaling ? ["sizeUpscaling"] : [])
+        return info
     }
 
     /// Pretty-printed JSON with stable key order and unescaped slashes in URIs.

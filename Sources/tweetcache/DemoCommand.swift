@@ -2,6 +2,7 @@ import ArgumentParser
 import Demo
 import Foundation
 import Pipeline
+import TileServer
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,11 @@ struct DemoCommand: AsyncParsableCommand {
 
     @OptionGroup var options: FetchOptions
 
-    @Flag(name: .long, help: "Keep the sample origin running after the fetch (Ctrl-C to stop).")
+    @Flag(name: .long, help: "After the fetch, keep the sample origin running and serve the cache with the viewer (Ctrl-C to stop).")
     var keepServing = false
+
+    @Option(name: .long, help: "Port of the tile server and viewer with --keep-serving.")
+    var port: Int = 8080
 
     @Option(name: .long, help: "Port for the sample origin (0: any free port).")
     var originPort: Int = 0
@@ -49,8 +53,11 @@ struct DemoCommand: AsyncParsableCommand {
         let report = try await RunCommand.run(
             inputs: inputs, options: try options.pipelineOptions(extraMirrors: origin.mirrorSpecs), flags: options)
         if keepServing {
-            FileHandle.standardError.write(Data("demo: origin still serving at \(origin.baseURL) (Ctrl-C to stop)\n".utf8))
-            await origin.wait()
+            FileHandle.standardError.write(Data("demo: origin still serving at \(origin.baseURL)\n".utf8))
+            var configuration = TileServerConfiguration(cacheRoot: cache.standardizedFileURL)
+            configuration.port = port
+            try await ServeCommand.serve(configuration)
+            await origin.stop()
         } else {
             await origin.stop()
         }

@@ -3,4 +3,5 @@
 #include "tc_curl.h"
 #include "tc_jpeg.h"
 #include "tc_png.h"
+#include "tc_fs.h"
 #endif

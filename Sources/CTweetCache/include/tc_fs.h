@@ -1,0 +1,18 @@
+#ifndef TC_FS_H
+#define TC_FS_H
+/*
+ * Opening a file strictly inside a directory, for the tile server.
+ *
+ * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS makes the kernel refuse
+ * any path that would leave `dirfd` ("..", an absolute path) or pass through a
+ * symlink anywhere along the way, in one call and without the check/use race a
+ * realpath() comparison has. glibc has no wrapper for it and syscall(2) is
+ * variadic, which Swift cannot call, hence this shim.
+ */
+
+/* Returns an O_RDONLY|O_CLOEXEC file descriptor, or -1 with errno set. On a
+ * kernel without openat2 (ENOSYS) it falls back to walking the path one
+ * component at a time with O_NOFOLLOW, refusing "." and ".." components. */
+int tc_open_beneath(int dirfd, const char *relative_path);
+
+#endif

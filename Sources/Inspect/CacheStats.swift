@@ -1,0 +1,118 @@
+import BlobStore
+import Foundation
+import Pipeline
+
+/// `tweetcache stats`: what the cache holds and what deduplication saved.
+///
+/// Sizes come from one pass over the shard directories (`stat`, no reading) and one
+/// query per table, so a cache of 10,000 blobs answers in well under a second.
+public struct CacheStats: Sendable, Codable, Equatable {
+    public struct Largest: Sendable, Codable, Equatable {
+        public var sha256: String
+        public var bytes: Int
+        public var kind: ImageKind
+    }
+
+    public var tweets: Int
+    public var includedTweets: Int
+    public var manifests: Int
+    public var blobs: Int
+    public var imagesByKind: [String: Int]
+    /// Bytes of the blob files on disk, each stored once.
+    public var bytesStored: Int
+    /// What the manifests' references add up to, counting a shared avatar once per
+    /// tweet: without content addressing this is what the cache would hold.
+    public var bytesReferenced: Int
+    public var bytesSavedByDeduplication: Int
+    public var derivedFiles: Int
+    public var derivedBytes: Int
+    public var urls: Int
+    public var largest: [Largest]
+    public var failuresByReason: [String: Int]
+    public var manifestProblems: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case tweets, manifests, blobs, urls, largest
+        case includedTweets = "included_tweets"
+        case imagesByKind = "images_by_kind"
+        case bytesStored = "bytes_stored"
+        case bytesReferenced = "bytes_referenced"
+        case bytesSavedByDeduplication = "bytes_saved_by_deduplication"
+        case derivedFiles = "derived_files"
+        case derivedBytes = "derived_bytes"
+        case failuresByReason = "failures_by_reason"
+        case manifestProblems = "manifest_problems"
+    }
+
+    public init(snapshot: CacheSnapshot, largestCount: Int = 5) throws(InspectError) {
+        tweets = snapshot.catalog.tweets.count
+        includedTweets = snapshot.catalog.includedTweets.count
+        manifests = snapshot.catalog.manifests.count
+        manifestProblems = snapshot.catalog.problems
+        let blobsRoot = snapshot.root.appendingPathComponent("blobs/sha256").path
+        var sizes: [(BlobHash, Int)] = []
+        for hash in snapshot.store.allBlobs() {
+            var info = stat()
+            let path = blobsRoot + "/" + hash.shard + "/" + hash.hex
+            if stat(path, &info) == 0 { sizes.append((hash, Int(info.st_size))) }
+        }
+        blobs = sizes.count
+        bytesStored = sizes.reduce(0) { $0 + $1.1 }
+        var byKind: [String: Int] = [:]
+        for (hash, _) in sizes { byKind[snapshot.kind(of: hash).rawValue, default: 0] += 1 }
+        imagesByKind = byKind
+        let stored = Dictionary(sizes, uniquingKeysWith: { a, _ in a })
+        var referenced = 0
+        for (hash, refs) in snapshot.references {
+            guard let size = stored[hash] else { continue }
+            referenced += size * refs.count
+        }
+        bytesReferenced = referenced
+        bytesSavedByDeduplication = max(0, referenced - stored.filter { snapshot.references[$0.key] != nil }.values.reduce(0, +))
+        largest = sizes.sorted { ($0.1, $1.0) > ($1.1, $0.0) }.prefix(largestCount)
+            .map { Largest(sha256: $0.0.hex, bytes: $0.1, kind: snapshot.kind(of: $0.0)) }
+        do {
+            let derived = try snapshot.index.allDerivedRecords()
+            derivedFiles = derived.count
+            derivedBytes = derived.reduce(0) { $0 + ($1.bytes ?? 0) }
+            urls = try snapshot.index.urlCount()
+            var reasons: [String: Int] = [:]
+            for failure in try snapshot.index.allFailures() {
+                // The same scriptable codes as the manifest's failures_by_reason where known.
+                let key = failure.httpStatus.map { "http_\($0)" } ?? failure.reason
+                reasons[key, default: 0] += 1
+            }
+            failuresByReason = reasons
+        } catch {
+            throw .cache(error.description)
+        }
+    }
+
+    public func text(style: Style) -> String {
+        var lines: [String] = []
+        func row(_ label: String, _ value: String) {
+            lines.append(style.paint(label.padding(toLength: 18, withPad: " ", startingAt: 0), .dim) + value)
+        }
+        row("tweets", "\(tweets) (+\(includedTweets) quoted/retweeted) in \(manifests) manifest\(manifests == 1 ? "" : "s")")
+        let kinds = ImageKind.allCases.compactMap { k in imagesByKind[k.rawValue].map { "\($0) \(k.rawValue)" } }
+        row("images", "\(blobs)" + (kinds.isEmpty ? "" : " (" + kinds.joined(separator: ", ") + ")"))
+        row("urls", "\(urls)")
+        row("stored", "\(ByteCount.format(bytesStored)) (\(bytesStored) bytes)")
+        row("referenced", "\(ByteCount.format(bytesReferenced)); deduplication saved \(ByteCount.format(bytesSavedByDeduplication))")
+        row("derived", "\(derivedFiles) files, \(ByteCount.format(derivedBytes))")
+        if !largest.isEmpty {
+            lines.append("Largest")
+            lines += largest.map { "  \($0.sha256.prefix(12))  \(ByteCount.format($0.bytes).leftPadded(to: 9))  \($0.kind.rawValue)" }
+        }
+        if !failuresByReason.isEmpty {
+            lines.append("Failures")
+            lines += failuresByReason.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { "  \(String($0.value).leftPadded(to: 5))  \($0.key)" }
+        }
+        if !manifestProblems.isEmpty {
+            lines.append(style.paint("Unreadable manifests", .warning))
+            lines += manifestProblems.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,137 @@
+import BlobStore
+import Foundation
+import Imaging
+import Pipeline
+
+/// `tweetcache export`: the originals of tweets' media copied (or hard-linked) out of
+/// the content-addressed store under names people can read.
+public struct Exporter: Sendable {
+    public static let defaultTemplate = "{screen_name}_{tweet_id}_{n}.{ext}"
+
+    public struct Options: Sendable {
+        public var tag: String?
+        public var user: String?
+        public var out: URL
+        public var template: String = Exporter.defaultTemplate
+        public var link = false
+
+        public init(out: URL) { self.out = out }
+    }
+
+    public struct Item: Sendable, Codable, Equatable {
+        public var sha256: String
+        public var tweetID: String
+        public var file: String
+        /// `copied`, `linked`, `exists` (same bytes already there) or `missing`.
+        public var action: String
+
+        enum CodingKeys: String, CodingKey {
+            case sha256, file, action
+            case tweetID = "tweet_id"
+        }
+    }
+
+    let snapshot: CacheSnapshot
+    let options: Options
+
+    public init(snapshot: CacheSnapshot, options: Options) throws(InspectError) {
+        try Self.validate(template: options.template)
+        self.snapshot = snapshot
+        self.options = options
+    }
+
+    /// Placeholders: {screen_name} {tweet_id} {n} {ext} {media_id} {sha256} {date}.
+    public static func validate(template: String) throws(InspectError) {
+        let known: Set<String> = ["screen_name", "tweet_id", "n", "ext", "media_id", "sha256", "date"]
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else { throw .invalid("--name: unclosed '{' in \(template)") }
+            let key = String(rest[rest.index(after: open)..<close])
+            guard known.contains(key) else {
+                throw .invalid("--name: unknown placeholder {\(key)} (known: \(known.sorted().map { "{\($0)}" }.joined(separator: " ")))")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        guard template.contains("{sha256}") || (template.contains("{tweet_id}") && template.contains("{n}"))
+                || template.contains("{media_id}") else {
+            throw .invalid("--name must tell files apart: use {tweet_id} and {n}, {media_id} or {sha256}")
+        }
+    }
+
+    /// A file name from the template; every value is made safe (no `/`, no leading
+    /// dot, no control characters), since screen names and ids come from strangers.
+    public static func name(template: String, values: [String: String]) -> String {
+        var out = template
+        for (key, value) in values { out = out.replacingOccurrences(of: "{\(key)}", with: safe(value)) }
+        out = safe(out)
+        while out.hasPrefix(".") { out.removeFirst() }
+        return out.isEmpty ? "unnamed" : String(out.prefix(200))
+    }
+
+    static func safe(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.map { c in
+            c == "/" || c == "\\" || c == "\0" || c.properties.generalCategory == .control ? "_" : c
+        }))
+    }
+
+    public func run() throws(InspectError) -> [Item] {
+        do {
+            try FileManager.default.createDirectory(at: options.out, withIntermediateDirectories: true)
+        } catch {
+            throw .io("cannot create \(options.out.path): \((error as NSError).localizedDescription)")
+        }
+        var items: [Item] = []
+        let store = snapshot.store
+        let dateFormat = DateFormatter()
+        dateFormat.locale = Locale(identifier: "en_US_POSIX")
+        dateFormat.timeZone = TimeZone(identifier: "UTC")
+        dateFormat.dateFormat = "yyyyMMdd"
+        for tweet in snapshot.catalog.tweets(tag: options.tag, user: options.user).reversed() {
+            for (i, media) in tweet.media.enumerated() {
+                guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
+                let source = store.path(for: hash)
+                let ext = Self.fileExtension(source, contentType: media.contentType)
+                let name = Self.name(template: options.template, values: [
+                    "screen_name": tweet.author.screenName, "tweet_id": tweet.id, "n": "\(i + 1)", "ext": ext,
+                    "media_id": media.id, "sha256": sha, "date": tweet.createdAt.map { dateFormat.string(from: $0) } ?? "undated",
+                ])
+                let target = options.out.appendingPathComponent(name)
+                items.append(Item(sha256: sha, tweetID: tweet.id, file: target.path,
+                                  action: place(source, at: target)))
+            }
+        }
+        return items
+    }
+
+    private func place(_ source: URL, at target: URL) -> String {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: source.path) else { return "missing" }
+        if fm.fileExists(atPath: target.path) {
+            if fm.contentsEqual(atPath: source.path, andPath: target.path) { return "exists" }
+            try? fm.removeItem(at: target)
+        }
+        if options.link, link(source.path, target.path) == 0 { return "linked" }
+        do {
+            try fm.copyItem(at: source, to: target)
+            return "copied"
+        } catch {
+            return "failed: \((error as NSError).localizedDescription)"
+        }
+    }
+
+    static func fileExtension(_ file: URL, contentType: String?) -> String {
+        if let handle = try? FileHandle(forReadingFrom: file) {
+            defer { try? handle.close() }
+            if let head = try? handle.read(upToCount: 16), let format = ImageFormat.sniff([UInt8](head)) {
+                return format.fileExtension
+            }
+        }
+        switch contentType {
+        case "video/mp4": return "mp4"
+        case "image/png": return "png"
+        case "image/gif": return "gif"
+        case "image/webp": return "webp"
+        default: return "jpg"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import BlobStore
+import Foundation
+import Imaging
+import Pipeline
+
+/// `tweetcache info HASH|URL`: everything known about one cached image.
+public struct ImageDetails: Sendable, Codable, Equatable {
+    public struct Derived: Sendable, Codable, Equatable {
+        public var kind: String
+        public var size: String
+        public var path: String
+        public var width: Int?
+        public var height: Int?
+        public var bytes: Int?
+        public var present: Bool
+    }
+
+    public var sha256: String
+    public var path: String
+    public var present: Bool
+    public var bytes: Int?
+    public var format: String?
+    public var contentType: String?
+    public var width: Int?
+    public var height: Int?
+    /// EXIF orientation 1-8 (JPEG), 1 when there is none.
+    public var orientation: Int?
+    public var kind: ImageKind
+    public var derived: [Derived]
+    public var urls: [String]
+    public var references: [ImageReference]
+    public var decodeError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case sha256, path, present, bytes, format, width, height, orientation, kind, derived, urls, references
+        case contentType = "content_type"
+        case decodeError = "decode_error"
+    }
+
+    public init(hash: BlobHash, snapshot: CacheSnapshot) {
+        let file = snapshot.store.path(for: hash)
+        sha256 = hash.hex
+        path = file.path
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+        present = size != nil
+        let record = try? snapshot.index.blob(hash)
+        bytes = size ?? record?.size
+        contentType = record?.contentType
+        width = record?.width
+        height = record?.height
+        kind = snapshot.kind(of: hash)
+        let urlRecords = (try? snapshot.index.urls(for: hash)) ?? []
+        contentType = contentType ?? urlRecords.first?.contentType
+        var allURLs = Set(urlRecords.map(\.url))
+        references = snapshot.references[hash] ?? []
+        allURLs.formUnion(references.map(\.url))
+        urls = allURLs.sorted()
+        let files = snapshot.derivedFiles
+        derived = ((try? snapshot.index.derived(for: hash)) ?? []).map { d in
+            Derived(kind: d.kind, size: d.sizeParameter, path: d.path, width: d.width, height: d.height, bytes: d.bytes,
+                    present: FileManager.default.fileExists(atPath: files.url(d.path).path))
+        }
+        if present, let head = Self.head(of: file) {
+            if let sniffed = ImageFormat.sniff(head) { format = sniffed.description }
+            do {
+                let info = try ImageDecoder.info(of: head)
+                width = info.displayWidth
+                height = info.displayHeight
+                orientation = info.orientation.rawValue
+            } catch {
+                decodeError = String(describing: error)
+            }
+        }
+    }
+
+    /// Headers sit in the first kilobytes, but EXIF can be 64 KB; read up to 256 KB
+    /// and retry with the whole file if that was not enough.
+    static func head(of file: URL) -> [UInt8]? {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 256 << 10) else { return nil }
+        let bytes = [UInt8](data)
+        if bytes.count == 256 << 10, (try? ImageDecoder.info(of: bytes)) == nil,
+           let all = try? Data(contentsOf: file) { return [UInt8](all) }
+        return bytes
+    }
+
+    public func text(style: Style) -> String {
+        var lines: [String] = []
+        func row(_ label: String, _ value: String) { lines.append(style.paint(label.padding(toLength: 12, withPad: " ", startingAt: 0), .dim) + value) }
+        row("sha256", sha256)
+        row("path", path + (present ? "" : style.paint("  (missing)", .warning)))
+        if let bytes { row("bytes", "\(bytes) (\(ByteCount.format(bytes)))") }
+        if let format { row("format", format + (contentType.map { " (\($0))" } ?? "")) }
+        if let width, let height { row("dimensions", "\(width)x\(height)") }
+        if let orientation { row("orientation", "\(orientation)\(orientation == 1 ? " (upright)" : "")") }
+        row("kind", kind.rawValue)
+        if let decodeError { row("decode", style.paint(decodeError, .warning)) }
+        if !derived.isEmpty {
+            lines.append("Derived")
+            for d in derived {
+                let dims = d.width.flatMap { w in d.height.map { "\(w)x\($0)" } } ?? "?"
+                let kindName = d.kind == "thumb" ? "thumb \(d.size)" : "\(d.kind) tiles \(d.size)"
+                let bytes = d.bytes.map { ByteCount.format($0) } ?? "?"
+                lines.append("  \(kindName.padding(toLength: 16, withPad: " ", startingAt: 0)) \(dims.padding(toLength: 10, withPad: " ", startingAt: 0)) \(bytes.padding(toLength: 9, withPad: " ", startingAt: 0)) \(d.path)\(d.present ? "" : style.paint("  (missing)", .warning))")
+            }
+        }
+        if !urls.isEmpty {
+            lines.append("URLs")
+            lines += urls.map { "  " + $0 }
+        }
+        if !references.isEmpty {
+            lines.append("Tweets")
+            for r in references {
+                let position = r.position.map { " #\($0)" } ?? ""
+                lines.append("  \(r.tweetID) @\(r.screenName) \(r.kind.rawValue)\(position)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

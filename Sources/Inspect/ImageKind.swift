@@ -1,0 +1,14 @@
+/// What a cached image is to the tweets that use it; one image can be several (a
+/// photo later used as an avatar), listed in this order of precedence.
+public enum ImageKind: String, Sendable, Codable, CaseIterable, Comparable {
+    case photo
+    /// A video's or GIF's poster frame, or its MP4 when fetched with `--videos`.
+    case video
+    case avatar
+    /// In the cache, but no manifest mentions it (left by a deleted manifest).
+    case unreferenced
+
+    public static func < (a: ImageKind, b: ImageKind) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}

@@ -1,0 +1,86 @@
+import CTweetCache
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads and writes files strictly inside the cache directory.
+///
+/// Every read goes through `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` on a
+/// descriptor of the cache root, so even a symlink planted inside the cache
+/// (`derived/ab/<hash>` → `/etc`) cannot make the server read outside it.
+final class CacheFiles: Sendable {
+    let root: URL
+    private let rootDescriptor: Int32
+
+    enum Failure: Error, Equatable {
+        case missing
+        case tooLarge(Int)
+        case unreadable(String)
+    }
+
+    init(root: URL) throws {
+        self.root = root.standardizedFileURL
+        let fd = open(self.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw TileServerError.cacheUnavailable("\(self.root.path): \(String(cString: strerror(errno)))")
+        }
+        rootDescriptor = fd
+    }
+
+    deinit { close(rootDescriptor) }
+
+    /// The whole file at `relative` (relative to the cache root), refusing files
+    /// larger than `limit`.
+    func read(_ relative: String, limit: Int = 64 << 20) throws(Failure) -> [UInt8] {
+        let fd = tc_open_beneath(rootDescriptor, relative)
+        guard fd >= 0 else {
+            let code = errno
+            // ELOOP and EXDEV: a symlink or an escape, refused by the kernel; to a
+            // client that is the same as absent.
+            if [ENOENT, ENOTDIR, ELOOP, EXDEV].contains(code) { throw .missing }
+            throw .unreadable("\(relative): \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .missing }
+        let size = Int(info.st_size)
+        guard size <= limit else { throw .tooLarge(size) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, size - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        // A file that shrank under us is served as it is now, not padded with zeros.
+        if done < size { bytes.removeSubrange(done...) }
+        return bytes
+    }
+
+    /// Whether a regular file exists at `relative`, inside the cache.
+    func exists(_ relative: String) -> Bool {
+        let fd = tc_open_beneath(rootDescriptor, relative)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Writes a derived file (a lazily made tile or thumbnail) under a temporary
+    /// name and renames it into place, so a reader never sees half a tile. Derived
+    /// files can always be made again, so there is no fsync.
+    func write(_ bytes: [UInt8], to relative: String) throws {
+        let target = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = target.path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw TileServerError.cacheUnavailable("cannot write \(temporary)")
+        }
+        guard rename(temporary, target.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw TileServerError.cacheUnavailable("cannot rename into \(target.path): \(String(cString: strerror(code)))")
+        }
+    }
+}

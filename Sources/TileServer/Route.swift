@@ -1,0 +1,173 @@
+import BlobStore
+
+/// What a request path asks for, after every part of it has been checked.
+///
+/// Paths are parsed here, once, into typed values (a ``BlobHash``, numbers, known
+/// names), so no handler ever builds a file path from text a client sent: the
+/// only way to name a file is through a hash and integers.
+enum Route: Sendable, Equatable {
+    case viewerIndex
+    case viewerZoom(BlobHash)
+    case viewerAsset(String)
+    case apiTweets
+    case dziDescriptor(BlobHash)
+    case dziTile(BlobHash, level: Int, column: Int, row: Int)
+    case iiifBase(BlobHash)
+    case iiifInfo(BlobHash)
+    case iiifImage(BlobHash, region: String, size: String, rotation: String, qualityFormat: String)
+    case thumbnail(BlobHash, size: Int)
+    case blob(BlobHash)
+    case manifestList
+    case manifest(String)
+    case healthz
+    case metrics
+
+    /// The label metrics use: the route's kind, never the client's text.
+    var metricLabel: String {
+        switch self {
+        case .viewerIndex, .viewerZoom, .viewerAsset: "viewer"
+        case .apiTweets: "api"
+        case .dziDescriptor: "dzi"
+        case .dziTile: "dzi_tile"
+        case .iiifBase, .iiifInfo: "iiif_info"
+        case .iiifImage: "iiif_image"
+        case .thumbnail: "thumb"
+        case .blob: "blob"
+        case .manifestList, .manifest: "manifest"
+        case .healthz: "healthz"
+        case .metrics: "metrics"
+        }
+    }
+}
+
+/// Why a path names nothing servable.
+enum RouteError: Error, Equatable {
+    /// Well formed, but there is no such endpoint (404).
+    case notFound
+    /// Malformed: a bad identifier, number or encoding (400).
+    case badRequest(String)
+}
+
+extension Route {
+    /// Parses the raw (still percent-encoded) path of a request.
+    ///
+    /// Segments are split on `/` before decoding, and a decoded segment may not
+    /// contain `/`, `\`, NUL or be `.`/`..`: an encoded slash or dot-segment can't
+    /// reach another directory because no segment is ever used as a path.
+    static func parse(path raw: String) throws(RouteError) -> Route {
+        guard raw.hasPrefix("/") else { throw .badRequest("path must start with /") }
+        guard raw.utf8.count <= 2048 else { throw .badRequest("path too long") }
+        var segments: [String] = []
+        for piece in raw.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
+            guard let decoded = String(Substring(piece)).removingPercentEncoding else {
+                throw .badRequest("bad percent-encoding")
+            }
+            if decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == "\0" }) || decoded == "." || decoded == ".." {
+                throw .badRequest("path segment not allowed")
+            }
+            segments.append(decoded)
+        }
+        // "/" splits into one empty segment; a trailing slash elsewhere is tolerated.
+        if segments.count > 1, segments.last == "" { segments.removeLast() }
+
+        switch segments.first ?? "" {
+        case "":
+            guard segments.count == 1 else { throw .notFound }
+            return .viewerIndex
+        case "view":
+            guard segments.count == 2 else { throw .notFound }
+            return .viewerZoom(try hash(segments[1]))
+        case "static":
+            guard segments.count == 2 else { throw .notFound }
+            return .viewerAsset(segments[1])
+        case "api":
+            guard segments == ["api", "tweets"] else { throw .notFound }
+            return .apiTweets
+        case "healthz":
+            guard segments.count == 1 else { throw .notFound }
+            return .healthz
+        case "metrics":
+            guard segments.count == 1 else { throw .notFound }
+            return .metrics
+        case "dzi":
+            return try parseDeepZoom(Array(segments.dropFirst()))
+        case "iiif":
+            return try parseIIIF(Array(segments.dropFirst()))
+        case "thumb":
+            guard segments.count == 3 else { throw .notFound }
+            guard let size = number(segments[2]) else { throw .badRequest("thumbnail size must be a number") }
+            return .thumbnail(try hash(segments[1]), size: size)
+        case "blob":
+            guard segments.count == 2 else { throw .notFound }
+            return .blob(try hash(segments[1]))
+        case "manifests":
+            if segments.count == 1 { return .manifestList }
+            guard segments.count == 2 else { throw .notFound }
+            let name = segments[1]
+            guard name.hasSuffix(".json"), !name.hasPrefix("."), name.utf8.count <= 200,
+                  name.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+            else { throw .badRequest("bad manifest name") }
+            return .manifest(name)
+        default:
+            throw .notFound
+        }
+    }
+
+    /// `<hash>.dzi` or `<hash>_files/<level>/<column>_<row>.jpg`.
+    private static func parseDeepZoom(_ rest: [String]) throws(RouteError) -> Route {
+        if rest.count == 1, rest[0].hasSuffix(".dzi") {
+            return .dziDescriptor(try hash(String(rest[0].dropLast(4))))
+        }
+        guard rest.count == 3, rest[0].hasSuffix("_files") else { throw .notFound }
+        let id = try hash(String(rest[0].dropLast(6)))
+        guard let level = number(rest[1]) else { throw .badRequest("tile level must be a number") }
+        guard rest[2].hasSuffix(".jpg") else { throw .notFound }
+        let name = rest[2].dropLast(4).split(separator: "_", omittingEmptySubsequences: false)
+        guard name.count == 2, let column = number(String(name[0])), let row = number(String(name[1])) else {
+            throw .badRequest("tile name must be <column>_<row>.jpg")
+        }
+        return .dziTile(id, level: level, column: column, row: row)
+    }
+
+    /// `3/<id>`, `3/<id>/info.json`, `3/<id>/<region>/<size>/<rotation>/<quality>.<format>`.
+    /// An identifier that is not a hash is an unknown image (404), as the IIIF spec has it.
+    private static func parseIIIF(_ rest: [String]) throws(RouteError) -> Route {
+        guard rest.first == "3", rest.count >= 2 else { throw .notFound }
+        guard let id = BlobHash.strict(rest[1]) else { throw .notFound }
+        switch rest.count {
+        case 2: return .iiifBase(id)
+        case 3:
+            guard rest[2] == "info.json" else { throw .badRequest("expected info.json or an image request") }
+            return .iiifInfo(id)
+        case 6: return .iiifImage(id, region: rest[2], size: rest[3], rotation: rest[4], qualityFormat: rest[5])
+        default: throw .badRequest("an IIIF image request has region/size/rotation/quality.format")
+        }
+    }
+
+    private static func hash(_ text: String) throws(RouteError) -> BlobHash {
+        guard let hash = BlobHash.strict(text) else {
+            throw .badRequest("identifier must be a SHA-256 in lowercase hex (64 characters)")
+        }
+        return hash
+    }
+
+    /// A small non-negative decimal, digits only (no sign, no spaces, at most 7 digits).
+    private static func number(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 7, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+    }
+}
+
+extension BlobHash {
+    /// Only the canonical spelling: 64 lowercase hex digits. `BlobHash(hex:)` also
+    /// takes uppercase, but a URL must have one spelling so caches and ETags agree.
+    static func strict(_ text: String) -> BlobHash? {
+        guard text.utf8.count == 64,
+              text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        return BlobHash(hex: text)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Prometheus
+
+/// The server's counters in Prometheus text format (`/metrics`).
+///
+/// One registry per server rather than the process-wide MetricsSystem, so two
+/// servers in one process (tests) keep separate counts.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let generated: Counter
+    private let memoryHits: Counter
+    private let diskHits: Counter
+    private let renders: DurationHistogram
+
+    static let latencyBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    init() {
+        generated = registry.makeCounter(descriptor: Self.generatedName)
+        memoryHits = registry.makeCounter(descriptor: Self.hitsName, labels: [("store", "memory")])
+        diskHits = registry.makeCounter(descriptor: Self.hitsName, labels: [("store", "disk")])
+        renders = registry.makeDurationHistogram(descriptor: Self.renderName, labels: [], buckets: Self.latencyBuckets)
+    }
+
+    static var requestsName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "http_requests", unitName: "total",
+        helpText: "HTTP requests by route and status.") }
+    static var latencyName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "http_request_duration", unitName: "seconds",
+        helpText: "Time from request to response head, by route.") }
+    static var generatedName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "tiles_generated", unitName: "total",
+        helpText: "Tiles, IIIF images and thumbnails made on request.") }
+    static var hitsName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "cache_hits", unitName: "total",
+        helpText: "Responses served from the memory or disk cache instead of being made.") }
+    static var renderName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "render_duration", unitName: "seconds",
+        helpText: "Time to make one tile, IIIF image or thumbnail on request.") }
+
+    func request(route: String, status: Int, duration: Duration) {
+        registry.makeCounter(descriptor: Self.requestsName, labels: [("route", route), ("status", String(status))])
+            .increment()
+        registry.makeDurationHistogram(descriptor: Self.latencyName, labels: [("route", route)],
+                                       buckets: Self.latencyBuckets).record(duration)
+    }
+
+    func memoryHit() { memoryHits.increment() }
+    func diskHit() { diskHits.increment() }
+
+    func rendered(_ duration: Duration) {
+        generated.increment()
+        renders.record(duration)
+    }
+
+    func text() -> [UInt8] {
+        var out: [UInt8] = []
+        registry.emit(into: &out)
+        return out
+    }
+}

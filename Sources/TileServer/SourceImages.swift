@@ -1,0 +1,111 @@
+import BlobStore
+import Foundation
+import Imaging
+import Synchronization
+
+/// The originals behind every derived response: their header facts (cheap, kept
+/// for every image seen) and their decoded pixels (expensive, kept for a few).
+///
+/// Lazy tiles for one image arrive in bursts, so the last few decoded images
+/// stay in memory, bounded in bytes, and concurrent requests for an image being
+/// decoded wait for that one decode.
+final class SourceImages: Sendable {
+    struct Facts: Sendable {
+        /// Displayed size (after EXIF orientation), which is what every pyramid uses.
+        var width: Int
+        var height: Int
+        var info: ImageInfo
+    }
+
+    private struct Decoded {
+        var entries: [BlobHash: (image: PixelBuffer, tick: UInt64)] = [:]
+        var bytes = 0
+        var tick: UInt64 = 0
+    }
+
+    private let files: CacheFiles
+    private let pool: RenderPool
+    private let maxPixels: Int
+    private let capacity: Int
+    private let facts = Mutex([BlobHash: Facts]())
+    private let decoded = Mutex(Decoded())
+    private let decodes = SingleFlight<BlobHash, PixelBuffer>()
+
+    init(files: CacheFiles, pool: RenderPool, maxPixels: Int, capacity: Int) {
+        self.files = files
+        self.pool = pool
+        self.maxPixels = maxPixels
+        self.capacity = capacity
+    }
+
+    static func blobPath(_ hash: BlobHash) -> String { "blobs/sha256/\(hash.shard)/\(hash.hex)" }
+
+    /// The original's bytes; 404 when the cache does not hold it.
+    func bytes(_ hash: BlobHash) throws(HTTPFailure) -> [UInt8] {
+        do {
+            return try files.read(Self.blobPath(hash))
+        } catch .missing {
+            throw .notFound("no image \(hash.hex) in this cache")
+        } catch {
+            throw .unavailable("cannot read \(hash.hex): \(error)")
+        }
+    }
+
+    /// Format and displayed size from the header alone; 404 for a blob that is not
+    /// a JPEG or PNG (a video, a GIF), as there is no image to tile.
+    func facts(_ hash: BlobHash) throws(HTTPFailure) -> Facts {
+        if let known = facts.withLock({ $0[hash] }) { return known }
+        let data = try bytes(hash)
+        let info: ImageInfo
+        do {
+            info = try ImageDecoder.info(of: data)
+        } catch {
+            throw .notFound("\(hash.hex) is not an image the server can tile (\(error))")
+        }
+        guard info.width * info.height <= maxPixels else {
+            throw .unprocessable("\(hash.hex) is \(info.width)x\(info.height), over the \(maxPixels)-pixel limit")
+        }
+        let found = Facts(width: info.displayWidth, height: info.displayHeight, info: info)
+        facts.withLock { $0[hash] = found }
+        return found
+    }
+
+    /// The upright full-size pixels, decoded once however many requests need them.
+    func pixels(_ hash: BlobHash) async throws -> PixelBuffer {
+        if let hit = lookup(hash) { return hit }
+        let image = try await decodes.run(hash) { [self] in
+            if let hit = lookup(hash) { return hit }
+            let data = try bytes(hash)
+            let image = try await pool.run { [maxPixels] in
+                try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: maxPixels))
+            }
+            remember(hash, image)
+            return image
+        }
+        return image
+    }
+
+    private func lookup(_ hash: BlobHash) -> PixelBuffer? {
+        decoded.withLock { state in
+            guard var found = state.entries[hash] else { return nil }
+            state.tick &+= 1
+            found.tick = state.tick
+            state.entries[hash] = found
+            return found.image
+        }
+    }
+
+    private func remember(_ hash: BlobHash, _ image: PixelBuffer) {
+        let size = image.bytes.count
+        guard size <= capacity else { return }
+        decoded.withLock { state in
+            state.tick &+= 1
+            if let old = state.entries.updateValue((image, state.tick), forKey: hash) { state.bytes -= old.image.bytes.count }
+            state.bytes += size
+            while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
+                state.entries[oldest.key] = nil
+                state.bytes -= oldest.value.image.bytes.count
+            }
+        }
+    }
+}

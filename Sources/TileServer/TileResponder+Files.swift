@@ -1,0 +1,87 @@
+import BlobStore
+import Foundation
+import Imaging
+import NIOCore
+import Pipeline
+
+/// Thumbnails, originals and manifests.
+extension TileResponder {
+    /// `/thumb/<hash>/<size>`: the pipeline's thumbnail when it made that size,
+    /// else one made now (within ``TileServerConfiguration/thumbnailSizes``) and kept.
+    func thumbnail(_ hash: BlobHash, size: Int) async throws -> Reply {
+        let derived = DerivedFiles(cacheRoot: files.root)
+        let etag = "\"\(hash.hex)-thumb-\(size)\""
+        for png in [false, true] {
+            if let hit = cached(derived.thumbnail(hash, size: size, png: png),
+                                contentType: png ? "image/png" : "image/jpeg", etag: etag) {
+                return hit
+            }
+        }
+        guard configuration.thumbnailSizes.contains(size) else {
+            throw HTTPFailure.badRequest(
+                "thumbnail size must be \(configuration.thumbnailSizes.lowerBound)-\(configuration.thumbnailSizes.upperBound)")
+        }
+        let facts = try sources.facts(hash)
+        // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
+        let png = facts.info.format == .png && facts.info.hasAlpha
+        let relative = derived.thumbnail(hash, size: size, png: png)
+        let data = try sources.bytes(hash)
+        let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
+        return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool] in
+            try await pool.run { try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded }
+        }
+    }
+
+    /// `/blob/<hash>`: the original bytes, typed by what they are, not by what a
+    /// server once claimed.
+    func blob(_ hash: BlobHash) throws -> Reply {
+        let bytes = try sources.bytes(hash)
+        return Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
+    }
+
+    static func sniffType(_ bytes: [UInt8]) -> String {
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg?: return "image/jpeg"
+        case .png?: return "image/png"
+        case .gif?: return "image/gif"
+        case .webp?: return "image/webp"
+        case nil:
+            if bytes.count >= 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return "video/mp4" }
+            return "application/octet-stream"
+        }
+    }
+
+    /// `/manifests/`: every run's manifest, newest first.
+    func manifestList() throws -> Reply {
+        let folder = files.root.appendingPathComponent("manifests")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .sorted(by: >)
+        struct Entry: Encodable {
+            var name: String
+            var url: String
+            var bytes: Int?
+        }
+        let entries = names.map { name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path))?[.size] as? Int
+            return Entry(name: name, url: "/manifests/\(name)", bytes: size)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Reply(bytes: try encoder.encode(["manifests": entries]), contentType: "application/json",
+                     etag: nil, cacheControl: Reply.revalidate)
+    }
+
+    /// `/manifests/<name>.json`. A manifest is written once under a new name, so
+    /// its name and size make a sound validator.
+    func manifest(_ name: String) throws -> Reply {
+        let relative = "manifests/\(name)"
+        do {
+            let bytes = try files.read(relative)
+            return Reply(bytes: bytes, contentType: "application/json", etag: "\"\(name)-\(bytes.count)\"",
+                         cacheControl: Reply.revalidate)
+        } catch .missing {
+            throw HTTPFailure.notFound("no manifest \(name)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import Pipeline
+
+/// The viewer page, its assets, and the JSON it reads (`/api/tweets`).
+extension TileResponder {
+    func viewer(_ route: Route) throws -> Reply {
+        switch route {
+        case .viewerIndex:
+            return Self.page(ViewerAssets.indexHTML, type: "text/html; charset=utf-8")
+        case .viewerZoom(let hash):
+            // The page reads the hash from its own path; 404 here keeps a typo from
+            // showing an empty viewer.
+            _ = try sources.facts(hash)
+            return Self.page(ViewerAssets.zoomHTML, type: "text/html; charset=utf-8")
+        case .viewerAsset(let name):
+            switch name {
+            case "viewer.css": return Self.page(ViewerAssets.css, type: "text/css; charset=utf-8")
+            case "app.js": return Self.page(ViewerAssets.appJS, type: "text/javascript; charset=utf-8")
+            case "zoom.js": return Self.page(ViewerAssets.zoomJS, type: "text/javascript; charset=utf-8")
+            default: throw HTTPFailure.notFound()
+            }
+        default:
+            throw HTTPFailure.notFound()
+        }
+    }
+
+    /// A compiled-in page, validated by a hash of its text so a new build is
+    /// picked up at once.
+    static func page(_ text: String, type: String) -> Reply {
+        var hasher = FNV1a()
+        hasher.add(text.utf8)
+        var reply = Reply(text: text, contentType: type, etag: "\"v-\(String(hasher.value, radix: 16))\"")
+        reply.headers[.contentSecurityPolicy] =
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+        return reply
+    }
+
+    /// `/api/tweets?tag=&user=&limit=`: the manifests' tweets, newest first, with
+    /// the tags and users to filter by.
+    func apiTweets(_ request: Request) throws -> Reply {
+        let query = request.uri.queryParameters
+        let tag = query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let user = query["user"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let limit = query["limit"].flatMap { Int($0) }.map { min(max($0, 1), 5000) } ?? 500
+        let catalog = catalog.catalog
+        let all = catalog.tweets
+        var tagCounts: [String: (display: String, count: Int)] = [:]
+        var userCounts: [String: (display: String, count: Int)] = [:]
+        for tweet in all {
+            for hashtag in tweet.entities.hashtags {
+                tagCounts[hashtag.tag.lowercased(), default: (hashtag.tag, 0)].count += 1
+            }
+            userCounts[tweet.author.screenName.lowercased(), default: (tweet.author.screenName, 0)].count += 1
+        }
+        let matching = catalog.tweets(tag: tag, user: user)
+        let feed = TweetFeed(
+            now: Date(),
+            total: matching.count,
+            tweets: Array(matching.prefix(limit)),
+            tags: tagCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
+                .map { .init(tag: $0.display, count: $0.count) },
+            users: userCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
+                .map { .init(screenName: $0.display, count: $0.count) })
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Reply(bytes: try encoder.encode(feed), contentType: "application/json", etag: nil, cacheControl: "no-store")
+    }
+}
+
+/// What `/api/tweets` returns; tweets are the manifest's own objects.
+struct TweetFeed: Encodable {
+    var now: Date
+    var total: Int
+    var tweets: [ManifestTweet]
+    var tags: [TagCount]
+    var users: [UserCount]
+
+    struct TagCount: Encodable {
+        var tag: String
+        var count: Int
+    }
+
+    struct UserCount: Encodable {
+        var screenName: String
+        var count: Int
+        enum CodingKeys: String, CodingKey {
+            case count
+            case screenName = "screen_name"
+        }
+    }
+}
+
+/// 64-bit FNV-1a, for ETags of compiled-in text (not for anything adversarial).
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x100_0000_01b3
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import BlobStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Imaging
+import Logging
+import NIOCore
+
+/// Answers every request of the tile server.
+///
+/// One responder rather than a router of closures: every path goes through
+/// ``Route/parse(path:)`` first, so validation cannot be forgotten on one
+/// endpoint, and the HTTP rules that apply to every response (HEAD, ETag and
+/// `If-None-Match`, CORS, `nosniff`, the time limit, metrics) live in one place.
+struct TileResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let configuration: TileServerConfiguration
+    let files: CacheFiles
+    let memory: ByteCache
+    let sources: SourceImages
+    let pool: RenderPool
+    let metrics: ServerMetrics
+    let renders = SingleFlight<String, Reply>()
+    let catalog: CatalogCache
+    /// The port actually bound, for IIIF ids when no public URL is configured.
+    let boundPort: @Sendable () -> Int
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        var label = "unknown"
+        let reply: Reply
+        switch request.method {
+        case .get, .head:
+            do {
+                let route = try Route.parse(path: request.uri.path)
+                label = route.metricLabel
+                reply = try await withDeadline { try await self.reply(to: route, request: request) }
+            } catch let failure as HTTPFailure {
+                reply = Self.error(failure)
+            } catch let failure as RouteError {
+                switch failure {
+                case .notFound: reply = Self.error(.notFound())
+                case let .badRequest(why): reply = Self.error(.badRequest(why))
+                }
+            } catch {
+                context.logger.error("request failed: \(request.uri.path): \(error)")
+                reply = Self.error(.init(status: 500, message: "internal error"))
+            }
+        case .options:
+            var preflight = Reply(text: "", contentType: "text/plain; charset=utf-8")
+            preflight.status = .noContent
+            preflight.headers[.accessControlAllowMethods] = "GET, HEAD, OPTIONS"
+            preflight.headers[.accessControlAllowHeaders] = "If-None-Match, Range"
+            preflight.headers[.accessControlMaxAge] = "86400"
+            reply = preflight
+        default:
+            var refused = Self.error(.init(status: 405, message: "only GET and HEAD"))
+            refused.headers[.allow] = "GET, HEAD, OPTIONS"
+            reply = refused
+        }
+        let response = finish(reply, request: request)
+        metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
+        return response
+    }
+
+    /// Applies what every response shares, then HEAD and `If-None-Match`.
+    private func finish(_ reply: Reply, request: Request) -> Response {
+        var headers = reply.headers
+        headers[.contentType] = reply.contentType
+        headers[.cacheControl] = reply.cacheControl
+        headers[.accessControlAllowOrigin] = "*"
+        headers[.init("X-Content-Type-Options")!] = "nosniff"
+        if let etag = reply.etag { headers[.eTag] = etag }
+        if reply.status == .ok, let etag = reply.etag,
+           ConditionalRequest.matches(request.headers[.ifNoneMatch], etag: etag) {
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers, body: .init())
+        }
+        if request.method == .head {
+            headers[.contentLength] = String(reply.body.readableBytes)
+            return Response(status: reply.status, headers: headers, body: .init())
+        }
+        return Response(status: reply.status, headers: headers, body: .init(byteBuffer: reply.body))
+    }
+
+    private func reply(to route: Route, request: Request) async throws -> Reply {
+        switch route {
+        case .healthz:
+            return Reply(text: "{\"status\":\"ok\"}\n", contentType: "application/json", cacheControl: "no-store")
+        case .metrics:
+            return Reply(bytes: metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8",
+                         etag: nil, cacheControl: "no-store")
+        case .viewerIndex, .viewerZoom, .viewerAsset:
+            return try viewer(route)
+        case .apiTweets:
+            return try apiTweets(request)
+        case let .dziDescriptor(hash):
+            return try deepZoomDescriptor(hash)
+        case let .dziTile(hash, level, column, row):
+            return try await deepZoomTile(hash, level: level, column: column, row: row)
+        case let .iiifBase(hash):
+            _ = try sources.facts(hash)
+            return .redirect(to: "\(iiifBase(request))/\(hash.hex)/info.json")
+        case let .iiifInfo(hash):
+            return try iiifInfo(hash, request: request)
+        case let .iiifImage(hash, region, size, rotation, qualityFormat):
+            return try await iiifImage(hash, region: region, size: size, rotation: rotation, qualityFormat: qualityFormat)
+        case let .thumbnail(hash, size):
+            return try await thumbnail(hash, size: size)
+        case let .blob(hash):
+            return try blob(hash)
+        case .manifestList:
+            return try manifestList()
+        case let .manifest(name):
+            return try manifest(name)
+        }
+    }
+
+    /// Serves a derived file from memory or disk, or nil when neither has it.
+    func cached(_ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable) -> Reply? {
+        if let hit = memory.get(relative) {
+            metrics.memoryHit()
+            return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: cacheControl)
+        }
+        guard let bytes = try? files.read(relative, limit: 16 << 20) else { return nil }
+        metrics.diskHit()
+        let body = ByteBuffer(bytes: bytes)
+        memory.put(relative, .init(body: body, contentType: contentType))
+        return Reply(body: body, contentType: contentType, etag: etag, cacheControl: cacheControl)
+    }
+
+    /// Makes a derived file once (however many requests want it at the same
+    /// moment), keeps it on disk under `relative` and in memory, and serves it.
+    func made(
+        _ relative: String, contentType: String, etag: String,
+        _ make: @escaping @Sendable () async throws -> [UInt8]
+    ) async throws -> Reply {
+        try await renders.run(relative) { [files, memory, metrics] in
+            let started = ContinuousClock.now
+            let bytes = try await make()
+            do {
+                try files.write(bytes, to: relative)
+            } catch {
+                // Still serve it: a read-only cache can be viewed, just not added to.
+            }
+            metrics.rendered(ContinuousClock.now - started)
+            let body = ByteBuffer(bytes: bytes)
+            memory.put(relative, .init(body: body, contentType: contentType))
+            return Reply(body: body, contentType: contentType, etag: etag, cacheControl: Reply.immutable)
+        }
+    }
+
+    /// Runs `work` with the configured time limit; past it the client gets 503
+    /// and the work, if it is making a file, finishes for the next request.
+    private func withDeadline(_ work: @escaping @Sendable () async throws -> Reply) async throws -> Reply {
+        let limit = configuration.requestTimeout
+        return try await withThrowingTaskGroup(of: Reply?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let reply = first else {
+                throw HTTPFailure.unavailable("the request took longer than \(limit)")
+            }
+            return reply
+        }
+    }
+
+    static func error(_ failure: HTTPFailure) -> Reply {
+        var reply = Reply(text: failure.message + "\n", contentType: "text/plain; charset=utf-8", cacheControl: "no-store")
+        reply.status = HTTPResponse.Status(code: failure.status)
+        return reply
+    }
+
+    /// The base of IIIF ids: the configured public URL, else the Host the client
+    /// used (when it looks like a host name), else the bound address.
+    func iiifBase(_ request: Request) -> String {
+        if let base = configuration.publicBaseURL { return base.trimmingSuffix("/") + "/iiif/3" }
+        if let host = request.head.authority, Self.plausibleHost(host) {
+            return "http://\(host)/iiif/3"
+        }
+        return "http://\(configuration.host):\(boundPort())/iiif/3"
+    }
+
+    static func plausibleHost(_ host: String) -> Bool {
+        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
+            (byte >= 48 && byte <= 58) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "[")
+                || byte == UInt8(ascii: "]")
+        }
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// `tweetcache serve`: the cache over HTTP, for Deep Zoom and IIIF viewers, for
+/// scripts (`/blob`, `/manifests`) and for people (the viewer page at `/`).
+///
+/// Everything it serves is named by a content hash, so responses are immutable
+/// and carry strong validators; tiles that are not on disk yet are made on the
+/// first request and kept (see ``TileResponder``).
+public final class TileServer: Sendable {
+    public let port: Int
+    public let configuration: TileServerConfiguration
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    /// `http://host:port` as bound.
+    public var baseURL: String { "http://\(configuration.host):\(port)" }
+
+    private init(port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.configuration = configuration
+        self.group = group
+        self.task = task
+    }
+
+    /// Starts serving and returns once the socket is listening.
+    public static func start(_ configuration: TileServerConfiguration, logger: Logger? = nil) async throws -> TileServer {
+        let files = try CacheFiles(root: configuration.cacheRoot)
+        let pool = RenderPool(width: configuration.renderConcurrency)
+        let boundPort = Mutex(configuration.port)
+        let responder = TileResponder(
+            configuration: configuration,
+            files: files,
+            memory: ByteCache(capacity: configuration.memoryCacheBytes),
+            sources: SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
+                                  capacity: configuration.decodedCacheBytes),
+            pool: pool,
+            metrics: ServerMetrics(),
+            catalog: CatalogCache(cacheRoot: files.root),
+            boundPort: { boundPort.withLock { $0 } })
+        var log = logger ?? Logger(label: "tweetcache.serve")
+        if logger == nil { log.logLevel = .warning }
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            responder: responder,
+            server: .http1(configuration: .init(idleTimeout: .seconds(75))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: "tweetcache"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: log)
+        // A service group: stopping is a graceful shutdown (open requests finish).
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: log))
+        let task = Task { try await group.run() }
+        var bound = 0
+        for await port in stream { bound = port }
+        guard bound > 0 else {
+            await group.triggerGracefulShutdown()
+            let reason = await task.result
+            if case let .failure(error) = reason {
+                throw TileServerError.bindFailed("\(configuration.host):\(configuration.port): \(error)")
+            }
+            throw TileServerError.bindFailed("\(configuration.host):\(configuration.port)")
+        }
+        boundPort.withLock { $0 = bound }
+        return TileServer(port: bound, configuration: configuration, group: group, task: task)
+    }
+
+    /// Stops accepting connections and returns once open requests are answered.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+
+    /// Returns when the server stops.
+    public func wait() async throws {
+        try await task.value
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How `tweetcache serve` serves a cache.
+public struct TileServerConfiguration: Sendable {
+    /// The cache directory (the one `fetch` writes).
+    public var cacheRoot: URL
+    /// Loopback by default: the cache is the user's own; exposing it is a choice.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port (tests).
+    public var port: Int = 8080
+    /// The base the IIIF `id`s and redirects use, e.g. `https://tiles.example.org`
+    /// behind a proxy. Nil: `http://<host>:<port>` as bound.
+    public var publicBaseURL: String?
+    /// Tile geometry of pyramids made on request (an existing `.dzi` wins).
+    public var tileSize: Int = 256
+    public var overlap: Int = 0
+    public var quality: Int = 85
+    /// IIIF size limits, advertised in `info.json` and enforced on every request.
+    public var maxWidth: Int = 4096
+    public var maxHeight: Int = 4096
+    public var maxArea: Int = 4096 * 4096
+    /// Originals claiming more pixels are refused before decoding.
+    public var maxPixels: Int = 100_000_000
+    /// Thumbnail sizes made on request; the pipeline's own sizes are always served.
+    public var thumbnailSizes: ClosedRange<Int> = 16...2048
+    /// A request that has not been answered by then gets 503 (the work goes on and
+    /// its result is kept for the next request).
+    public var requestTimeout: Duration = .seconds(30)
+    /// Hot small files kept in memory.
+    public var memoryCacheBytes: Int = 64 << 20
+    /// Decoded originals kept in memory for lazy tiles (a 4096x3072 image is 37 MB).
+    public var decodedCacheBytes: Int = 384 << 20
+    /// Images decoded or tiles made at once.
+    public var renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(cacheRoot: URL) {
+        self.cacheRoot = cacheRoot
+    }
+}

@@ -1,0 +1,285 @@
+extension ViewerAssets {
+    /// The tweet list, served at `/static/app.js`: filters by hashtag or user live in the URL query
+    /// (`?tag=`, `?user=`, `?q=` for the free-text search), so the back button works.
+    static let appJS: String = #"""
+// TweetCache tweet list. Tweet data comes from strangers: it only ever reaches
+// the page through textContent, attributes set one by one, and checked URLs.
+'use strict';
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const SHA = /^[0-9a-f]{64}$/;
+  const str = (v) => (typeof v === 'string' ? v : '');
+  const arr = (v) => (Array.isArray(v) ? v : []);
+  const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+  const sha = (v) => (typeof v === 'string' && SHA.test(v) ? v : null);
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  // The CLI's rules, exactly: whole seconds, never negative.
+  function relativeTime(nowMs, thenMs) {
+    if (!Number.isFinite(nowMs) || !Number.isFinite(thenMs)) return '';
+    const s = Math.max(0, Math.floor((nowMs - thenMs) / 1000));
+    if (s < 60) return s + 's';
+    if (s < 3600) return Math.floor(s / 60) + 'm';
+    if (s < 86400) {
+      const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+      return m ? `${h}h ${m}m` : `${h}h`;
+    }
+    const d = Math.floor(s / 86400);
+    return d < 365 ? d + 'd' : Math.floor(d / 365) + 'y';
+  }
+
+  function httpURL(v) {
+    if (typeof v !== 'string' || !v) return null;
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+    } catch { return null; }
+  }
+
+  // Entity ranges are half-open code point offsets; bad, overlapping or
+  // out-of-range ones are dropped, never trusted.
+  function segments(text, entities) {
+    const cps = Array.from(text), e = obj(entities), found = [];
+    for (const kind of ['hashtags', 'cashtags', 'mentions', 'urls', 'media']) {
+      for (const item of arr(e[kind])) {
+        const o = obj(item), s = o.start, end = o.end;
+        if (Number.isInteger(s) && Number.isInteger(end) && s >= 0 && s < end && end <= cps.length) {
+          found.push({ kind, s, end, o });
+        }
+      }
+    }
+    found.sort((a, b) => a.s - b.s || b.end - a.end);
+    const out = [];
+    let pos = 0;
+    for (const x of found) {
+      if (x.s < pos) continue;
+      if (x.s > pos) out.push({ kind: 'text', text: cps.slice(pos, x.s).join('') });
+      out.push({ ...x, text: cps.slice(x.s, x.end).join('') });
+      pos = x.end;
+    }
+    if (pos < cps.length) out.push({ kind: 'text', text: cps.slice(pos).join('') });
+    return out;
+  }
+
+  const params = () => new URLSearchParams(location.search);
+
+  function filterHref(change) {
+    const p = params();
+    p.delete('q');
+    for (const [k, v] of Object.entries(change)) { if (v) p.set(k, v); else p.delete(k); }
+    const q = p.toString();
+    return '/' + (q ? '?' + q : '');
+  }
+
+  function filterLink(text, change, cls) {
+    const a = el('a', cls, text);
+    a.href = filterHref(change);
+    a.addEventListener('click', (ev) => {
+      if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+      ev.preventDefault();
+      history.pushState(null, '', a.href);
+      load();
+    });
+    return a;
+  }
+
+  function renderText(t) {
+    const p = el('p', 'text');
+    for (const seg of segments(str(t.text), t.entities)) {
+      if (seg.kind === 'hashtags') {
+        const tag = str(seg.o.tag) || seg.text.replace(/^[#＃]/, '');
+        p.append(filterLink(seg.text, { tag }, 'hashtag'));
+      } else if (seg.kind === 'mentions') {
+        const user = str(seg.o.username) || seg.text.replace(/^[@＠]/, '');
+        p.append(filterLink(seg.text, { user }, 'mention'));
+      } else if (seg.kind === 'cashtags') {
+        p.append(el('span', 'cashtag', seg.text));
+      } else if (seg.kind === 'urls') {
+        const expanded = httpURL(seg.o.expanded_url), href = expanded || httpURL(seg.o.url);
+        if (!href) { p.append(seg.text); continue; }
+        const a = el('a', 'url', expanded ? str(seg.o.display_url) || str(seg.o.expanded_url) : seg.text);
+        a.href = href;
+        a.target = '_blank';
+        a.rel = 'noopener noreferrer';
+        a.title = href;
+        p.append(a);
+      } else if (seg.kind !== 'media') {
+        // The media link's t.co text is dropped: the photos are shown below.
+        p.append(seg.text);
+      }
+    }
+    return p;
+  }
+
+  function placeholder(name, key) {
+    const d = el('span', 'ph', (Array.from(name.trim())[0] || '?').toUpperCase());
+    let h = 0;
+    for (const c of key) h = (h * 31 + c.charCodeAt(0)) % 360;
+    d.style.backgroundColor = `hsl(${h} 45% 50%)`;
+    return d;
+  }
+
+  function renderAvatar(author, screen, name) {
+    const link = screen ? filterLink('', { user: screen }, 'avatar') : el('span', 'avatar');
+    link.setAttribute('aria-label', name || screen || 'author');
+    const s = sha(obj(author.avatar).sha256);
+    if (s) {
+      const img = el('img');
+      img.alt = '';
+      img.loading = 'lazy';
+      img.src = `/thumb/${s}/150`;
+      img.addEventListener('error', () => img.replaceWith(placeholder(name || screen, screen)), { once: true });
+      link.append(img);
+    } else {
+      link.append(placeholder(name || screen, screen));
+    }
+    return link;
+  }
+
+  function renderMedia(list) {
+    const items = arr(list).map(obj).filter((m) => Object.keys(m).length);
+    if (!items.length) return null;
+    const box = el('div', `media n${Math.min(items.length, 4)}`);
+    for (const m of items) {
+      const s = sha(m.sha256), type = str(m.type);
+      if (!s) {
+        const why = obj(m.error);
+        box.append(el('div', 'missing', `${type || 'media'} not cached${why.code ? ' (' + str(why.code) + ')' : ''}`));
+        continue;
+      }
+      const a = el('a');
+      a.href = `/view/${s}`;
+      a.title = 'Zoom';
+      const img = el('img');
+      img.loading = 'lazy';
+      img.decoding = 'async';
+      img.alt = str(m.alt_text) || (type === 'photo' ? 'photo' : `${type || 'media'} preview`);
+      if (Number.isInteger(m.width) && Number.isInteger(m.height) && m.width > 0 && m.height > 0) {
+        img.width = m.width;
+        img.height = m.height;
+      }
+      img.src = `/thumb/${s}/600`;
+      img.addEventListener('error', () => a.replaceWith(el('div', 'missing', 'thumbnail unavailable')), { once: true });
+      a.append(img);
+      if (type === 'video' || type === 'animated_gif') a.append(el('span', 'badge', type === 'video' ? '▶ video' : 'GIF'));
+      box.append(a);
+    }
+    return box;
+  }
+
+  function renderTweet(raw, nowMs) {
+    const t = obj(raw), author = obj(t.author);
+    const screen = str(author.screen_name), name = str(author.name);
+    const card = el('article', 'tweet');
+    card.dataset.id = str(t.id);
+    const body = el('div', 'body'), head = el('header');
+    head.append(screen ? filterLink(name || screen, { user: screen }, 'name') : el('span', 'name', name || 'unknown'));
+    if (screen) head.append(filterLink('@' + screen, { user: screen }, 'handle'));
+    const created = Date.parse(str(t.created_at));
+    if (Number.isFinite(created)) {
+      const time = el('time', 'when', '· ' + relativeTime(nowMs, created));
+      time.dateTime = str(t.created_at);
+      time.title = new Date(created).toLocaleString();
+      head.append(time);
+    }
+    body.append(head, renderText(t));
+    const media = renderMedia(t.media);
+    if (media) body.append(media);
+    card.append(renderAvatar(author, screen, name), body);
+    return card;
+  }
+
+  function chip(label, count, change, cls) {
+    const a = filterLink(label, change, 'chip ' + cls);
+    if (count != null) a.append(el('small', null, String(count)));
+    return a;
+  }
+
+  let data = null, loadSeq = 0;
+
+  function matches(t, q) {
+    if (!q) return true;
+    const a = obj(t.author);
+    return [t.text, a.name, a.screen_name].some((v) => str(v).toLocaleLowerCase().includes(q));
+  }
+
+  function renderList() {
+    const listEl = $('tweets'), q = $('q').value.trim().toLocaleLowerCase();
+    const all = arr(data && data.tweets), shown = all.filter((t) => matches(obj(t), q));
+    const nowMs = Date.parse(str(data && data.now));
+    const now = Number.isFinite(nowMs) ? nowMs : Date.now();
+    const photos = shown.reduce((n, t) => n + arr(obj(t).media).filter((m) => sha(obj(m).sha256)).length, 0);
+    const noun = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+    const total = Number.isInteger(data && data.total) && data.total > all.length ? data.total : all.length;
+    const loaded = total > all.length ? `${all.length} of ${noun(total, 'tweet')}` : noun(all.length, 'tweet');
+    $('counts').textContent = (q ? `${shown.length} of ${loaded}` : loaded) + ` · ${noun(photos, 'image')}`;
+    if (!shown.length) {
+      listEl.replaceChildren(el('p', 'status', all.length ? 'No tweet matches the search.' : 'No tweets.'));
+      return;
+    }
+    const frag = document.createDocumentFragment();
+    for (const t of shown) {
+      try { frag.append(renderTweet(t, now)); } catch (err) { console.warn('tweet skipped', err); }
+    }
+    listEl.replaceChildren(frag);
+  }
+
+  function renderSide() {
+    const tags = $('tags'), users = $('users');
+    tags.replaceChildren(...arr(data && data.tags).map(obj).filter((t) => str(t.tag)).slice(0, 20)
+      .map((t) => chip('#' + t.tag, Number.isInteger(t.count) ? t.count : null, { tag: t.tag, user: null }, 'tag')));
+    users.replaceChildren(...arr(data && data.users).map(obj).filter((u) => str(u.screen_name)).slice(0, 20)
+      .map((u) => chip('@' + u.screen_name, Number.isInteger(u.count) ? u.count : null, { user: u.screen_name, tag: null }, 'user')));
+  }
+
+  function renderFilterBar() {
+    const p = params(), tag = p.get('tag'), user = p.get('user');
+    $('filterbar').hidden = !tag && !user;
+    const f = $('filters');
+    f.replaceChildren();
+    if (tag) f.append(chip('#' + tag + ' ✕', null, { tag: null }, 'tag'));
+    if (user) f.append(chip('@' + user + ' ✕', null, { user: null }, 'user'));
+    document.title = tag || user ? `TweetCache · ${tag ? '#' + tag : ''}${tag && user ? ' ' : ''}${user ? '@' + user : ''}` : 'TweetCache';
+  }
+
+  async function load() {
+    const seq = ++loadSeq, p = params(), api = new URLSearchParams();
+    for (const k of ['tag', 'user', 'limit']) { const v = p.get(k); if (v) api.set(k, v); }
+    $('q').value = p.get('q') || '';
+    renderFilterBar();
+    try {
+      const res = await fetch('/api/tweets' + (api.toString() ? '?' + api : ''), { headers: { Accept: 'application/json' } });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = await res.json();
+      if (seq !== loadSeq) return;
+      data = obj(body);
+    } catch (err) {
+      if (seq !== loadSeq) return;
+      data = null;
+      $('counts').textContent = '';
+      $('tweets').replaceChildren(el('p', 'status error', `Could not load tweets: ${err && err.message ? err.message : err}`));
+      return;
+    }
+    renderSide();
+    renderList();
+    document.body.dataset.ready = '1';
+  }
+
+  $('clear').addEventListener('click', () => { history.pushState(null, '', '/'); load(); });
+  $('q').addEventListener('input', () => {
+    const p = params(), q = $('q').value;
+    if (q) p.set('q', q); else p.delete('q');
+    history.replaceState(null, '', '/' + (p.toString() ? '?' + p : ''));
+    if (data) renderList();
+  });
+  window.addEventListener('popstate', load);
+  window.__list = { relativeTime, segments };
+  load();
+})();
+"""#
+}

@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 client on a plain socket that sends the request line exactly as
+/// given, for testing a server against requests a real client would normalise
+/// away (`/../`, `%2F`, odd methods). One request per connection.
+public enum RawHTTPClient {
+    public struct Response: Sendable {
+        public var status: Int
+        /// Header names lowercased; a repeated header keeps its last value.
+        public var headers: [String: String]
+        public var body: [UInt8]
+
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Sends `method target` with `headers` to 127.0.0.1:`port` and reads the
+    /// whole response (the request asks the server to close the connection).
+    public static func send(
+        _ method: String = "GET", _ target: String, port: Int, headers: [String: String] = [:], timeout: Double = 60
+    ) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect to port \(port): errno \(errno)") }
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+            sent += n
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                if n < 0 { throw Failure(description: "recv: errno \(errno)") }
+                break
+            }
+            received += buffer[0..<n]
+        }
+        return try parse(received, method: method)
+    }
+
+    static func parse(_ data: [UInt8], method: String) throws -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = data.indices.first(where: { data[$0...].starts(with: separator) }) else {
+            throw Failure(description: "no complete response head in \(data.count) bytes")
+        }
+        let head = String(decoding: data[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line \(head[0])")
+        }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = Array(data[(end + 4)...])
+        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = try dechunk(body) }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    static func dechunk(_ data: [UInt8]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < data.count {
+            guard let lineEnd = data[index...].indices.first(where: { data[$0] == 13 }) else { break }
+            let sizeText = String(decoding: data[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw Failure(description: "bad chunk size")
+            }
+            index = lineEnd + 2
+            if size == 0 { break }
+            out += data[index..<min(index + size, data.count)]
+            index += size + 2
+        }
+        return out
+    }
+}

@@ -1,0 +1,114 @@
+import BlobStore
+import Foundation
+import Imaging
+import MediaFetch
+import Pipeline
+import TestSupport
+@testable import TileServer
+
+/// A cache made by the real pipeline from a loopback origin, once per test
+/// process: one photo with an eager pyramid, one left for lazy tiles, an avatar,
+/// and a blob that is not an image.
+struct ServerFixture: Sendable {
+    let cache: URL
+    /// 1200x900, four solid quadrants; pyramid made by the pipeline.
+    let eager: BlobHash
+    /// 1500x1000, four solid quadrants; thumbnails only, tiles made on request.
+    let lazy: BlobHash
+    let avatar: BlobHash
+    /// Bytes stored in the cache that no decoder accepts (an MP4 header).
+    let video: BlobHash
+
+    static let quadrantColors: [(UInt8, UInt8, UInt8)] = [(220, 30, 30), (30, 200, 30), (30, 30, 220), (230, 220, 30)]
+
+    /// Top-left red, top-right green, bottom-left blue, bottom-right yellow.
+    static func quadrants(width: Int, height: Int) throws -> PixelBuffer {
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let q = (y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)
+                let c = quadrantColors[q]
+                let i = (y * width + x) * 3
+                bytes[i] = c.0
+                bytes[i + 1] = c.1
+                bytes[i + 2] = c.2
+            }
+        }
+        return try PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    static let shared = Task { try await make() }
+
+    static func get() async throws -> ServerFixture { try await shared.value }
+
+    private static func page(_ tweets: [(id: String, user: String, text: String, media: String)]) -> Data {
+        let statuses = tweets.map { t in
+            """
+            {"id_str":"\(t.id)","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"\(t.text)",
+             "entities":{"hashtags":[{"text":"zoom","indices":[0,5]}]},
+             "extended_entities":{"media":[{"id_str":"m\(t.id)","type":"photo","media_url_https":"https://pbs.twimg.com/media/\(t.media).jpg"}]},
+             "user":{"id_str":"u\(t.user)","screen_name":"\(t.user)","name":"\(t.user.capitalized)",
+                     "profile_image_url_https":"https://pbs.twimg.com/profile_images/1/face_normal.jpg"}}
+            """
+        }
+        return Data("{\"statuses\":[\(statuses.joined(separator: ","))]}".utf8)
+    }
+
+    static func make() async throws -> ServerFixture {
+        let eagerJPEG = try JPEGEncoder.encode(quadrants(width: 1200, height: 900), quality: 92)
+        let lazyJPEG = try JPEGEncoder.encode(quadrants(width: 1500, height: 1000), quality: 92)
+        let avatarJPEG = try JPEGEncoder.encode(quadrants(width: 400, height: 400), quality: 80)
+        let origin = try LoopbackHTTPServer { request in
+            if request.path.contains("Eager1") { return .respond(status: 200, body: eagerJPEG) }
+            if request.path.contains("Lazy1") { return .respond(status: 200, body: lazyJPEG) }
+            if request.path.contains("face_400x400") { return .respond(status: 200, body: avatarJPEG) }
+            return .respond(status: 404)
+        }
+        defer { origin.stop() }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tc-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+
+        var fetch = FetchConfiguration()
+        fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
+        var options = PipelineOptions(cacheRoot: cache, fetch: fetch)
+        var derive = DeriveOptions()
+        derive.tiles = .eager
+        options.derive = derive
+        _ = try await CachePipeline(options: options).run(
+            [ResultsInput(name: "eager.json", data: page([("101", "eve", "#zoom quadrants", "Eager1")]))])
+        derive.tiles = .lazy
+        options.derive = derive
+        // A later manifest name (they are timestamped to the second).
+        try await Task.sleep(for: .milliseconds(1100))
+        _ = try await CachePipeline(options: options).run(
+            [ResultsInput(name: "lazy.json", data: page([("102", "bob", "#zoom more quadrants", "Lazy1")]))])
+
+        let store = try BlobStore(root: cache)
+        var mp4 = [UInt8](repeating: 0, count: 64)
+        mp4.replaceSubrange(4..<12, with: Array("ftypisom".utf8))
+        let video = try store.put(mp4).hash
+        return ServerFixture(
+            cache: cache, eager: BlobHash(hashing: eagerJPEG), lazy: BlobHash(hashing: lazyJPEG),
+            avatar: BlobHash(hashing: avatarJPEG), video: video)
+    }
+
+    /// A server on a free loopback port over the fixture's cache.
+    func start(_ adjust: (inout TileServerConfiguration) -> Void = { _ in }) async throws -> TileServer {
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        adjust(&configuration)
+        return try await TileServer.start(configuration)
+    }
+}
+
+/// Runs blocking socket I/O off the cooperative pool.
+func fetch(
+    _ server: TileServer, _ target: String, method: String = "GET", headers: [String: String] = [:]
+) async throws -> RawHTTPClient.Response {
+    let port = server.port
+    return try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try RawHTTPClient.send(method, target, port: port, headers: headers) })
+        }
+    }
+}
