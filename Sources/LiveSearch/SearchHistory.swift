@@ -17,13 +17,21 @@ public struct SearchHistory: Sendable {
         public var at: Date
         public var pages: Int
         public var tweets: Int
+        /// Absolute paths of the result files to read again (`fetch --again N`): the
+        /// saved pages of a search, the inputs of a `fetch`. Absent in files written
+        /// before it existed, which still load.
+        public var files: [String]?
 
-        public init(query: String, api: String, at: Date, pages: Int, tweets: Int) {
+        /// The ``api`` of an entry recorded by `tweetcache fetch` (its query names the files).
+        public static let filesAPI = "files"
+
+        public init(query: String, api: String, at: Date, pages: Int, tweets: Int, files: [String]? = nil) {
             self.query = query
             self.api = api
             self.at = at
             self.pages = pages
             self.tweets = tweets
+            self.files = files
         }
 
         /// Two entries are the same search when query and API match.
@@ -35,6 +43,15 @@ public struct SearchHistory: Sendable {
     }
 
     public static let limit = 100
+
+    /// Removes the history (`tweetcache history --clear`); no file is not an error.
+    public func clear() throws(LiveSearchError) {
+        do {
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        } catch {
+            throw .history(path: url.path, reason: (error as NSError).localizedDescription)
+        }
+    }
     public let url: URL
 
     public init(url: URL) { self.url = url }

@@ -9,10 +9,16 @@ extension TileResponder {
         case .viewerIndex:
             return Self.page(ViewerAssets.indexHTML, type: "text/html; charset=utf-8")
         case .viewerZoom(let hash):
-            // The page reads the hash from its own path; 404 here keeps a typo from
-            // showing an empty viewer.
-            _ = try sources.facts(hash)
-            return Self.page(ViewerAssets.zoomHTML, type: "text/html; charset=utf-8")
+            // The page reads the hash from its own path. For an image the cache does
+            // not hold, the status says 404 and the page says why.
+            var reply = Self.page(ViewerAssets.zoomHTML, type: "text/html; charset=utf-8")
+            do {
+                _ = try sources.facts(hash)
+            } catch {
+                reply.status = .notFound
+                reply.etag = nil
+            }
+            return reply
         case .viewerAsset(let name):
             switch name {
             case "viewer.css": return Self.page(ViewerAssets.css, type: "text/css; charset=utf-8")

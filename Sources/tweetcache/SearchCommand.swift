@@ -84,7 +84,7 @@ struct SearchCommand: AsyncParsableCommand {
         if !outcome.pages.isEmpty {
             let entry = SearchHistory.Entry(
                 query: client.query.text, api: searchAPI.rawValue, at: started,
-                pages: outcome.pages.count, tweets: outcome.tweets)
+                pages: outcome.pages.count, tweets: outcome.tweets, files: outcome.pages.map(\.file.path))
             do { try SearchHistory(cacheRoot: cache).record(entry) } catch {
                 reporter.warn("search: \(error.description)")
             }

@@ -9,7 +9,9 @@ struct TweetCacheCommand: AsyncParsableCommand {
         commandName: "tweetcache",
         abstract: "Turn tweet search results into a fast, trustworthy local image cache.",
         version: TweetCacheVersion.string,
-        subcommands: [FetchCommand.self, SearchCommand.self, DemoCommand.self, ServeCommand.self, ThumbCommand.self, TileCommand.self, DecodeCommand.self])
+        subcommands: [FetchCommand.self, SearchCommand.self, DemoCommand.self, ServeCommand.self, ThumbCommand.self, TileCommand.self, DecodeCommand.self,
+                      TweetsCommand.self, InfoCommand.self, LsCommand.self, ShowCommand.self, HistoryCommand.self,
+                      StatsCommand.self, VerifyCommand.self, GcCommand.self, ExportCommand.self, FillBenchCacheCommand.self])
 
     /// Logs go to standard error at the level `TWEETCACHE_LOG` names (default: warning),
     /// so output stays clean for scripts while `TWEETCACHE_LOG=debug` shows each

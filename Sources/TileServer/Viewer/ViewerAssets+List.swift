@@ -19,7 +19,7 @@ extension ViewerAssets {
     return e;
   }
 
-  // The CLI's rules, exactly: whole seconds, never negative.
+  // The CLI's rules exactly (TweetModel/RelativeTime.swift): whole seconds, never negative.
   function relativeTime(nowMs, thenMs) {
     if (!Number.isFinite(nowMs) || !Number.isFinite(thenMs)) return '';
     const s = Math.max(0, Math.floor((nowMs - thenMs) / 1000));

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Inspect
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Copy (or hard-link) tweets' original media out of the cache under readable names.",
+        discussion: "Placeholders: {screen_name} {tweet_id} {n} {ext} {media_id} {sha256} {date}.")
+
+    @Option(name: .long, help: "Only tweets with this hashtag.")
+    var tag: String?
+
+    @Option(name: .long, help: "Only tweets by this user.")
+    var user: String?
+
+    @Option(name: .long, help: ArgumentHelp("Directory to write to (created if needed).", valueName: "DIR"))
+    var out: String
+
+    @Option(name: .long, help: ArgumentHelp("File name template.", valueName: "TEMPLATE"))
+    var name: String = Exporter.defaultTemplate
+
+    @Flag(name: .long, help: "Hard-link instead of copying (same file system only; copies otherwise).")
+    var link = false
+
+    @OptionGroup var options: InspectOptions
+
+    func validate() throws {
+        do { try Exporter.validate(template: name) } catch { throw ValidationError(error.description) }
+    }
+
+    func run() throws {
+        let snapshot = try options.snapshot()
+        var exportOptions = Exporter.Options(out: URL(fileURLWithPath: out, isDirectory: true))
+        exportOptions.tag = tag
+        exportOptions.user = user
+        exportOptions.template = name
+        exportOptions.link = link
+        let items: [Exporter.Item]
+        do { items = try Exporter(snapshot: snapshot, options: exportOptions).run() } catch { throw InspectFailure.exit(error) }
+        if options.json {
+            print(try InspectJSON.string(items))
+        } else {
+            emit(items.map { "\($0.action.padding(toLength: 7, withPad: " ", startingAt: 0))  \($0.file)\n" }.joined())
+            let counts = Dictionary(grouping: items, by: \.action).mapValues(\.count).sorted { $0.key < $1.key }
+            emit("exported \(items.count) file\(items.count == 1 ? "" : "s")" + (counts.isEmpty ? "" : " (" + counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")") + " to \(out)\n")
+        }
+        if items.contains(where: { $0.action == "missing" || $0.action.hasPrefix("failed") }) { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Inspect
+
+struct GcCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Remove what no manifest references, then evict least recently used blobs to fit a budget.",
+        discussion: """
+            Safe while a fetch runs in another process: nothing used, fetched or written in \
+            the last hour, or since the newest manifest, is removed.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("Keep blobs and derived files under this size, e.g. 2GB.", valueName: "SIZE"))
+    var maxSize: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also remove blobs unused for this long, e.g. 30d, 12h.", valueName: "AGE"))
+    var olderThan: String?
+
+    @Flag(name: .long, help: "Say what would be removed; remove nothing.")
+    var dryRun = false
+
+    @Option(name: .long, help: .hidden)
+    var grace: Double?
+
+    @OptionGroup var options: InspectOptions
+
+    func validate() throws {
+        if let maxSize, ByteCount.parse(maxSize) == nil { throw ValidationError("--max-size: cannot read '\(maxSize)' (try 2GB)") }
+        if let olderThan, AgeText.parse(olderThan) == nil { throw ValidationError("--older-than: cannot read '\(olderThan)' (try 30d)") }
+    }
+
+    func run() throws {
+        let snapshot = try options.snapshot()
+        var gcOptions = GarbageCollector.Options(maxBytes: maxSize.flatMap(ByteCount.parse),
+                                                 olderThan: olderThan.flatMap(AgeText.parse), dryRun: dryRun)
+        if let grace { gcOptions.gracePeriod = max(0, grace) }
+        let report: GarbageCollector.Report
+        do { report = try GarbageCollector(snapshot: snapshot, options: gcOptions).run() } catch { throw InspectFailure.exit(error) }
+        if options.json { print(try InspectJSON.string(report)) } else { emit(report.text(style: options.style)) }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Inspect
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every inspect command takes: which cache, JSON or text, colour.
+struct InspectOptions: ParsableArguments {
+    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
+    var cache: String?
+
+    @Flag(name: .long, help: "Print JSON for scripts instead of text.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Colour: auto (a terminal, unless NO_COLOR is set), always, never.", valueName: "WHEN"))
+    var color: String = "auto"
+
+    func validate() throws {
+        guard ColorMode(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
+    }
+
+    var cacheURL: URL {
+        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    var style: Style {
+        Style(enabled: (ColorMode(rawValue: color) ?? .auto).enabled(
+            isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment))
+    }
+
+    func snapshot() throws -> CacheSnapshot {
+        do { return try CacheSnapshot(root: cacheURL) } catch { throw InspectFailure.exit(error) }
+    }
+}
+
+/// Inspect errors as exit statuses: 1 for "not found" and "ambiguous", 2 otherwise.
+enum InspectFailure {
+    static func exit(_ error: InspectError) -> ExitCode {
+        switch error {
+        case .notFound, .ambiguous: CleanExit.message(error.description, code: 1)
+        default: CleanExit.message(error.description, code: 2)
+        }
+    }
+}
+
+/// Writes text to standard output without an extra newline.
+func emit(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// `--now` (hidden): the clock relative dates are computed from, for tests.
+func parseNow(_ text: String?) throws -> Date {
+    guard let text else { return Date() }
+    let f = ISO8601DateFormatter()
+    guard let date = f.date(from: text) else { throw ValidationError("--now: not an ISO 8601 date: \(text)") }
+    return date
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Inspect
+
+struct TweetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tweets", abstract: "List cached tweets, newest first, as the original app did.")
+
+    @Option(name: .long, help: "Only tweets with this hashtag (with or without #).")
+    var tag: String?
+
+    @Option(name: .long, help: "Only tweets by this user (screen name, with or without @).")
+    var user: String?
+
+    @Option(name: .long, help: "At most this many tweets.")
+    var limit: Int?
+
+    @Option(name: .long, help: .hidden)
+    var now: String?
+
+    @OptionGroup var options: InspectOptions
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+    }
+
+    func run() throws {
+        let snapshot = try options.snapshot()
+        let list = TweetList(catalog: snapshot.catalog, tag: tag, user: user, limit: limit, now: try parseNow(now))
+        if options.json {
+            print(try InspectJSON.string(list.rows))
+        } else {
+            emit(list.text(style: options.style))
+        }
+        for problem in snapshot.catalog.problems {
+            FileHandle.standardError.write(Data("tweetcache: \(problem)\n".utf8))
+        }
+    }
+}

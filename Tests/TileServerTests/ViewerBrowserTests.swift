@@ -1,0 +1,142 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+@testable import TileServer
+
+/// The viewer in a real browser: Debian's headless Chromium loads the pages from a
+/// server on loopback, and the screenshots' pixels must show the fixture's four
+/// coloured quadrants where the tiles put them.
+@Suite(.serialized) struct ViewerBrowserTests {
+    static let width = 1000
+    static let height = 750
+
+    @Test func zoomViewDrawsTilesFittedAndZoomed() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        let hex = fixture.lazy.hex
+        let tilesBefore = try await tileRequests(server)
+
+        let fitted = try await screenshot("\(server.baseURL)/view/\(hex)")
+        let found = try quadrantBoxes(fitted)
+        // Every quadrant is on screen, each in its place relative to the others.
+        for (index, box) in found.enumerated() {
+            #expect(box.count > fitted.width * fitted.height / 40, "quadrant \(index) barely visible: \(box.count) px")
+        }
+        #expect(found[0].centerX < found[1].centerX && found[2].centerX < found[3].centerX)
+        #expect(found[0].centerY < found[2].centerY && found[1].centerY < found[3].centerY)
+        // Fitted: the 3:2 image spans most of the window's width, and it is all in view.
+        let spanX = found[1].maxX - found[0].minX
+        let spanY = found[2].maxY - found[0].minY
+        #expect(spanX > Self.width * 6 / 10, "image too small: \(spanX) px wide")
+        #expect(abs(Double(spanX) / Double(spanY) - 1.5) < 0.1, "aspect \(spanX)x\(spanY)")
+        #expect(try await tileRequests(server) > tilesBefore, "the tiles came from the Deep Zoom endpoint")
+
+        // Zoomed 8x into the middle: the four quadrants meet at the centre of the window.
+        let deep = try await screenshot("\(server.baseURL)/view/\(hex)?zoom=8&x=0.5&y=0.5")
+        let parts = try quadrantBoxes(deep)
+        for (index, box) in parts.enumerated() {
+            #expect(box.count > deep.width * deep.height / 10, "quadrant \(index) at 8x: \(box.count) px")
+        }
+        #expect(abs(parts[0].maxX - deep.width / 2) < 40 && abs(parts[0].maxY - deep.height / 2) < 40)
+
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hex)?debug"])
+        #expect(dom.contains("data-ready=\"1\""), "the page says its tiles are drawn")
+    }
+
+    @Test func listPageShowsTweetsWithTheirPhotos() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        let page = try await screenshot("\(server.baseURL)/")
+        let found = try quadrantBoxes(page)
+        for (index, box) in found.enumerated() {
+            #expect(box.count > 500, "photo thumbnails: quadrant colour \(index) has \(box.count) px")
+        }
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+        #expect(dom.contains("@eve") && dom.contains("@bob"))
+        #expect(dom.contains("#zoom"))
+    }
+
+    // MARK: - Helpers
+
+    struct Box {
+        var count = 0
+        var minX = Int.max, minY = Int.max, maxX = 0, maxY = 0
+        var sumX = 0, sumY = 0
+        var centerX: Int { count == 0 ? 0 : sumX / count }
+        var centerY: Int { count == 0 ? 0 : sumY / count }
+    }
+
+    /// Where each of the fixture's four colours appears in `image`.
+    func quadrantBoxes(_ image: PixelBuffer) throws -> [Box] {
+        var boxes = [Box](repeating: Box(), count: 4)
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let p = pixel(image, x: x, y: y)
+                for (index, color) in ServerFixture.quadrantColors.enumerated() where isClose(p, color, tolerance: 30) {
+                    boxes[index].count += 1
+                    boxes[index].sumX += x
+                    boxes[index].sumY += y
+                    boxes[index].minX = min(boxes[index].minX, x)
+                    boxes[index].minY = min(boxes[index].minY, y)
+                    boxes[index].maxX = max(boxes[index].maxX, x)
+                    boxes[index].maxY = max(boxes[index].maxY, y)
+                }
+            }
+        }
+        return boxes
+    }
+
+    func screenshot(_ url: String) async throws -> PixelBuffer {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tc-shot-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try await chromium(["--screenshot=\(file.path)", url])
+        let bytes = try [UInt8](Data(contentsOf: file))
+        let image = try ImageDecoder.decode(bytes)
+        #expect(image.width == Self.width && image.height == Self.height)
+        return image
+    }
+
+    func tileRequests(_ server: TileServer) async throws -> Int {
+        let text = try await fetch(server, "/metrics").text
+        return text.split(separator: "\n")
+            .filter { $0.hasPrefix("tweetcache_http_requests_total{route=\"dzi_tile\"") }
+            .compactMap { Int(Double($0.split(separator: " ").last ?? "") ?? 0) }
+            .reduce(0, +)
+    }
+
+    /// Runs headless Chromium (Debian's `chromium`, or `$CHROMIUM`) with a throwaway profile.
+    func chromium(_ arguments: [String]) async throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let candidates = [environment["CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"].compactMap { $0 }
+        let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+                                  "headless Chromium is needed (apt-get install chromium; scripts/test.sh installs it)")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("tc-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--window-size=\(Self.width),\(Self.height)", "--force-device-scale-factor=1",
+            "--virtual-time-budget=8000", "--user-data-dir=\(profile.path)", "--no-first-run",
+            "--disable-extensions", "--disable-background-networking",
+        ] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // A hung browser fails the test instead of hanging the suite.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if process.isRunning { process.terminate() } }
+        let data = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
+        #expect(process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Benchmark: `tweetcache serve` against nginx serving the same Deep Zoom tiles as
+# static files, in one run, with wrk on loopback; then the cost of a cold tile
+# made on request (lazy mode).
+#
+# Usage: bench/serve-vs-nginx.sh [DURATION] [CONNECTIONS]
+#   DURATION     wrk duration per run (default 30s); each server gets 3 runs, median reported
+#   CONNECTIONS  wrk connections (default 64), 2 wrk threads
+# Needs: nginx, wrk, curl; ../shared/bench/serve-corpus.sh (SHARED_BENCH to override).
+# Output: a table on stdout; raw wrk output and the tile list in $KEEP_DIR if set.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+shared=${SHARED_BENCH:-$repo/../shared/bench}
+duration=${1:-30s}
+conns=${2:-64}
+runs=${RUNS:-3}
+tc_port=${TC_PORT:-8093}
+nginx_port=${NGINX_PORT:-8094}
+lazy_port=${LAZY_PORT:-8095}
+for t in nginx wrk curl; do command -v $t >/dev/null || { echo "needs $t (apt-get install $t)" >&2; exit 1; }; done
+
+# nginx workers run as nobody when started as root: the tree must be readable by them.
+work=$(mktemp -d /tmp/tc-serve-bench.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${KEEP_DIR:-}" ] && cp "$work"/*.txt "$work"/*.lua "$KEEP_DIR"/ 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
+bin=$repo/.build/release/tweetcache
+
+echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >&2
+"$bin" demo --cache "$work/eager" --quiet >&2
+"$bin" demo --cache "$work/lazy" --tiles lazy --quiet >&2
+chmod -R a+rX "$work"
+
+# Every Deep Zoom tile of the eager cache, as the tile server names it and as nginx does.
+(cd "$work/eager" && find derived -path '*/dz/image_files/*' -name '*.jpg' | sort) > "$work/files.txt"
+ntiles=$(wc -l < "$work/files.txt")
+[ "$ntiles" -gt 0 ] || { echo "no tiles in the cache" >&2; exit 1; }
+sed -E 's#^derived/../([0-9a-f]{64})/dz/image_files/(.*)$#/dzi/\1_files/\2#' "$work/files.txt" > "$work/tc-paths.txt"
+sed 's#^#/#' "$work/files.txt" > "$work/nginx-paths.txt"
+bytes=$(cd "$work/eager" && xargs -d '\n' stat -c %s < "$work/files.txt" | awk '{s+=$1} END {print s}')
+
+# A wrk script that walks a list of paths, one per request, from a different
+# starting point in each thread (wrk counts non-2xx answers as status errors).
+make_lua() {
+  cat > "$2" <<LUA
+local paths = {}
+for line in io.lines("$1") do paths[#paths + 1] = line end
+local i = 0
+function setup(thread) thread:set("offset", math.random(#paths)) end
+function init(args) i = offset or 0 end
+function request()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+function done(summary, latency, requests)
+  io.write(string.format("RESULT requests=%d p50_us=%d p99_us=%d errors_connect=%d errors_read=%d errors_write=%d errors_status=%d errors_timeout=%d\n",
+    summary.requests, latency:percentile(50), latency:percentile(99), summary.errors.connect, summary.errors.read,
+    summary.errors.write, summary.errors.status, summary.errors.timeout))
+end
+LUA
+}
+make_lua "$work/tc-paths.txt" "$work/tc.lua"
+make_lua "$work/nginx-paths.txt" "$work/nginx.lua"
+
+wait_up() { for _ in $(seq 100); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; echo "server at $1 did not start" >&2; exit 1; }
+
+"$bin" serve --cache "$work/eager" --port "$tc_port" > /dev/null 2> "$work/serve.log" &
+pids+=($!)
+out=$("$shared/serve-corpus.sh" "$work/eager" "$nginx_port")
+eval "$(echo "$out" | tail -1)"
+pids+=("$NGINX_PID")
+wait_up "http://127.0.0.1:$tc_port/healthz"
+wait_up "http://127.0.0.1:$nginx_port/$(head -1 "$work/files.txt")"
+
+# Both must serve identical bytes for the same tile.
+t1=$(head -1 "$work/tc-paths.txt"); n1=$(head -1 "$work/nginx-paths.txt")
+cmp <(curl -sf "http://127.0.0.1:$tc_port$t1") <(curl -sf "http://127.0.0.1:$nginx_port$n1") \
+  || { echo "tweetcache and nginx disagree on $t1" >&2; exit 1; }
+
+declare -A rps p99 p50 errs
+measure() {  # name port lua
+  # Warm-up: one pass over every tile (page cache, the server's memory cache, connections).
+  wrk -t2 -c"$conns" -d5s -s "$3" "http://127.0.0.1:$2" > /dev/null
+  local all=()
+  for r in $(seq "$runs"); do
+    wrk -t2 -c"$conns" -d"$duration" --latency -s "$3" "http://127.0.0.1:$2" > "$work/$1-$r.txt"
+    all+=("$(grep -E '^Requests/sec' "$work/$1-$r.txt" | awk '{print $2}') $(grep RESULT "$work/$1-$r.txt")")
+    echo "  $1 run $r: ${all[-1]}" >&2
+  done
+  local median
+  median=$(printf '%s\n' "${all[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+  rps[$1]=$(echo "$median" | awk '{print $1}')
+  p50[$1]=$(echo "$median" | sed -E 's/.*p50_us=([0-9]+).*/\1/')
+  p99[$1]=$(echo "$median" | sed -E 's/.*p99_us=([0-9]+).*/\1/')
+  errs[$1]=$(printf '%s\n' "${all[@]}" | sed -E 's/.*errors_connect=([0-9]+) errors_read=([0-9]+) errors_write=([0-9]+) errors_status=([0-9]+) errors_timeout=([0-9]+).*/\1 \2 \3 \4 \5/' \
+              | awk '{s+=$1+$2+$3+$4+$5} END {print s}')
+}
+echo "== wrk -t2 -c$conns -d$duration over $ntiles tiles ($((bytes / 1024)) KiB), $runs runs each, median" >&2
+measure tweetcache "$tc_port" "$work/tc.lua"
+measure nginx "$nginx_port" "$work/nginx.lua"
+
+echo "== cold tiles made on request (lazy cache)" >&2
+"$bin" serve --cache "$work/lazy" --port "$lazy_port" > /dev/null 2> "$work/lazy.log" &
+pids+=($!)
+wait_up "http://127.0.0.1:$lazy_port/healthz"
+# The first tile of each image (decode + tile) and then a neighbour (decoded image kept).
+hashes=$(cd "$work/lazy" && ls derived/*/ | grep -E '^[0-9a-f]{64}$' | head -12)
+first=(); second=(); warm=()
+for h in $hashes; do
+  dzi=$(curl -sf "http://127.0.0.1:$lazy_port/dzi/$h.dzi") || continue
+  w=$(echo "$dzi" | sed -nE 's/.*Width="([0-9]+)".*/\1/p'); ht=$(echo "$dzi" | sed -nE 's/.*Height="([0-9]+)".*/\1/p')
+  [ "${w:-0}" -ge 1024 ] || continue
+  top=$(python3 -c "import math; print(math.ceil(math.log2(max($w,$ht))))")
+  first+=("$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$lazy_port/dzi/${h}_files/$top/1_1.jpg")")
+  second+=("$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$lazy_port/dzi/${h}_files/$top/2_1.jpg")")
+  warm+=("$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$lazy_port/dzi/${h}_files/$top/2_1.jpg")")
+done
+med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", (NR ? a[int((NR+1)/2)] : 0) * 1000}'; }
+
+ratio=$(awk -v a="${rps[tweetcache]}" -v b="${rps[nginx]}" 'BEGIN {printf "%.2f", a / b}')
+cat <<TABLE
+| server | requests/s | p50 | p99 | errors |
+|---|---:|---:|---:|---:|
+| tweetcache serve | ${rps[tweetcache]} | $(awk -v v="${p50[tweetcache]}" 'BEGIN{printf "%.2f ms", v/1000}') | $(awk -v v="${p99[tweetcache]}" 'BEGIN{printf "%.2f ms", v/1000}') | ${errs[tweetcache]} |
+| nginx (static files) | ${rps[nginx]} | $(awk -v v="${p50[nginx]}" 'BEGIN{printf "%.2f ms", v/1000}') | $(awk -v v="${p99[nginx]}" 'BEGIN{printf "%.2f ms", v/1000}') | ${errs[nginx]} |
+
+tweetcache / nginx requests/s: **${ratio}x** ($ntiles distinct tiles, wrk -t2 -c$conns -d$duration, median of $runs)
+
+Cold tiles (lazy cache, ${#first[@]} images of 1024 px or more, full-resolution level, median):
+first tile of an image (decode + tile + write) $(med "${first[@]}") ms; next tile of the same image $(med "${second[@]}") ms; the same tile again (cached) $(med "${warm[@]}") ms.
+TABLE
