@@ -31,8 +31,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
-bin=$repo/.build/release/tweetcache
+# TC_SCRATCH: another build folder (e.g. .build-release) so a benchmark build
+# does not hold the lock on .build while debug builds run.
+scratch=${TC_SCRATCH:-.build}
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
+bin=$repo/$scratch/release/tweetcache
 
 echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >&2
 "$bin" demo --cache "$work/eager" --quiet >&2

@@ -2,6 +2,8 @@
 # Runs every test. Installs what is missing, builds, then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Headless Chromium for the viewer's real-browser test.
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium"
 source scripts/bootstrap.sh
 swift build --build-tests
 swift test "$@"

@@ -33,7 +33,9 @@ extension TileResponder {
         return reply
     }
 
-    func iiifImage(_ hash: BlobHash, region: String, size: String, rotation: String, qualityFormat: String) async throws -> Reply {
+    func iiifImage(
+        _ hash: BlobHash, region: String, size: String, rotation: String, qualityFormat: String, base: String
+    ) async throws -> Reply {
         let parsed: IIIFImageRequest
         do {
             parsed = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityFormat)
@@ -87,7 +89,7 @@ extension TileResponder {
                 }
             }
         }
-        reply.headers[.init("Link")!] = "<\(canonical)>;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
+        reply.headers[.init("Link")!] = "<\(base)/\(hash.hex)/\(canonical)>;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
         return reply
     }
 }

@@ -105,7 +105,8 @@ struct TileResponder: HTTPResponder {
         case let .iiifInfo(hash):
             return try iiifInfo(hash, request: request)
         case let .iiifImage(hash, region, size, rotation, qualityFormat):
-            return try await iiifImage(hash, region: region, size: size, rotation: rotation, qualityFormat: qualityFormat)
+            return try await iiifImage(hash, region: region, size: size, rotation: rotation, qualityFormat: qualityFormat,
+                                       base: iiifBase(request))
         case let .thumbnail(hash, size):
             return try await thumbnail(hash, size: size)
         case let .blob(hash):
