@@ -33,7 +33,7 @@ public struct EntitySpans: Sendable, Equatable {
         let scalars = Array(text.unicodeScalars)
         let valid = ranges
             .filter { $0.start >= 0 && $0.start < $0.end && $0.end <= scalars.count }
-            .sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+            .sorted { ($0.start, -$0.end) < ($1.start, -$1.end) }  // at one start, the longest wins
 
         func string(_ from: Int, _ to: Int) -> String {
             // Text from strangers must not drive the terminal: control characters

@@ -121,7 +121,13 @@ public struct GarbageCollector: Sendable {
 
         let now = options.now.timeIntervalSince1970
         let graceCutoff = now - options.gracePeriod
-        let newestManifest = snapshot.catalog.manifests.map(\.generatedAt.timeIntervalSince1970).max() ?? 0
+        // A run stamps `generated_at` when it starts building and writes the file last,
+        // so the file's modification time is when all of that run's rows were in.
+        let newestManifest = snapshot.catalog.manifests.map { info -> Double in
+            var st = stat()
+            let written = stat(snapshot.root.appendingPathComponent(info.path).path, &st) == 0 ? Double(st.st_mtim.tv_sec) + 1 : 0
+            return max(info.generatedAt.timeIntervalSince1970, written)
+        }.max() ?? 0
         let protectAfter = min(graceCutoff, newestManifest)
         func isProtected(use: Double?, modified: Double) -> Bool {
             modified > graceCutoff || (use ?? 0) > protectAfter
