@@ -41,8 +41,19 @@ import TestSupport
         }
         #expect(abs(parts[0].maxX - deep.width / 2) < 40 && abs(parts[0].maxY - deep.height / 2) < 40)
 
+        // At 1:1 with the image's centre at the window's centre, the quadrants meet
+        // exactly there: a tile placed one or two pixels off would show.
+        let native = try await screenshot("\(server.baseURL)/view/\(hex)?scale=1")
+        let (cx, cy) = (Self.width / 2, Self.height / 2)
+        for (index, (dx, dy)) in [(-3, -3), (3, -3), (-3, 3), (3, 3)].enumerated() {
+            let seen = pixel(native, x: cx + dx, y: cy + dy)
+            #expect(isClose(seen, ServerFixture.quadrantColors[index], tolerance: 40),
+                    "pixel \(dx),\(dy) from the centre is \(seen)")
+        }
+
         let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hex)?debug"])
         #expect(dom.contains("data-ready=\"1\""), "the page says its tiles are drawn")
+        #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
     }
 
     @Test func listPageShowsTweetsWithTheirPhotos() async throws {
@@ -119,7 +130,10 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--window-size=\(Self.width),\(Self.height)", "--force-device-scale-factor=1",
+            // Kiosk with a fixed screen: the page is laid out at the window size from the
+            // start (otherwise headless Chromium resizes it only at capture time).
+            "--window-size=\(Self.width),\(Self.height)", "--kiosk", "--screen-info={\(Self.width)x\(Self.height)}",
+            "--force-device-scale-factor=1",
             "--virtual-time-budget=8000", "--user-data-dir=\(profile.path)", "--no-first-run",
             "--disable-extensions", "--disable-background-networking",
         ] + arguments

@@ -139,8 +139,8 @@ extension ViewerAssets {
     return Math.min(img.maxLevel, Math.max(0, l));
   }
 
-  // <img> rather than fetch + createImageBitmap: headless Chromium's virtual time
-  // waits for image loads but not for off-thread decodes, and tests rely on it.
+  // Plain <img> loads: the browser's HTTP cache and connection limits apply, and
+  // headless Chromium's virtual time (the screenshot tests) waits for them.
   function fetchTile(t) {
     const entry = { state: 'loading', bmp: null }, im = new Image();
     cache.set(t.key, entry);
@@ -176,7 +176,7 @@ extension ViewerAssets {
 
   // Draws the level's cached tiles in view; with `want`, queues the missing ones.
   function drawLevel(l, want) {
-    const lv = img.levels[l], T = img.T, O = img.O, f = lv.f, k = s * dpr;
+    const lv = img.levels[l], T = img.T, O = img.O, f = lv.f;
     const x0 = Math.max(0, -ox / s), x1 = Math.min(img.w, (cw - ox) / s);
     const y0 = Math.max(0, -oy / s), y1 = Math.min(img.h, (ch - oy) / s);
     const st = { needed: 0, drawn: 0, failed: 0 };
@@ -342,9 +342,11 @@ extension ViewerAssets {
     $('orig').href = `/blob/${hash}`;
     $('orig').hidden = false;
     home();
-    // Optional start view for tests and links: ?scale=<CSS px per image px>&x=<0..1>&y=<0..1>
-    // puts image point (x*W, y*H) at the window's centre (clamped like any view).
-    const sc = Number(query.get('scale')), fx = Number(query.get('x') ?? 0.5), fy = Number(query.get('y') ?? 0.5);
+    // Optional start view for tests and links: ?scale=<CSS px per image px> or
+    // ?zoom=<factor over home>, with &x=<0..1>&y=<0..1> putting image point (x*W, y*H)
+    // at the window's centre (clamped like any view).
+    const sc = Number(query.get('scale')) || Number(query.get('zoom')) * minScale();
+    const fx = Number(query.get('x') ?? 0.5), fy = Number(query.get('y') ?? 0.5);
     if (sc > 0 && Number.isFinite(fx) && Number.isFinite(fy)) {
       s = sc;
       clampView();
