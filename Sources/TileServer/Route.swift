@@ -59,10 +59,9 @@ extension Route {
         guard raw.utf8.count <= 2048 else { throw .badRequest("path too long") }
         var segments: [String] = []
         for piece in raw.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
-            guard let decoded = String(Substring(piece)).removingPercentEncoding else {
-                throw .badRequest("bad percent-encoding")
-            }
-            if decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == "\0" }) || decoded == "." || decoded == ".." {
+            let decoded = try decodeSegment(piece)
+            if decoded.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
+                || decoded == "." || decoded == ".." {
                 throw .badRequest("path segment not allowed")
             }
             segments.append(decoded)
@@ -110,6 +109,41 @@ extension Route {
             return .manifest(name)
         default:
             throw .notFound
+        }
+    }
+
+    /// Percent-decodes one segment; most segments have no `%` and are taken as
+    /// they are (this runs on every request, so it stays off Foundation).
+    static func decodeSegment(_ piece: Substring.UTF8View.SubSequence) throws(RouteError) -> String {
+        guard piece.contains(UInt8(ascii: "%")) else { return String(Substring(piece)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(piece.count)
+        var index = piece.startIndex
+        while index < piece.endIndex {
+            let byte = piece[index]
+            if byte == UInt8(ascii: "%") {
+                let first = piece.index(after: index)
+                guard first < piece.endIndex, piece.index(after: first) < piece.endIndex,
+                      let high = hexValue(piece[first]), let low = hexValue(piece[piece.index(after: first)]) else {
+                    throw .badRequest("bad percent-encoding")
+                }
+                bytes.append(high << 4 | low)
+                index = piece.index(first, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+                index = piece.index(after: index)
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .badRequest("bad percent-encoding") }
+        return text
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 
@@ -163,11 +197,9 @@ extension Route {
 }
 
 extension BlobHash {
-    /// Only the canonical spelling: 64 lowercase hex digits. `BlobHash(hex:)` also
-    /// takes uppercase, but a URL must have one spelling so caches and ETags agree.
+    /// Only the canonical spelling: 64 lowercase hex digits (which is all
+    /// `BlobHash(hex:)` accepts), so caches and ETags see one name per image.
     static func strict(_ text: String) -> BlobHash? {
-        guard text.utf8.count == 64,
-              text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
-        return BlobHash(hex: text)
+        text.utf8.count == 64 ? BlobHash(hex: text) : nil
     }
 }

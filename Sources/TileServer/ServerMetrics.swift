@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The server's counters in Prometheus text format (`/metrics`).
 ///
@@ -41,11 +42,31 @@ final class ServerMetrics: Sendable {
         namespace: "tweetcache", metricName: "render_duration", unitName: "seconds",
         helpText: "Time to make one tile, IIIF image or thumbnail on request.") }
 
+    private struct RouteMetrics {
+        var counters: [Int: Counter] = [:]
+        var latency: DurationHistogram?
+    }
+
+    /// The registry builds label strings on every lookup; requests look up their
+    /// counters here instead (a handful of routes times a handful of statuses).
+    private let byRoute = Mutex([String: RouteMetrics]())
+
     func request(route: String, status: Int, duration: Duration) {
-        registry.makeCounter(descriptor: Self.requestsName, labels: [("route", route), ("status", String(status))])
-            .increment()
-        registry.makeDurationHistogram(descriptor: Self.latencyName, labels: [("route", route)],
-                                       buckets: Self.latencyBuckets).record(duration)
+        let (counter, latency) = byRoute.withLock { table -> (Counter, DurationHistogram) in
+            var entry = table[route] ?? RouteMetrics()
+            let counter = entry.counters[status] ?? registry.makeCounter(
+                descriptor: Self.requestsName, labels: [("route", route), ("status", String(status))])
+            let latency = entry.latency ?? registry.makeDurationHistogram(
+                descriptor: Self.latencyName, labels: [("route", route)], buckets: Self.latencyBuckets)
+            if entry.counters[status] == nil || entry.latency == nil {
+                entry.counters[status] = counter
+                entry.latency = latency
+                table[route] = entry
+            }
+            return (counter, latency)
+        }
+        counter.increment()
+        latency.record(duration)
     }
 
     func memoryHit() { memoryHits.increment() }

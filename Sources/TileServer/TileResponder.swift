@@ -35,7 +35,7 @@ struct TileResponder: HTTPResponder {
             do {
                 let route = try Route.parse(path: request.uri.path)
                 label = route.metricLabel
-                reply = try await withDeadline { try await self.reply(to: route, request: request) }
+                reply = try await self.reply(to: route, request: request)
             } catch let failure as HTTPFailure {
                 reply = Self.error(failure)
             } catch let failure as RouteError {
@@ -70,7 +70,7 @@ struct TileResponder: HTTPResponder {
         headers[.contentType] = reply.contentType
         headers[.cacheControl] = reply.cacheControl
         headers[.accessControlAllowOrigin] = "*"
-        headers[.init("X-Content-Type-Options")!] = "nosniff"
+        headers[Self.contentTypeOptions] = "nosniff"
         if let etag = reply.etag { headers[.eTag] = etag }
         if reply.status == .ok, let etag = reply.etag,
            ConditionalRequest.matches(request.headers[.ifNoneMatch], etag: etag) {
@@ -132,12 +132,13 @@ struct TileResponder: HTTPResponder {
     }
 
     /// Makes a derived file once (however many requests want it at the same
-    /// moment), keeps it on disk under `relative` and in memory, and serves it.
+    /// moment), keeps it on disk under `relative` and in memory, and serves it,
+    /// within the request time limit.
     func made(
         _ relative: String, contentType: String, etag: String,
         _ make: @escaping @Sendable () async throws -> [UInt8]
     ) async throws -> Reply {
-        try await renders.run(relative) { [files, memory, metrics] in
+        try await withDeadline { [renders, files, memory, metrics] in try await renders.run(relative) {
             let started = ContinuousClock.now
             let bytes = try await make()
             do {
@@ -149,11 +150,12 @@ struct TileResponder: HTTPResponder {
             let body = ByteBuffer(bytes: bytes)
             memory.put(relative, .init(body: body, contentType: contentType))
             return Reply(body: body, contentType: contentType, etag: etag, cacheControl: Reply.immutable)
-        }
+        } }
     }
 
     /// Runs `work` with the configured time limit; past it the client gets 503
-    /// and the work, if it is making a file, finishes for the next request.
+    /// and the work, if it is making a file, finishes for the next request. Only
+    /// work that makes something pays for the timer: cached answers never wait.
     private func withDeadline(_ work: @escaping @Sendable () async throws -> Reply) async throws -> Reply {
         let limit = configuration.requestTimeout
         return try await withThrowingTaskGroup(of: Reply?.self) { group in
@@ -169,6 +171,8 @@ struct TileResponder: HTTPResponder {
             return reply
         }
     }
+
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 
     static func error(_ failure: HTTPFailure) -> Reply {
         var reply = Reply(text: failure.message + "\n", contentType: "text/plain; charset=utf-8", cacheControl: "no-store")

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Pipeline
 
-@main
 struct TweetCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tweetcache",
@@ -18,14 +17,10 @@ struct TweetCacheCommand: AsyncParsableCommand {
     /// transfer's retries and each phase's time.
     static func bootstrapLogging() {
         let level = ProcessInfo.processInfo.environment["TWEETCACHE_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level) }
     }
 
-    static func main() async {
+    static func runMain() async {
         bootstrapLogging()
         do {
             var command = try parseAsRoot()

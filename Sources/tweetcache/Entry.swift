@@ -1,0 +1,28 @@
+import Dispatch
+import NIOCore
+import NIOPosix
+
+/// The process entry point: synchronous, so that before any Swift concurrency
+/// runs, `serve` can make NIO's event loops the global executor.
+///
+/// A server's handlers then run on the event loop that owns the connection
+/// instead of hopping to the default pool and back for every request, which
+/// measured as most of the per-request overhead for cached tiles. Other
+/// commands keep the default executor (their CPU work belongs on it).
+@main
+enum Entry {
+    static func main() {
+        let command = CommandLine.arguments.dropFirst().first
+        let serving = command == "serve" || (command == "demo" && CommandLine.arguments.contains("--keep-serving"))
+        if serving {
+            _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
+        let done = DispatchSemaphore(value: 0)
+        // Detached: `main` runs on the main actor, whose thread waits below.
+        Task.detached {
+            await TweetCacheCommand.runMain()
+            done.signal()
+        }
+        done.wait()
+    }
+}
