@@ -19,8 +19,9 @@ if [ -z "$corpus" ]; then
 fi
 corpus=$(cd "$corpus" && pwd)
 
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
-bin=$repo/.build/release/tweetcache
+scratch=${TC_SCRATCH:-.build}
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
+bin=$repo/$scratch/release/tweetcache
 
 out=$("$shared/serve-corpus.sh" "$corpus" 8089)
 eval "$(echo "$out" | tail -n 1)"
@@ -30,18 +31,22 @@ python3 "$here/make-results.py" "$corpus/urls.txt" > "$work/page.json"
 mkdir -p "$work/out"
 cd "$work"
 hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" \
-  -n tweetcache --prepare "rm -rf $work/out/tc" \
+  -n tweetcache --prepare "rm -rf $work/out/tc && sync" \
     "$bin fetch $work/page.json --cache $work/out/tc --quiet --tiles none --thumb-sizes ''" \
-  -n 'curl --parallel' --prepare "rm -rf $work/out/curl && mkdir -p $work/out/curl" \
-    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curl --remote-name-all \$(cat $corpus/urls.txt)"
+  -n 'curl --parallel' --prepare "rm -rf $work/out/curl && mkdir -p $work/out/curl && sync" \
+    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curl --remote-name-all \$(cat $corpus/urls.txt)" \
+  -n 'curl --parallel + sync' --prepare "rm -rf $work/out/curls && mkdir -p $work/out/curls && sync" \
+    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curls --remote-name-all \$(cat $corpus/urls.txt) && sync -f $work/out/curls"
 
 python3 - "$work/fetch-vs-curl.json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-tc, cu = r["tweetcache"], r["curl --parallel"]
+tc, cu, cs = r["tweetcache"], r["curl --parallel"], r["curl --parallel + sync"]
 print(f"tweetcache median {tc['median']*1000:.1f} ms, curl median {cu['median']*1000:.1f} ms, "
       f"ratio {tc['median']/cu['median']:.2f}x (mean ratio {tc['mean']/cu['mean']:.2f}x); "
       f"cpu tweetcache {tc['user']+tc['system']:.3f} s, curl {cu['user']+cu['system']:.3f} s")
+print(f"with the same durability (curl, then sync -f of its files' file system): curl+sync median "
+      f"{cs['median']*1000:.1f} ms, ratio {tc['median']/cs['median']:.2f}x")
 PY
 # Check the cache is complete and correct after the last run.
 "$bin" fetch "$work/page.json" --cache "$work/out/tc" --json --quiet | python3 -c '

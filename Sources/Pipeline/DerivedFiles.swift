@@ -24,8 +24,9 @@ public struct DerivedFiles: Sendable {
 
     /// Writes a derived file under a temporary name and renames it into place: a
     /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
-    /// file can always be made again from its blob.
-    func write(_ bytes: [UInt8], to relative: String) throws {
+    /// file can always be made again from its blob. Also used by the tile server
+    /// for what it makes on request.
+    public func write(_ bytes: [UInt8], to relative: String) throws {
         let target = url(relative)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = target.path + ".tmp-\(getpid())"

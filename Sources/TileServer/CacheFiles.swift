@@ -1,4 +1,5 @@
 import CTweetCache
+import Pipeline
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -71,16 +72,6 @@ final class CacheFiles: Sendable {
     /// name and renames it into place, so a reader never sees half a tile. Derived
     /// files can always be made again, so there is no fsync.
     func write(_ bytes: [UInt8], to relative: String) throws {
-        let target = root.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = target.path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw TileServerError.cacheUnavailable("cannot write \(temporary)")
-        }
-        guard rename(temporary, target.path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw TileServerError.cacheUnavailable("cannot rename into \(target.path): \(String(cString: strerror(code)))")
-        }
+        try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
     }
 }

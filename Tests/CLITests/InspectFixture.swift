@@ -14,18 +14,30 @@ actor InspectFixture {
     /// before the entities, so UTF-16 or grapheme offsets would land in the wrong place.
     static let emojiText = "🏳️‍🌈👍🏽 e\u{301} #ucd @bob https://t.co/abc"
 
-    private var built: Task<URL, any Error>?
+    /// The cache the read-only tests share, and a pristine copy made before any
+    /// test opened it: copying a cache while another process has its SQLite
+    /// index open can catch the WAL files half gone.
+    private var built: Task<(shared: URL, template: URL), any Error>?
 
-    func cache() async throws -> URL {
+    private func caches() async throws -> (shared: URL, template: URL) {
         if let built { return try await built.value }
-        let task = Task { try await Self.build() }
+        let task = Task { () async throws -> (shared: URL, template: URL) in
+            let shared = try await Self.build()
+            let template = try Self.tempDir().appendingPathComponent("cache")
+            try FileManager.default.copyItem(at: shared, to: template)
+            let page = shared.deletingLastPathComponent().appendingPathComponent("page.json")
+            try FileManager.default.copyItem(at: page, to: template.deletingLastPathComponent().appendingPathComponent("page.json"))
+            return (shared, template)
+        }
         built = task
         return try await task.value
     }
 
-    /// A private copy of the shared cache, for tests that damage or collect it.
+    func cache() async throws -> URL { try await caches().shared }
+
+    /// A private copy of the pristine cache, for tests that damage or collect it.
     func copy() async throws -> URL {
-        let source = try await cache()
+        let source = try await caches().template
         let target = try Self.tempDir().appendingPathComponent("cache")
         try FileManager.default.copyItem(at: source, to: target)
         let page = source.deletingLastPathComponent().appendingPathComponent("page.json")
