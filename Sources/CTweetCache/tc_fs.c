@@ -31,7 +31,7 @@ static int open_walk(int dirfd, const char *path) {
             errno = EXDEV;
             return -1;
         }
-        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (slash ? O_DIRECTORY : 0);
+        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (slash ? O_DIRECTORY : 0);
         int next = openat(current, component, flags);
         int saved = errno;
         if (current != dirfd) close(current);
@@ -46,10 +46,11 @@ int tc_open_beneath(int dirfd, const char *relative_path) {
 #if defined(__linux__) && defined(SYS_openat2)
     struct open_how how;
     memset(&how, 0, sizeof how);
-    how.flags = O_RDONLY | O_CLOEXEC;
+    how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
     long fd = syscall(SYS_openat2, dirfd, relative_path, &how, sizeof how);
-    if (fd >= 0 || errno != ENOSYS) return (int)fd;
+    /* ENOSYS: an old kernel; EPERM: a seccomp profile that predates openat2. */
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return (int)fd;
 #endif
     return open_walk(dirfd, relative_path);
 }

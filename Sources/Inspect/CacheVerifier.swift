@@ -153,7 +153,10 @@ public struct CacheVerifier: Sendable {
             guard let hash = BlobHash(hex: p.sha256) else { return p }
             let derivedFolder = files.url(files.folder(hash))
             switch p.kind {
-            case .corruptBlob, .unreadableBlob:
+            case .unreadableBlob:
+                // Permission denied or an I/O error says nothing about the bytes: keep it.
+                p.detail += " (left in place: fix access and verify again)"
+            case .corruptBlob:
                 do {
                     try FileManager.default.createDirectory(at: quarantine, withIntermediateDirectories: true)
                     let target = quarantine.appendingPathComponent(hash.hex)
@@ -166,6 +169,11 @@ public struct CacheVerifier: Sendable {
                     p.detail += " (repair failed: \(error))"
                 }
             case .missingBlob:
+                // Published by a fetch since the scan began: not missing any more.
+                if store.contains(hash) {
+                    p.repaired = "present now (stored while verifying)"
+                    return p
+                }
                 do {
                     _ = try index.forget(hash)
                     try? FileManager.default.removeItem(at: derivedFolder)
@@ -189,6 +197,12 @@ public struct CacheVerifier: Sendable {
                     p.repaired = "derived again"
                 }
             case .orphanDerived:
+                // A fetch may be deriving into it right now: leave recent folders alone.
+                let modified = (try? FileManager.default.attributesOfItem(atPath: p.path)[.modificationDate] as? Date) ?? .distantPast
+                if store.contains(hash) || Date().timeIntervalSince(modified) < 3600 {
+                    p.detail += " (left in place: its original is present or it changed within the last hour)"
+                    return p
+                }
                 do {
                     try FileManager.default.removeItem(atPath: p.path)
                     p.repaired = "removed"

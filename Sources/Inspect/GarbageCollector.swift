@@ -100,6 +100,11 @@ public struct GarbageCollector: Sendable {
     }
 
     public func run() throws(InspectError) -> Report {
+        // A manifest that could not be read may reference anything: collecting
+        // without it could delete what it links to.
+        if let problem = snapshot.catalog.problems.first {
+            throw .cache("not collecting while a manifest is unreadable (\(problem)); fix or move it first")
+        }
         let store = snapshot.store, index = snapshot.index
         let blobRows: [BlobRecord], urlRows: [URLRecord], derivedRows: [DerivedRecord]
         do {
@@ -140,7 +145,8 @@ public struct GarbageCollector: Sendable {
             let modified = Double(info.st_mtim.tv_sec)
             candidates.append(Candidate(hash: hash, bytes: Int(info.st_size), derivedBytes: derivedBytes[hash] ?? 0,
                                         lastUse: lastUse[hash] ?? modified, fileModified: modified,
-                                        referenced: snapshot.references[hash] != nil))
+                                        referenced: snapshot.references[hash] != nil
+                                            || snapshot.catalog.referencedHashes.contains(hash.hex)))
         }
 
         var chosen: [(Candidate, Reason)] = []

@@ -32,6 +32,9 @@ public struct ManifestCatalog: Sendable {
     public var tweets: [ManifestTweet]
     public var includedTweets: [ManifestTweet]
     public var problems: [String]
+    /// Every blob any loaded manifest names (avatars, media, videos), before the
+    /// newest-wins merge: an older run's avatar is still referenced by that run.
+    public var referencedHashes: Set<String> = []
 
     public init(
         manifests: [ManifestFileInfo] = [], tweets: [ManifestTweet] = [],
@@ -90,6 +93,13 @@ public struct ManifestCatalog: Sendable {
         for (_, manifest) in loaded {
             for tweet in manifest.tweets { tweets[tweet.id] = tweet }
             for tweet in manifest.includedTweets { included[tweet.id] = tweet }
+            for tweet in manifest.tweets + manifest.includedTweets {
+                if let avatar = tweet.author.avatar?.sha256 { catalog.referencedHashes.insert(avatar) }
+                for media in tweet.media {
+                    if let sha = media.sha256 { catalog.referencedHashes.insert(sha) }
+                    if let sha = media.video?.sha256 { catalog.referencedHashes.insert(sha) }
+                }
+            }
         }
         catalog.manifests = loaded.map(\.info)
         catalog.tweets = tweets.values.sorted(by: Self.newestFirst)

@@ -35,6 +35,12 @@ extension TileResponder {
             throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(geometry.maxLevel))")
         }
         let options = TilePyramidOptions(tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality)
+        // The first lazily made tile fixes the pyramid's geometry on disk, so a
+        // restart with another --tile-size cannot mix tile sizes in one pyramid.
+        let descriptor = DerivedFiles(cacheRoot: files.root).deepZoom(hash)
+        if !files.exists(descriptor) {
+            try? files.write(Array(DeepZoomWriter.descriptor(for: geometry).utf8), to: descriptor)
+        }
         return try await made(relative, contentType: "image/jpeg", etag: etag) { [sources, pool] in
             let image = try await sources.pixels(hash)
             return try await pool.run {

@@ -63,12 +63,15 @@ extension TileResponder {
         } else if staticPath != relative, let hit = cached(staticPath, contentType: contentType, etag: etag) {
             reply = hit
         } else {
-            reply = try await made(relative, contentType: contentType, etag: etag) { [sources, pool, configuration] in
-                // One of the pyramid's own tiles: made exactly as a full build makes it.
-                if resolved.rotation == 0, !resolved.mirrored, resolved.format == .jpg,
-                   resolved.canonicalQuality == "default",
-                   let geometry = try? PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize),
-                   let tile = geometry.iiifTile(region: resolved.canonicalRegion, size: resolved.sizeParameter) {
+            // One of the pyramid's own tiles: made exactly as a full build makes it,
+            // and kept on disk. Other renditions live in memory only.
+            let pyramidTile: TileCoordinate? =
+                if resolved.rotation == 0, !resolved.mirrored, resolved.format == .jpg, resolved.canonicalQuality == "default",
+                   let geometry = try? PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize) {
+                    geometry.iiifTile(region: resolved.canonicalRegion, size: resolved.sizeParameter)
+                } else { nil }
+            reply = try await made(relative, contentType: contentType, etag: etag, persist: pyramidTile != nil) { [sources, pool, configuration] in
+                if let tile = pyramidTile {
                     let image = try await sources.pixels(hash)
                     return try await pool.run {
                         try TilePyramidBuilder.tile(

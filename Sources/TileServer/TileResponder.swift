@@ -5,6 +5,7 @@ import Hummingbird
 import Imaging
 import Logging
 import NIOCore
+import Synchronization
 
 /// Answers every request of the tile server.
 ///
@@ -132,19 +133,19 @@ struct TileResponder: HTTPResponder {
     }
 
     /// Makes a derived file once (however many requests want it at the same
-    /// moment), keeps it on disk under `relative` and in memory, and serves it,
-    /// within the request time limit.
+    /// moment), keeps it in memory and, when `persist`, on disk under `relative`,
+    /// and serves it, within the request time limit. Arbitrary IIIF renditions are
+    /// not persisted: a crawler could otherwise fill the disk with them.
     func made(
-        _ relative: String, contentType: String, etag: String,
+        _ relative: String, contentType: String, etag: String, persist: Bool = true,
         _ make: @escaping @Sendable () async throws -> [UInt8]
     ) async throws -> Reply {
         try await withDeadline { [renders, files, memory, metrics] in try await renders.run(relative) {
             let started = ContinuousClock.now
             let bytes = try await make()
-            do {
-                try files.write(bytes, to: relative)
-            } catch {
-                // Still serve it: a read-only cache can be viewed, just not added to.
+            if persist {
+                // A failed write still serves: a read-only cache can be viewed, just not added to.
+                try? files.write(bytes, to: relative)
             }
             metrics.rendered(ContinuousClock.now - started)
             let body = ByteBuffer(bytes: bytes)
@@ -157,18 +158,23 @@ struct TileResponder: HTTPResponder {
     /// and the work, if it is making a file, finishes for the next request. Only
     /// work that makes something pays for the timer: cached answers never wait.
     private func withDeadline(_ work: @escaping @Sendable () async throws -> Reply) async throws -> Reply {
+        // Not a task group: a group waits for every child, so a render that ignores
+        // cancellation would hold the 503 back until it finished. Here whichever of
+        // the work and the timer ends first answers; the other's result is dropped.
         let limit = configuration.requestTimeout
-        return try await withThrowingTaskGroup(of: Reply?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
+        let answered = OnceFlag()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+            let first = { @Sendable () -> Bool in answered.claim() }
+            let timer = Task {
+                try await Task.sleep(for: limit)
+                if first() { continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)")) }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let reply = first else {
-                throw HTTPFailure.unavailable("the request took longer than \(limit)")
+            Task {
+                let result: Result<Reply, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                timer.cancel()
+                if first() { continuation.resume(with: result) }
             }
-            return reply
         }
     }
 
@@ -204,5 +210,17 @@ extension String {
         var text = self
         while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
         return text
+    }
+}
+
+/// True for the first caller of ``claim()`` only.
+final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
+
+    func claim() -> Bool {
+        claimed.withLock { done in
+            defer { done = true }
+            return !done
+        }
     }
 }

@@ -58,6 +58,22 @@ import Testing
         #expect(catalog.tweet(id: "404") == nil)
     }
 
+    @Test func anOlderRunsAvatarStaysReferenced() throws {
+        let root = try root()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let old = String(repeating: "a", count: 64), new = String(repeating: "b", count: 64)
+        var before = Self.tweet("5", at: 100)
+        before.author.avatar = MediaRef(url: "https://pbs.twimg.com/old.jpg", sha256: old)
+        var after = Self.tweet("5", at: 100)
+        after.author.avatar = MediaRef(url: "https://pbs.twimg.com/new.jpg", sha256: new)
+        try Self.write([before], at: 1000, name: "a.json", in: root)
+        try Self.write([after], at: 2000, name: "b.json", in: root)
+        let catalog = ManifestCatalog.load(cacheRoot: root)
+        // The merged tweet shows the new avatar, but gc must still see the old one as referenced.
+        #expect(catalog.tweet(id: "5")?.author.avatar?.sha256 == new)
+        #expect(catalog.referencedHashes == [old, new])
+    }
+
     @Test func filtersByTagAndAuthor() throws {
         let root = try root()
         defer { try? FileManager.default.removeItem(at: root) }

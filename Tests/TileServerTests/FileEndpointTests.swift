@@ -92,16 +92,43 @@ import TestSupport
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start { $0.requestTimeout = .microseconds(1) }
         defer { Task { await server.stop() } }
-        let path = "/iiif/3/\(fixture.lazy.hex)/full/777,/90/default.jpg"
+        // A tile of the IIIF pyramid (scale factor 2): made on request and kept on disk.
+        let path = "/iiif/3/\(fixture.lazy.hex)/0,0,512,512/256,256/0/default.jpg"
+        let file = fixture.cache.appendingPathComponent(
+            "derived/\(fixture.lazy.shard)/\(fixture.lazy.hex)/iiif/0,0,512,512/256,256/0/default.jpg")
+        try? FileManager.default.removeItem(at: file)
         let first = try await fetch(server, path)
         #expect(first.status == 503)
         // The render finishes in the background and lands on disk under the canonical path.
-        let file = fixture.cache.appendingPathComponent("derived/\(fixture.lazy.shard)/\(fixture.lazy.hex)/iiif/full/777,518/90/default.jpg")
         var waited = 0
         while !FileManager.default.fileExists(atPath: file.path), waited < 200 {
             try await Task.sleep(for: .milliseconds(50))
             waited += 1
         }
         #expect(FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test func arbitraryRenditionsAreNotWrittenToDisk() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        let response = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
+        #expect(response.status == 200)
+        let folder = fixture.cache.appendingPathComponent("derived/\(fixture.lazy.shard)/\(fixture.lazy.hex)/iiif/full/333,222")
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "a crawler must not be able to fill the disk")
+        // Served again from memory, identical.
+        let again = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
+        #expect(again.body == response.body)
+    }
+
+    @Test func aLazyPyramidKeepsTheGeometryOfItsFirstTile() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        _ = try await fetch(server, "/dzi/\(fixture.lazy.hex)_files/9/0_0.jpg")
+        let restarted = try await fixture.start { $0.tileSize = 512 }
+        defer { Task { await restarted.stop() } }
+        let dzi = try await fetch(restarted, "/dzi/\(fixture.lazy.hex).dzi")
+        #expect(dzi.text.contains("TileSize=\"256\""), "the descriptor written with the first tile wins")
     }
 }

@@ -10,8 +10,9 @@
  * variadic, which Swift cannot call, hence this shim.
  */
 
-/* Returns an O_RDONLY|O_CLOEXEC file descriptor, or -1 with errno set. On a
- * kernel without openat2 (ENOSYS) it falls back to walking the path one
+/* Returns an O_RDONLY|O_CLOEXEC|O_NONBLOCK file descriptor (non-blocking, so a
+ * planted FIFO cannot hang the caller before it checks the file type), or -1
+ * with errno set. Where openat2 is missing (ENOSYS) or filtered (EPERM) it falls back to walking the path one
  * component at a time with O_NOFOLLOW, refusing "." and ".." components. */
 int tc_open_beneath(int dirfd, const char *relative_path);
 
