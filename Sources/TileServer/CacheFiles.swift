@@ -71,7 +71,20 @@ final class CacheFiles: Sendable {
     /// Writes a derived file (a lazily made tile or thumbnail) under a temporary
     /// name and renames it into place, so a reader never sees half a tile. Derived
     /// files can always be made again, so there is no fsync.
+    /// Refuses when an existing folder on the way is a symlink (or otherwise
+    /// leaves the cache), so a planted link cannot make the server write elsewhere.
     func write(_ bytes: [UInt8], to relative: String) throws {
+        var folder = (relative as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            var info = stat()
+            if lstat(root.appendingPathComponent(folder).path, &info) == 0 {
+                let fd = tc_open_beneath(rootDescriptor, folder)
+                guard fd >= 0 else { throw TileServerError.cacheUnavailable("\(folder) leaves the cache; not writing") }
+                close(fd)
+                break
+            }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
         try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Where decoding, resampling and encoding run: off Swift's cooperative pool and
 /// off the event loops, at most `width` jobs at once.
@@ -6,19 +7,32 @@ import Dispatch
 /// CPU-bound work on the cooperative pool would starve the tasks that answer
 /// cached requests (the common case); a bounded pool of its own keeps cached
 /// tiles fast while cold ones are being made.
+///
+/// The backlog is bounded too: past `maxQueued` waiting jobs a request gets 503
+/// at once instead of queueing work (and the memory it holds) without limit.
 final class RenderPool: Sendable {
     private let queue = DispatchQueue(label: "tweetcache.render", qos: .userInitiated, attributes: .concurrent)
     private let slots: DispatchSemaphore
+    private let queued = Atomic<Int>(0)
+    let maxQueued: Int
 
-    init(width: Int) {
+    init(width: Int, maxQueued: Int? = nil) {
         slots = DispatchSemaphore(value: max(1, width))
+        self.maxQueued = maxQueued ?? max(1, width) * 32
     }
 
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { [slots] in
+        guard queued.add(1, ordering: .relaxed).newValue <= maxQueued else {
+            queued.subtract(1, ordering: .relaxed)
+            throw HTTPFailure.unavailable("too much work queued; try again shortly")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
                 slots.wait()
-                defer { slots.signal() }
+                defer {
+                    slots.signal()
+                    queued.subtract(1, ordering: .relaxed)
+                }
                 continuation.resume(with: Result { try work() })
             }
         }

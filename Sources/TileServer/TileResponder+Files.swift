@@ -25,10 +25,10 @@ extension TileResponder {
         // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
         let png = facts.info.format == .png && facts.info.hasAlpha
         let relative = derived.thumbnail(hash, size: size, png: png)
-        let data = try sources.bytes(hash)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
-        return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool] in
-            try await pool.run { try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded }
+        return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool, sources] in
+            // Read inside the render job, so queued requests hold no copy of the original.
+            try await pool.run { try Thumbnailer.thumbnail(try sources.bytes(hash), longEdge: size, options: options).encoded }
         }
     }
 

@@ -84,10 +84,9 @@ extension TileResponder {
                     let image = try await sources.pixels(hash)
                     return try await pool.run { try IIIFRenderer.render(resolved, source: image) }
                 }
-                let data = try sources.bytes(hash)
                 return try await pool.run {
                     let image = try ImageDecoder.decode(
-                        data, options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
+                        try sources.bytes(hash), options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
                     return try IIIFRenderer.render(resolved, source: image)
                 }
             }

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Imaging
 import Testing
 import TestSupport
 @testable import TileServer
@@ -50,6 +51,24 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let thumb = try await fetch(server, "/thumb/\(fake.hex)/150")
         #expect(thumb.status == 404)
+    }
+
+    @Test func aSymlinkedFolderIsNotWrittenThrough() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        // A real image whose derived folder is a planted link to a folder outside the cache.
+        let jpeg = try JPEGEncoder.encode(ServerFixture.quadrants(width: 320, height: 240), quality: 77)
+        let hash = try BlobStore(root: fixture.cache).put(jpeg).hash
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("tc-outside-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let folder = fixture.cache.appendingPathComponent("derived/\(hash.shard)/\(hash.hex)")
+        try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: folder, withDestinationURL: outside)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let thumb = try await fetch(server, "/thumb/\(hash.hex)/100")
+        #expect(thumb.status == 200, "still served")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty, "nothing written outside the cache")
     }
 
     @Test func routeParsingIsStrict() throws {
