@@ -95,7 +95,7 @@ struct TileResponder: HTTPResponder {
         case .viewerIndex, .viewerZoom, .viewerAsset:
             return try viewer(route)
         case .apiTweets:
-            return try apiTweets(request)
+            return try await offload { try apiTweets(request) }
         case let .dziDescriptor(hash):
             return try deepZoomDescriptor(hash)
         case let .dziTile(hash, level, column, row):
@@ -111,7 +111,7 @@ struct TileResponder: HTTPResponder {
         case let .thumbnail(hash, size):
             return try await thumbnail(hash, size: size)
         case let .blob(hash):
-            return try blob(hash)
+            return try await offload { try blob(hash) }
         case .manifestList:
             return try manifestList()
         case let .manifest(name):
@@ -152,6 +152,15 @@ struct TileResponder: HTTPResponder {
             memory.put(relative, .init(body: body, contentType: contentType))
             return Reply(body: body, contentType: contentType, etag: etag, cacheControl: Reply.immutable)
         } }
+    }
+
+    /// Runs blocking work (reading a large original, decoding every manifest) on
+    /// a GCD thread: for `serve` the event loops are the global executor, and a
+    /// read of many megabytes there would stall every connection on that loop.
+    private func offload(_ work: @escaping @Sendable () throws -> Reply) async throws -> Reply {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// Runs `work` with the configured time limit; past it the client gets 503
