@@ -19,6 +19,8 @@ struct TileResponder: HTTPResponder {
     let configuration: TileServerConfiguration
     let files: CacheFiles
     let memory: ByteCache
+    /// Complete answers the ``HotResponseHandler`` repeats without coming here.
+    let hot: MemoryCache<HotResponse>
     let sources: SourceImages
     let pool: RenderPool
     let metrics: ServerMetrics
@@ -61,6 +63,10 @@ struct TileResponder: HTTPResponder {
             reply = refused
         }
         let response = finish(reply, request: request)
+        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable, let path = request.head.path {
+            hot.put(HotResponse.key(authority: request.head.authority, path: path),
+                    HotResponse(headers: response.headers, body: reply.body, route: label))
+        }
         metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
         return response
     }

@@ -32,14 +32,17 @@ public final class TileServer: Sendable {
         let files = try CacheFiles(root: configuration.cacheRoot)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = Mutex(configuration.port)
+        let hot = MemoryCache<HotResponse>(capacity: configuration.memoryCacheBytes)
+        let metrics = ServerMetrics()
         let responder = TileResponder(
             configuration: configuration,
             files: files,
             memory: ByteCache(capacity: configuration.memoryCacheBytes),
+            hot: hot,
             sources: SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
                                   capacity: configuration.decodedCacheBytes),
             pool: pool,
-            metrics: ServerMetrics(),
+            metrics: metrics,
             catalog: CatalogCache(cacheRoot: files.root),
             boundPort: { boundPort.withLock { $0 } })
         var log = logger ?? Logger(label: "tweetcache.serve")
@@ -47,7 +50,13 @@ public final class TileServer: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: .seconds(75))),
+            // Repeats of cached immutable answers are written by a channel handler in
+            // Hummingbird's pipeline, ahead of the async responder; it keeps the idle
+            // timeout itself, since Hummingbird's own would not see those requests.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [HotResponseHandler(
+                    cache: hot, metrics: metrics, idleTimeout: configuration.idleTimeout, serverName: "tweetcache")],
+                idleTimeout: nil)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "tweetcache"),
             onServerRunning: { channel in

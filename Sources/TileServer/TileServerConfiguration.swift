@@ -26,7 +26,10 @@ public struct TileServerConfiguration: Sendable {
     /// A request that has not been answered by then gets 503 (the work goes on and
     /// its result is kept for the next request).
     public var requestTimeout: Duration = .seconds(30)
-    /// Hot small files kept in memory.
+    /// A keep-alive connection with no request for this long is closed.
+    public var idleTimeout: Duration = .seconds(75)
+    /// Hot small files kept in memory (and, as much again, the complete answers
+    /// repeated without the responder; the two share the bytes of a tile).
     public var memoryCacheBytes: Int = 64 << 20
     /// Decoded originals kept in memory for lazy tiles (a 4096x3072 image is 37 MB).
     public var decodedCacheBytes: Int = 384 << 20

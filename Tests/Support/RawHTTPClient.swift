@@ -26,10 +26,22 @@ public enum RawHTTPClient {
     public static func send(
         _ method: String = "GET", _ target: String, port: Int, headers: [String: String] = [:], timeout: Double = 60
     ) throws -> Response {
+        let fd = try connectLoopback(port: port, timeout: timeout)
+        defer { close(fd) }
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        try sendAll(fd, Array(request.utf8))
+        var received: [UInt8] = []
+        while let chunk = try receive(fd) { received += chunk }
+        return try parse(received, method: method)
+    }
+
+    /// A connected TCP socket to 127.0.0.1:`port` whose reads time out after `timeout` seconds.
+    static func connectLoopback(port: Int, timeout: Double) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -38,29 +50,31 @@ public enum RawHTTPClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port): errno \(errno)") }
-        var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "\r\n"
-        let bytes = Array(request.utf8)
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
             sent += n
         }
-        var received: [UInt8] = []
+    }
+
+    /// The next bytes, or nil at end of stream; throws on a timeout or error.
+    static func receive(_ fd: Int32) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                if n < 0 { throw Failure(description: "recv: errno \(errno)") }
-                break
-            }
-            received += buffer[0..<n]
+            if n < 0 { throw Failure(description: "recv: errno \(errno)") }
+            return n == 0 ? nil : Array(buffer[0..<n])
         }
-        return try parse(received, method: method)
     }
 
     static func parse(_ data: [UInt8], method: String) throws -> Response {
@@ -98,5 +112,78 @@ public enum RawHTTPClient {
             index += size + 2
         }
         return out
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection on a plain socket: several requests, sent
+/// one at a time or pipelined in one write, answers read back in order (each
+/// framed by its Content-Length).
+public final class RawHTTPConnection {
+    private let fd: Int32
+    public let port: Int
+    private var pending: [UInt8] = []
+
+    public init(port: Int, timeout: Double = 30) throws {
+        self.port = port
+        fd = try RawHTTPClient.connectLoopback(port: port, timeout: timeout)
+    }
+
+    deinit { close(fd) }
+
+    /// The bytes of one request, for ``send(_:)`` alone or several at once.
+    public func request(_ method: String = "GET", _ target: String, host: String? = nil, headers: [String: String] = [:]) -> String {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        return text + "\r\n"
+    }
+
+    public func send(_ text: String) throws {
+        try RawHTTPClient.sendAll(fd, Array(text.utf8))
+    }
+
+    /// Sends one request and reads its answer.
+    public func get(_ target: String, method: String = "GET", host: String? = nil, headers: [String: String] = [:]) throws
+        -> RawHTTPClient.Response
+    {
+        try send(request(method, target, host: host, headers: headers))
+        return try readResponse(method: method)
+    }
+
+    /// Reads the next answer: its head, then Content-Length bytes (none for HEAD, 204, 304).
+    public func readResponse(method: String = "GET") throws -> RawHTTPClient.Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while true {
+            if let end = pending.indices.first(where: { pending[$0...].starts(with: separator) }) {
+                headEnd = end + 4
+                break
+            }
+            guard let chunk = try RawHTTPClient.receive(fd) else { break }
+            pending += chunk
+        }
+        guard let headEnd else { throw RawHTTPClient.Failure(description: "connection closed before a response head") }
+        var response = try RawHTTPClient.parse(Array(pending[..<headEnd]), method: method)
+        let length = method == "HEAD" || [204, 304].contains(response.status)
+            ? 0 : Int(response.header("content-length") ?? "") ?? 0
+        while pending.count < headEnd + length {
+            guard let chunk = try RawHTTPClient.receive(fd) else {
+                throw RawHTTPClient.Failure(description: "connection closed inside a body")
+            }
+            pending += chunk
+        }
+        response.body = Array(pending[headEnd..<(headEnd + length)])
+        pending.removeFirst(headEnd + length)
+        return response
+    }
+
+    /// True when the server closes the connection (end of stream) before the
+    /// read timeout; false when the read times out with the connection open.
+    public func closedByServer() -> Bool {
+        do {
+            while let chunk = try RawHTTPClient.receive(fd) { pending += chunk }
+            return true
+        } catch {
+            return false
+        }
     }
 }

@@ -101,14 +101,10 @@ struct ServerFixture: Sendable {
     }
 }
 
-/// Runs blocking socket I/O off the cooperative pool.
+/// One request on a connection of its own (`Connection: close`).
 func fetch(
     _ server: TileServer, _ target: String, method: String = "GET", headers: [String: String] = [:]
 ) async throws -> RawHTTPClient.Response {
     let port = server.port
-    return try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try RawHTTPClient.send(method, target, port: port, headers: headers) })
-        }
-    }
+    return try await onOwnThread { try RawHTTPClient.send(method, target, port: port, headers: headers) }
 }

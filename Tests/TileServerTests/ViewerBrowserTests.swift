@@ -143,12 +143,10 @@ import TestSupport
         try process.run()
         // A hung browser fails the test instead of hanging the suite.
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if process.isRunning { process.terminate() } }
-        let data = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
-            }
+        let data = try await onOwnThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
         }
         #expect(process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
         return String(decoding: data, as: UTF8.self)
