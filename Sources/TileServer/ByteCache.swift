@@ -1,5 +1,5 @@
-import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// A value a ``MemoryCache`` can weigh.
@@ -12,9 +12,19 @@ protocol MemoryCost: Sendable {
 /// Everything the server serves from the cache is content-addressed, so an entry
 /// never goes stale; what a hit saves is the open/fstat/read/close of a hot
 /// file, or (for ``HotResponse``) the whole trip through the async responder.
-final class MemoryCache<Value: MemoryCost>: Sendable {
-    private struct State {
-        var entries: [String: (value: Value, tick: UInt64)] = [:]
+final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
+    /// A class, so a hit updates its recency without writing the dictionary.
+    private final class Slot {
+        let value: Value
+        var tick: UInt64
+        init(_ value: Value, tick: UInt64) {
+            self.value = value
+            self.tick = tick
+        }
+    }
+
+    private struct State: ~Copyable {
+        var entries: [Key: Slot] = [:]
         var bytes = 0
         var tick: UInt64 = 0
     }
@@ -29,22 +39,21 @@ final class MemoryCache<Value: MemoryCost>: Sendable {
         self.maxEntryBytes = maxEntryBytes
     }
 
-    func get(_ key: String) -> Value? {
+    func get(_ key: Key) -> Value? {
         state.withLock { state in
-            guard var found = state.entries[key] else { return nil }
+            guard let slot = state.entries[key] else { return nil }
             state.tick &+= 1
-            found.tick = state.tick
-            state.entries[key] = found
-            return found.value
+            slot.tick = state.tick
+            return slot.value
         }
     }
 
-    func put(_ key: String, _ value: Value) {
+    func put(_ key: Key, _ value: Value) {
         let size = value.bytes
         guard capacity > 0, size <= maxEntryBytes else { return }
         state.withLock { state in
             state.tick &+= 1
-            if let old = state.entries.updateValue((value, state.tick), forKey: key) {
+            if let old = state.entries.updateValue(Slot(value, tick: state.tick), forKey: key) {
                 state.bytes -= old.value.bytes
             }
             state.bytes += size
@@ -53,10 +62,10 @@ final class MemoryCache<Value: MemoryCost>: Sendable {
             let victims = state.entries.sorted { $0.value.tick < $1.value.tick }
             var index = 0
             while state.bytes > capacity * 3 / 4, index < victims.count {
-                let (victim, entry) = victims[index]
+                let (victim, slot) = victims[index]
                 if victim != key {
                     state.entries[victim] = nil
-                    state.bytes -= entry.value.bytes
+                    state.bytes -= slot.value.bytes
                 }
                 index += 1
             }
@@ -73,19 +82,22 @@ struct CachedFile: MemoryCost {
     var bytes: Int { body.readableBytes }
 }
 
-typealias ByteCache = MemoryCache<CachedFile>
+typealias ByteCache = MemoryCache<String, CachedFile>
 
-/// A complete `200` answer to a `GET` of an immutable resource, keyed by the
-/// request's authority and path as the client sent them, so the
-/// ``HotResponseHandler`` can answer a repeat without the async responder.
+/// A complete `200` answer to a `GET` of an immutable resource, kept under the
+/// request's `Host` and target exactly as the client sent them, so the
+/// ``HotResponseHandler`` can repeat it without the async responder.
 struct HotResponse: MemoryCost {
-    /// Every header the responder set (not `Date` and `Server`, which are added per answer).
-    var headers: HTTPFields
+    struct Key: Hashable, Sendable {
+        var authority: String?
+        var target: String
+    }
+
+    /// Every header of the responder's answer but `Date`, which is added per answer.
+    var headers: HTTPHeaders
     var body: ByteBuffer
-    /// The route's metrics label.
-    var route: String
+    /// The route's request counter and latency histogram, looked up once.
+    var metrics: ServerMetrics.RequestMetrics
     /// Headers are small next to tiles; a rough figure keeps the bound honest.
     var bytes: Int { body.readableBytes + 512 }
-
-    static func key(authority: String?, path: String) -> String { "\(authority ?? "")\u{0}\(path)" }
 }

@@ -1,6 +1,5 @@
-import HTTPTypes
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 
 /// Repeats a cached `200` answer to a plain `GET` of an immutable resource
 /// straight from the channel pipeline, without the async responder.
@@ -9,13 +8,12 @@ import NIOHTTPTypes
 /// trip from the event loop into a request task and back (the async request
 /// and response streams, a task per request, per-request logger and context),
 /// not in the answer, which is a lookup. Viewers ask for the same tiles over
-/// and over, so this handler, installed through Hummingbird's
-/// `additionalChannelHandlers` (after HTTP decoding, before request handling),
-/// answers those repeats itself. It answers only when
-/// - the same authority and path got a `200` marked `immutable` from the
+/// and over, so this handler, in the pipeline of ``TileServerChannel`` right
+/// after HTTP decoding, answers those repeats itself. It answers only when
+/// - the same `Host` and target got a `200` marked `immutable` from the
 ///   responder before: every check the responder makes has passed for exactly
 ///   these bytes, and content addressing means they cannot change;
-/// - the request is a plain `GET`: no conditional, `Range`, `Expect`,
+/// - the request is a plain HTTP/1.1 `GET`: no conditional, `Range`, `Expect`,
 ///   `Connection` header or body, whose rules stay in one place, the responder;
 /// - no earlier request on this connection is still with the responder, so
 ///   answers to pipelined requests stay in order;
@@ -24,17 +22,15 @@ import NIOHTTPTypes
 /// Everything else passes through unchanged.
 ///
 /// Hummingbird's idle timeout counts only the requests it sees, so this handler
-/// keeps the connection's idle timeout instead (the server turns Hummingbird's off).
+/// keeps the connection's idle timeout instead.
 final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
-    private let cache: MemoryCache<HotResponse>
-    private let metrics: ServerMetrics
+    private let cache: MemoryCache<HotResponse.Key, HotResponse>
     private let idleTimeout: TimeAmount
-    private let serverName: String
 
     /// Requests passed on whose response has not ended yet.
     private var withResponder = 0
@@ -44,12 +40,10 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastActive = NIODeadline.now()
     private var idleCheck: Scheduled<Void>?
 
-    init(cache: MemoryCache<HotResponse>, metrics: ServerMetrics, idleTimeout: Duration, serverName: String) {
+    init(cache: MemoryCache<HotResponse.Key, HotResponse>, idleTimeout: Duration) {
         self.cache = cache
-        self.metrics = metrics
         let (seconds, attoseconds) = idleTimeout.components
         self.idleTimeout = .nanoseconds(max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        self.serverName = serverName
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -59,14 +53,14 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if withResponder == 0, context.channel.isWritable, let hit = hit(for: request) {
                 let started = ContinuousClock.now
                 var headers = hit.headers
-                headers[.date] = HTTPDate.now()
-                headers[.server] = serverName
-                context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(hit.body)), promise: nil)
+                headers.add(name: "Date", value: HTTPDate.now())
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                              promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(hit.body))), promise: nil)
                 context.write(wrapOutboundOut(.end(nil)), promise: nil)
                 needsFlush = true
                 discarding = true
-                metrics.request(route: hit.route, status: 200, duration: ContinuousClock.now - started)
+                hit.metrics.record(ContinuousClock.now - started)
                 return
             }
             withResponder += 1
@@ -94,16 +88,19 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    private func hit(for request: HTTPRequest) -> HotResponse? {
-        guard request.method == .get, let path = request.path else { return nil }
-        for field in request.headerFields where Self.passedOn.contains(field.name) { return nil }
-        return cache.get(HotResponse.key(authority: request.authority, path: path))
+    /// The key is the `Host` and request target as sent; the responder keys its
+    /// answers by the same two (HTTPTypes' authority and path), so an absolute-form
+    /// target, which HTTPTypes rewrites, never matches and simply goes on.
+    private func hit(for request: HTTPRequestHead) -> HotResponse? {
+        guard request.method == .GET, request.version == .http1_1 else { return nil }
+        for name in Self.passedOn where request.headers.contains(name: name) { return nil }
+        return cache.get(HotResponse.Key(authority: request.headers.first(name: "Host"), target: request.uri))
     }
 
     /// Headers whose meaning only the responder implements.
-    private static let passedOn: Set<HTTPField.Name> = [
-        .ifNoneMatch, .ifMatch, .ifModifiedSince, .ifUnmodifiedSince, .ifRange, .range, .expect, .connection,
-        .contentLength, .transferEncoding,
+    private static let passedOn = [
+        "If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range", "Expect",
+        "Connection", "Content-Length", "Transfer-Encoding",
     ]
 
     // MARK: Idle timeout

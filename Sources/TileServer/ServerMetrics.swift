@@ -51,8 +51,23 @@ final class ServerMetrics: Sendable {
     /// counters here instead (a handful of routes times a handful of statuses).
     private let byRoute = Mutex([String: RouteMetrics]())
 
+    /// The counter and latency histogram of one route and status.
+    struct RequestMetrics: Sendable {
+        let counter: Counter
+        let latency: DurationHistogram
+
+        func record(_ duration: Duration) {
+            counter.increment()
+            latency.record(duration)
+        }
+    }
+
     func request(route: String, status: Int, duration: Duration) {
-        let (counter, latency) = byRoute.withLock { table -> (Counter, DurationHistogram) in
+        metrics(route: route, status: status).record(duration)
+    }
+
+    func metrics(route: String, status: Int) -> RequestMetrics {
+        byRoute.withLock { table -> RequestMetrics in
             var entry = table[route] ?? RouteMetrics()
             let counter = entry.counters[status] ?? registry.makeCounter(
                 descriptor: Self.requestsName, labels: [("route", route), ("status", String(status))])
@@ -63,10 +78,8 @@ final class ServerMetrics: Sendable {
                 entry.latency = latency
                 table[route] = entry
             }
-            return (counter, latency)
+            return RequestMetrics(counter: counter, latency: latency)
         }
-        counter.increment()
-        latency.record(duration)
     }
 
     func memoryHit() { memoryHits.increment() }

@@ -5,6 +5,7 @@ import Hummingbird
 import Imaging
 import Logging
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// Answers every request of the tile server.
@@ -20,7 +21,7 @@ struct TileResponder: HTTPResponder {
     let files: CacheFiles
     let memory: ByteCache
     /// Complete answers the ``HotResponseHandler`` repeats without coming here.
-    let hot: MemoryCache<HotResponse>
+    let hot: MemoryCache<HotResponse.Key, HotResponse>
     let sources: SourceImages
     let pool: RenderPool
     let metrics: ServerMetrics
@@ -64,8 +65,11 @@ struct TileResponder: HTTPResponder {
         }
         let response = finish(reply, request: request)
         if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable, let path = request.head.path {
-            hot.put(HotResponse.key(authority: request.head.authority, path: path),
-                    HotResponse(headers: response.headers, body: reply.body, route: label))
+            // As Hummingbird sends it, but for `Date`, which the handler adds.
+            var headers = HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) })
+            headers.add(name: "Server", value: TileServer.serverName)
+            hot.put(HotResponse.Key(authority: request.head.authority, target: path), HotResponse(
+                headers: headers, body: reply.body, metrics: metrics.metrics(route: label, status: 200)))
         }
         metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
         return response

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -13,6 +14,8 @@ import Synchronization
 /// first request and kept (see ``TileResponder``).
 public final class TileServer: Sendable {
     public let port: Int
+    /// The `Server` header.
+    static let serverName = "tweetcache"
     public let configuration: TileServerConfiguration
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
@@ -32,7 +35,7 @@ public final class TileServer: Sendable {
         let files = try CacheFiles(root: configuration.cacheRoot)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = Mutex(configuration.port)
-        let hot = MemoryCache<HotResponse>(capacity: configuration.memoryCacheBytes)
+        let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
         let metrics = ServerMetrics()
         let responder = TileResponder(
             configuration: configuration,
@@ -50,15 +53,11 @@ public final class TileServer: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: responder,
-            // Repeats of cached immutable answers are written by a channel handler in
-            // Hummingbird's pipeline, ahead of the async responder; it keeps the idle
-            // timeout itself, since Hummingbird's own would not see those requests.
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [HotResponseHandler(
-                    cache: hot, metrics: metrics, idleTimeout: configuration.idleTimeout, serverName: "tweetcache")],
-                idleTimeout: nil)),
+            server: HTTPServerBuilder { responder in
+                TileServerChannel(responder: responder, hot: hot, idleTimeout: configuration.idleTimeout)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                 serverName: "tweetcache"),
+                                 serverName: TileServer.serverName),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

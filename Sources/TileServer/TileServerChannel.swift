@@ -1,0 +1,48 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1.1 child channel with one handler more: the
+/// ``HotResponseHandler``, placed where it sees requests as NIO decoded them,
+/// before their conversion to HTTPTypes.
+///
+/// The pipeline is otherwise the one Hummingbird's `HTTP1Channel` builds (same
+/// codec, decoder limits and connection state handling); requests the hot
+/// handler does not answer go to the responder exactly as they would there.
+/// Hummingbird's idle timeout is off: it counts only requests it sees, so the
+/// hot handler keeps the timeout for the connection.
+struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    let responder: HTTPChannelHandler.Responder
+    let hot: MemoryCache<HotResponse.Key, HotResponse>
+    let idleTimeout: Duration
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = 80 * 1024
+            limits.maxHeaderListSize = 80 * 1024
+            limits.maxHeaderFieldCount = 1000
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,  // answers stay in order: see HotResponseHandler
+                withErrorHandling: false,  // Hummingbird answers parse errors
+                withOutboundHeaderValidation: false,  // HTTPTypes validated the responder's headers
+                withEncoderConfiguration: .init(),
+                withDecoderLimitConfiguration: limits)
+            try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout))
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+            return try NIOAsyncChannel(
+                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: value, logger: logger)
+    }
+}
