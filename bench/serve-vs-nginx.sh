@@ -4,7 +4,8 @@
 # made on request (lazy mode).
 #
 # Usage: bench/serve-vs-nginx.sh [DURATION] [CONNECTIONS]
-#   DURATION     wrk duration per run (default 30s); each server gets 3 runs, median reported
+#   DURATION     wrk duration per run (default 30s); each server gets RUNS (3) runs,
+#                alternating, and the median of the per-pair ratios is reported
 #   CONNECTIONS  wrk connections (default 64), 2 wrk threads
 # Needs: nginx, wrk, curl; ../shared/bench/serve-corpus.sh (SHARED_BENCH to override).
 # Output: a table on stdout; raw wrk output and the tile list in $KEEP_DIR if set.
@@ -88,28 +89,39 @@ t1=$(head -1 "$work/tc-paths.txt"); n1=$(head -1 "$work/nginx-paths.txt")
 cmp <(curl -sf "http://127.0.0.1:$tc_port$t1") <(curl -sf "http://127.0.0.1:$nginx_port$n1") \
   || { echo "tweetcache and nginx disagree on $t1" >&2; exit 1; }
 
-declare -A rps p99 p50 errs
-measure() {  # name port lua
-  # Warm-up: one pass over every tile (page cache, the server's memory cache, connections).
-  wrk -t2 -c"$conns" -d5s -s "$3" "http://127.0.0.1:$2" > /dev/null
-  local all=()
-  for r in $(seq "$runs"); do
-    wrk -t2 -c"$conns" -d"$duration" --latency -s "$3" "http://127.0.0.1:$2" > "$work/$1-$r.txt"
-    all+=("$(grep -E '^Requests/sec' "$work/$1-$r.txt" | awk '{print $2}') $(grep RESULT "$work/$1-$r.txt")")
-    echo "  $1 run $r: ${all[-1]}" >&2
-  done
-  local median
-  median=$(printf '%s\n' "${all[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-  rps[$1]=$(echo "$median" | awk '{print $1}')
-  p50[$1]=$(echo "$median" | sed -E 's/.*p50_us=([0-9]+).*/\1/')
-  p99[$1]=$(echo "$median" | sed -E 's/.*p99_us=([0-9]+).*/\1/')
-  errs[$1]=$(printf '%s\n' "${all[@]}" | sed -E 's/.*errors_connect=([0-9]+) errors_read=([0-9]+) errors_write=([0-9]+) errors_status=([0-9]+) errors_timeout=([0-9]+).*/\1 \2 \3 \4 \5/' \
-              | awk '{s+=$1+$2+$3+$4+$5} END {print s}')
+# Runs alternate (tweetcache, nginx, tweetcache, ...): this VM's speed drifts by
+# 10-20% over minutes, which a block of runs per server would read as a
+# difference between the servers. Each pair gives a ratio; the median is reported.
+declare -A all
+one_run() {  # name port lua run
+  wrk -t2 -c"$conns" -d"$duration" --latency -s "$3" "http://127.0.0.1:$2" > "$work/$1-$4.txt"
+  all[$1]+="$(grep -E '^Requests/sec' "$work/$1-$4.txt" | awk '{print $2}') $(grep RESULT "$work/$1-$4.txt")"$'\n'
+  echo "  $1 run $4: $(grep -E '^Requests/sec' "$work/$1-$4.txt" | awk '{print $2}') req/s" >&2
 }
-echo "== wrk -t2 -c$conns -d$duration over $ntiles tiles ($((bytes / 1024)) KiB), $runs runs each, median" >&2
-measure tweetcache "$tc_port" "$work/tc.lua"
-measure nginx "$nginx_port" "$work/nginx.lua"
-
+median_field() {  # name field(rps|p50_us|p99_us)
+  printf '%s' "${all[$1]}" | while read -r rps rest; do
+    case $2 in rps) echo "$rps";; *) echo "$rest" | sed -E "s/.*$2=([0-9]+).*/\1/";; esac
+  done | sort -n | sed -n "$(( (runs + 1) / 2 ))p"
+}
+errors() {
+  printf '%s' "${all[$1]}" | sed -E 's/.*errors_connect=([0-9]+) errors_read=([0-9]+) errors_write=([0-9]+) errors_status=([0-9]+) errors_timeout=([0-9]+).*/\1 \2 \3 \4 \5/' \
+    | awk '{s+=$1+$2+$3+$4+$5} END {print s}'
+}
+echo "== wrk -t2 -c$conns -d$duration over $ntiles tiles ($((bytes / 1024)) KiB), $runs alternating runs each" >&2
+# Warm-up: one pass over every tile (page cache, the server's memory cache, connections).
+wrk -t2 -c"$conns" -d5s -s "$work/tc.lua" "http://127.0.0.1:$tc_port" > /dev/null
+wrk -t2 -c"$conns" -d5s -s "$work/nginx.lua" "http://127.0.0.1:$nginx_port" > /dev/null
+for r in $(seq "$runs"); do
+  one_run tweetcache "$tc_port" "$work/tc.lua" "$r"
+  one_run nginx "$nginx_port" "$work/nginx.lua" "$r"
+done
+declare -A rps p50 p99 errs
+for name in tweetcache nginx; do
+  rps[$name]=$(median_field $name rps); p50[$name]=$(median_field $name p50_us); p99[$name]=$(median_field $name p99_us)
+  errs[$name]=$(errors $name)
+done
+pair_ratios=$(paste <(printf '%s' "${all[tweetcache]}" | awk '{print $1}') <(printf '%s' "${all[nginx]}" | awk '{print $1}') \
+  | awk '{printf "%.2f\n", $1 / $2}')
 echo "== cold tiles made on request (lazy cache)" >&2
 "$bin" serve --cache "$work/lazy" --port "$lazy_port" > /dev/null 2> "$work/lazy.log" &
 pids+=($!)
@@ -128,14 +140,14 @@ for h in $hashes; do
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", (NR ? a[int((NR+1)/2)] : 0) * 1000}'; }
 
-ratio=$(awk -v a="${rps[tweetcache]}" -v b="${rps[nginx]}" 'BEGIN {printf "%.2f", a / b}')
+ratio=$(echo "$pair_ratios" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
 cat <<TABLE
 | server | requests/s | p50 | p99 | errors |
 |---|---:|---:|---:|---:|
 | tweetcache serve | ${rps[tweetcache]} | $(awk -v v="${p50[tweetcache]}" 'BEGIN{printf "%.2f ms", v/1000}') | $(awk -v v="${p99[tweetcache]}" 'BEGIN{printf "%.2f ms", v/1000}') | ${errs[tweetcache]} |
 | nginx (static files) | ${rps[nginx]} | $(awk -v v="${p50[nginx]}" 'BEGIN{printf "%.2f ms", v/1000}') | $(awk -v v="${p99[nginx]}" 'BEGIN{printf "%.2f ms", v/1000}') | ${errs[nginx]} |
 
-tweetcache / nginx requests/s: **${ratio}x** ($ntiles distinct tiles, wrk -t2 -c$conns -d$duration, median of $runs)
+tweetcache / nginx requests/s: **${ratio}x**, median of $runs back-to-back pairs (pairs: $(echo $pair_ratios | sed 's/ /x, /g')x; $ntiles distinct tiles, wrk -t2 -c$conns -d$duration)
 
 Cold tiles (lazy cache, ${#first[@]} images of 1024 px or more, full-resolution level, median):
 first tile of an image (decode + tile + write) $(med "${first[@]}") ms; next tile of the same image $(med "${second[@]}") ms; the same tile again (cached) $(med "${warm[@]}") ms.
