@@ -77,9 +77,13 @@ public final class BlobStore: Sendable {
     ///
     /// To retry after a failure, ``BlobWriter/discard()`` the writer and make
     /// a new one: writers are cheap and never reused.
-    public func makeWriter() throws(BlobStoreError) -> BlobWriter {
+    ///
+    /// With `pending`, the flush of the directories the blob's name goes into is
+    /// left to ``PendingDirectories/sync()`` (the blob's bytes are still flushed
+    /// before the name appears); see ``PendingDirectories`` for when that is safe.
+    public func makeWriter(deferringDirectorySync pending: PendingDirectories? = nil) throws(BlobStoreError) -> BlobWriter {
         let (fd, path) = try createTemporaryFile()
-        return BlobWriter(store: self, descriptor: fd, temporaryPath: path)
+        return BlobWriter(store: self, descriptor: fd, temporaryPath: path, pendingDirectories: pending)
     }
 
     /// Reads a whole blob into memory.
@@ -164,12 +168,17 @@ public final class BlobStore: Sendable {
     /// and EEXIST says another writer (maybe another process) already
     /// published the same bytes, which is success. The shard directory is
     /// synced so the new name survives a power cut, not only a crash.
-    func publish(temporaryPath: String, hash: BlobHash, size: Int) throws(BlobStoreError) -> StoredBlob {
+    func publish(
+        temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) -> StoredBlob {
         let hex = hash.hex
         let shardPath = blobsPath + "/" + hex.prefix(2)
         let finalPath = shardPath + "/" + hex
+        func syncDirectory(_ path: String) throws(BlobStoreError) {
+            if let pending { pending.insert(path) } else { try FileSystem.syncDirectory(path) }
+        }
         if try FileSystem.makeDirectory(shardPath) {
-            try FileSystem.syncDirectory(blobsPath)
+            try syncDirectory(blobsPath)
         }
         let stored = { (alreadyPresent: Bool) in
             StoredBlob(
@@ -180,7 +189,7 @@ public final class BlobStore: Sendable {
         }
 
         if link(temporaryPath, finalPath) == 0 {
-            try FileSystem.syncDirectory(shardPath)
+            try syncDirectory(shardPath)
             _ = try? FileSystem.unlinkIfPresent(temporaryPath)
             return stored(false)
         }
@@ -199,7 +208,7 @@ public final class BlobStore: Sendable {
         guard rename(temporaryPath, finalPath) == 0 else {
             throw .lastSystemError("publish \(temporaryPath) as", path: finalPath)
         }
-        try FileSystem.syncDirectory(shardPath)
+        try syncDirectory(shardPath)
         return stored(false)
     }
 

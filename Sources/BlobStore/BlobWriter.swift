@@ -36,6 +36,7 @@ public final class BlobWriter: @unchecked Sendable {
 
     private let store: BlobStore
     private let temporaryPath: String
+    private let pendingDirectories: PendingDirectories?
     private let lock = NSLock()
     private var descriptor: Int32
     private var buffer: UnsafeMutableRawBufferPointer?
@@ -43,10 +44,11 @@ public final class BlobWriter: @unchecked Sendable {
     private var total = 0
     private var state = State.open
 
-    init(store: BlobStore, descriptor: Int32, temporaryPath: String) {
+    init(store: BlobStore, descriptor: Int32, temporaryPath: String, pendingDirectories: PendingDirectories? = nil) {
         self.store = store
         self.descriptor = descriptor
         self.temporaryPath = temporaryPath
+        self.pendingDirectories = pendingDirectories
     }
 
     deinit {
@@ -101,8 +103,9 @@ public final class BlobWriter: @unchecked Sendable {
 
     /// Flushes the bytes to disk and publishes them under their hash.
     ///
-    /// Exactly one `fsync` of the file (plus one of the shard directory): the
-    /// price of a name that always matches its content after a power cut.
+    /// Exactly one `fsync` of the file (plus one of the shard directory, unless
+    /// the writer defers it to a ``PendingDirectories``): the price of a name
+    /// that always matches its content after a power cut.
     /// On failure the temporary file is removed and the writer is spent.
     public func finish() throws(BlobStoreError) -> StoredBlob {
         lock.lock()
@@ -117,7 +120,8 @@ public final class BlobWriter: @unchecked Sendable {
             let hash = try FileSystem.hashContents(descriptor, path: temporaryPath)
             try FileSystem.sync(descriptor, path: temporaryPath)
             closeDescriptor()
-            let stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total)
+            let stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total,
+                                           deferring: pendingDirectories)
             state = .finished
             releaseBuffer()
             return stored

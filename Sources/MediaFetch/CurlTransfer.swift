@@ -164,29 +164,60 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// One header line. A status line starts a new response (after a redirect), so the
     /// headers remembered so far are forgotten.
+    /// One header line. Called for every header of every response on the transfer
+    /// thread, which all downloads share: bytes are compared in place, and only the
+    /// values kept become strings.
     fileprivate func header(_ line: UnsafeRawBufferPointer) {
-        guard let text = String(bytes: line, encoding: .isoLatin1)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              !text.isEmpty else { return }
-        if text.hasPrefix("HTTP/") {
-            let parts = text.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        let text = Self.trimmed(line[...])
+        guard !text.isEmpty else { return }
+        if text.starts(with: "HTTP/".utf8) {
+            let afterVersion = text.drop { $0 != 0x20 }.drop { $0 == 0x20 }
+            status = Int(Self.latin1(afterVersion.prefix { $0 != 0x20 })) ?? 0
             contentType = nil
             retryAfter = nil
             responseHeaders = [:]
             return
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        switch name {
-        case "content-type": contentType = String(value.prefix(200))
-        case "retry-after": retryAfter = RetryPolicy.parseRetryAfter(value, now: Date())
-        default: break
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = text[..<colon]
+        let value = Self.trimmed(text[(colon + 1)...])
+        if Self.equalsIgnoringCase(name, "content-type") {
+            contentType = Self.latin1(value.prefix(200))
+        } else if Self.equalsIgnoringCase(name, "retry-after") {
+            retryAfter = RetryPolicy.parseRetryAfter(Self.latin1(value.prefix(200)), now: Date())
         }
         // Bounded: the headers come from a stranger too.
-        if isAPI, responseHeaders.count < 200 || responseHeaders[name] != nil {
-            responseHeaders[name] = String(value.prefix(8192))
+        if isAPI {
+            let key = Self.latin1(name).lowercased()
+            if responseHeaders.count < 200 || responseHeaders[key] != nil {
+                responseHeaders[key] = Self.latin1(value.prefix(8192))
+            }
         }
+    }
+
+    /// Without leading and trailing spaces, tabs, CR and LF.
+    static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return bytes[bytes.endIndex...] }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
+        return bytes[first...last]
+    }
+
+    static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard bytes.count == expected.count else { return false }
+        for (byte, wanted) in zip(bytes, expected) {
+            let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            if folded != wanted { return false }
+        }
+        return true
+    }
+
+    /// Header bytes as ISO-8859-1 (RFC 9110's historical charset): every byte is a character.
+    static func latin1(_ bytes: some Sequence<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        for byte in bytes { scalars.append(Unicode.Scalar(byte)) }
+        return String(scalars)
     }
 
     /// Why a request header cannot be sent, or nil when it can: the name must be an

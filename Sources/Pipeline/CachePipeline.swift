@@ -176,7 +176,8 @@ public final class CachePipeline: Sendable {
         let store = self.store
         let window = max(configuration.maxConcurrentTransfers * 2, 8)
         var result = Fetched()
-        var recorder = IndexRecorder(index: index, logger: logger)
+        let directories = PendingDirectories()
+        var recorder = IndexRecorder(index: index, directories: directories, logger: logger)
 
         await withTaskGroup(of: (FetchPlan.Item, FetchResult<StoredBlob>).self) { group in
             var next = 0
@@ -186,7 +187,7 @@ public final class CachePipeline: Sendable {
                 next += 1
                 group.addTask {
                     let request = FetchRequest(url: item.url, fallbackURLs: item.fallbacks, expected: item.role.expected)
-                    return (item, await fetcher.fetch(request) { try store.makeWriter() })
+                    return (item, await fetcher.fetch(request) { try store.makeWriter(deferringDirectorySync: directories) })
                 }
             }
             for _ in 0..<min(window, items.count) { startNext() }
@@ -210,6 +211,10 @@ public final class CachePipeline: Sendable {
             }
         }
         recorder.flush()
+        // Names published for nothing the index took (none, as the run goes).
+        if !directories.isEmpty {
+            do { try directories.sync() } catch { logger.error("could not flush the blob directories: \(error)") }
+        }
         return result
     }
 }

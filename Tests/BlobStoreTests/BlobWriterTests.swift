@@ -112,4 +112,29 @@ struct BlobWriterTests {
     static func temporaryFiles(_ directory: TemporaryDirectory) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.appending("tmp").path)
     }
+
+    @Test func deferredDirectoryFlushesWaitForSync() throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url)
+        let pending = PendingDirectories()
+        var stored: [StoredBlob] = []
+        for seed in 0..<5 {
+            let writer = try store.makeWriter(deferringDirectorySync: pending)
+            try writer.write(TestBytes.pattern(seed: UInt64(seed), count: 10_000))
+            stored.append(try writer.finish())
+        }
+        // Published and readable at once; only the directories' flush waits.
+        for blob in stored {
+            #expect(store.contains(blob.hash))
+            #expect(try store.verify(blob.hash))
+        }
+        #expect(!pending.isEmpty)
+        try pending.sync()
+        #expect(pending.isEmpty)
+        // Without a pending set nothing is left behind to flush.
+        let writer = try store.makeWriter()
+        try writer.write(TestBytes.pattern(seed: 99, count: 100))
+        _ = try writer.finish()
+        #expect(pending.isEmpty)
+    }
 }

@@ -229,6 +229,31 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
         #expect((try? await fetchMemory(fetcher, small.baseURL + "/ok.jpg").get())?.bytes == 60_000)
     }
 
+    @Test func headerNamesAreCaseBlindAndValuesTrimmedAndLatin1() async throws {
+        let page = Array("<html><body>x</body></html>".utf8)
+        // A tab and spaces around the value, a name in odd case, and an obs-text byte
+        // (0xE9, é in ISO-8859-1) as RFC 9110 allows.
+        let value = String(decoding: [0x09] + Array("text/html; title=caf".utf8) + [0xC3, 0xA9] + Array("  ".utf8), as: UTF8.self)
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200, headers: [("cOnTeNt-TyPe", value)], body: page) }
+        let fetcher = try HTTPFetcher(configuration: testConfiguration())
+        let result = await fetchMemory(fetcher, server.baseURL + "/photo.jpg")
+        // The UTF-8 bytes of é read as two ISO-8859-1 characters: bytes, not guesses.
+        #expect(result.failure == .unexpectedContent(.html, contentType: "text/html; title=caf\u{C3}\u{A9}"))
+
+        #expect(CurlTransfer.latin1([0x41, 0xE9]) == "A\u{E9}")
+        let line: [UInt8] = Array(" \t Retry-After:  7 \r\n".utf8)
+        line.withUnsafeBytes { raw in
+            let trimmed = CurlTransfer.trimmed(raw[...])
+            #expect(CurlTransfer.latin1(trimmed) == "Retry-After:  7")
+            let colon = trimmed.firstIndex(of: UInt8(ascii: ":"))!
+            #expect(CurlTransfer.equalsIgnoringCase(trimmed[..<colon], "retry-after"))
+            #expect(!CurlTransfer.equalsIgnoringCase(trimmed[..<colon], "retry-afte"))
+            #expect(CurlTransfer.latin1(CurlTransfer.trimmed(trimmed[(colon + 1)...])) == "7")
+        }
+        let blank: [UInt8] = Array("\r\n".utf8)
+        blank.withUnsafeBytes { #expect(CurlTransfer.trimmed($0[...]).isEmpty) }
+    }
+
     @Test func refusesHTMLServedAsAnImage() async throws {
         let page = Array("<!DOCTYPE html><html><body>Login required</body></html>".utf8)
         let server = try LoopbackHTTPServer { _ in .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: page) }
