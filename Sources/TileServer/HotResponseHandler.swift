@@ -13,8 +13,8 @@ import NIOHTTP1
 /// - the same `Host` and target got a `200` marked `immutable` from the
 ///   responder before: every check the responder makes has passed for exactly
 ///   these bytes, and content addressing means they cannot change;
-/// - the request is a plain HTTP/1.1 `GET`: no conditional, `Range`, `Expect`,
-///   `Connection` header or body, whose rules stay in one place, the responder;
+/// - the request is a plain keep-alive HTTP/1.1 `GET`: no conditional, `Range`,
+///   `Expect` or body, whose rules stay in one place, the responder;
 /// - no earlier request on this connection is still with the responder, so
 ///   answers to pipelined requests stay in order;
 /// - the connection is writable, so a client that does not read its answers
@@ -92,7 +92,7 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// answers by the same two (HTTPTypes' authority and path), so an absolute-form
     /// target, which HTTPTypes rewrites, never matches and simply goes on.
     private func hit(for request: HTTPRequestHead) -> HotResponse? {
-        guard request.method == .GET, request.version == .http1_1 else { return nil }
+        guard request.method == .GET, request.version == .http1_1, request.isKeepAlive else { return nil }
         for name in Self.passedOn where request.headers.contains(name: name) { return nil }
         return cache.get(HotResponse.Key(authority: request.headers.first(name: "Host"), target: request.uri))
     }
@@ -100,7 +100,7 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Headers whose meaning only the responder implements.
     private static let passedOn = [
         "If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range", "Expect",
-        "Connection", "Content-Length", "Transfer-Encoding",
+        "Content-Length", "Transfer-Encoding",
     ]
 
     // MARK: Idle timeout
