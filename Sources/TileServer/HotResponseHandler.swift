@@ -82,7 +82,8 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
-            withResponder -= 1
+            // Not below zero: an answer to a request that never parsed (400) has no head here.
+            withResponder = max(0, withResponder - 1)
             lastActive = .now()
         }
         context.write(data, promise: promise)
