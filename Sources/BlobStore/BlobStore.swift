@@ -177,6 +177,13 @@ public final class BlobStore: Sendable {
         func syncDirectory(_ path: String) throws(BlobStoreError) {
             if let pending { pending.insert(path) } else { try FileSystem.syncDirectory(path) }
         }
+        // Deferring, both directories go to the pending set whatever happens here:
+        // the shard or the name may have just been made by another writer whose own
+        // flush is still pending, and this blob must not be recorded before it.
+        if let pending {
+            pending.insert(blobsPath)
+            pending.insert(shardPath)
+        }
         if try FileSystem.makeDirectory(shardPath) {
             try syncDirectory(blobsPath)
         }

@@ -163,10 +163,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// One header line. A status line starts a new response (after a redirect), so the
-    /// headers remembered so far are forgotten.
-    /// One header line. Called for every header of every response on the transfer
-    /// thread, which all downloads share: bytes are compared in place, and only the
-    /// values kept become strings.
+    /// headers remembered so far are forgotten. Called for every header of every
+    /// response on the transfer thread, which all downloads share: bytes are
+    /// compared in place, and only the values kept become strings.
     fileprivate func header(_ line: UnsafeRawBufferPointer) {
         let text = Self.trimmed(line[...])
         guard !text.isEmpty else { return }

@@ -211,9 +211,11 @@ public final class CachePipeline: Sendable {
             }
         }
         recorder.flush()
-        // Names published for nothing the index took (none, as the run goes).
+        // Whatever a failed batch left pending is tried once more; if the cache's
+        // directories cannot be flushed, the run stops before a manifest or an index
+        // row names a blob a power cut could take away.
         if !directories.isEmpty {
-            do { try directories.sync() } catch { logger.error("could not flush the blob directories: \(error)") }
+            do { try directories.sync() } catch { throw .cache("could not flush the blob directories: \(error)") }
         }
         return result
     }

@@ -98,6 +98,11 @@ struct HotResponse: MemoryCost {
     var body: ByteBuffer
     /// The route's request counter and latency histogram, looked up once.
     var metrics: ServerMetrics.RequestMetrics
-    /// Headers are small next to tiles; a rough figure keeps the bound honest.
-    var bytes: Int { body.readableBytes + 512 }
+    /// The key's length when it was made: kept keys are short (``maxTargetBytes``).
+    var keyBytes: Int
+    /// Body, key and a rough figure for the headers.
+    var bytes: Int { body.readableBytes + keyBytes + 512 }
+
+    /// Longer targets or hosts are answered by the responder every time.
+    static let maxTargetBytes = 512
 }

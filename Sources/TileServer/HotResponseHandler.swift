@@ -129,12 +129,13 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             idleCheck = nil
             let due = lastActive + idleTimeout
-            if withResponder == 0, !discarding, due <= .now() {
+            let idle = withResponder == 0 && !discarding
+            if idle, due <= .now() {
                 context.close(promise: nil)
             } else {
                 // A request still with the responder is bounded by the request
                 // time limit; look again a whole timeout later.
-                scheduleIdleCheck(context, at: withResponder == 0 ? due : .now() + idleTimeout)
+                scheduleIdleCheck(context, at: idle ? due : .now() + idleTimeout)
             }
         }
     }

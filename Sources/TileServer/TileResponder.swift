@@ -64,12 +64,18 @@ struct TileResponder: HTTPResponder {
             reply = refused
         }
         let response = finish(reply, request: request)
-        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable, let path = request.head.path {
+        // Only targets that are just a path, and short: the key is the client's text,
+        // and a query string (which no route reads) would let a client mint entries.
+        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable,
+           let path = request.head.path, path.utf8.count <= HotResponse.maxTargetBytes, !path.utf8.contains(UInt8(ascii: "?")),
+           (request.head.authority?.utf8.count ?? 0) <= HotResponse.maxTargetBytes {
             // As Hummingbird sends it, but for `Date`, which the handler adds.
             var headers = HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) })
             headers.add(name: "Server", value: TileServer.serverName)
-            hot.put(HotResponse.Key(authority: request.head.authority, target: path), HotResponse(
-                headers: headers, body: reply.body, metrics: metrics.metrics(route: label, status: 200)))
+            let key = HotResponse.Key(authority: request.head.authority, target: path)
+            hot.put(key, HotResponse(
+                headers: headers, body: reply.body, metrics: metrics.metrics(route: label, status: 200),
+                keyBytes: path.utf8.count + (key.authority?.utf8.count ?? 0)))
         }
         metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
         return response

@@ -311,11 +311,21 @@ import TestSupport
 
     @Test func gcKeepsWhatAFetchMayUseAndRemovesTheRest() async throws {
         let cache = try await InspectFixture.shared.copy()
+        // The copy's manifest was written by an earlier run, not in this second: gc
+        // judges "newer than the newest manifest" at one-second resolution, and a
+        // fast fetch right after the copy would land in the same second.
+        let manifests = cache.appendingPathComponent("manifests")
+        for name in try FileManager.default.contentsOfDirectory(atPath: manifests.path) {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)],
+                                                  ofItemAtPath: manifests.appendingPathComponent(name).path)
+        }
+        // Its generated_at may be from this very second too (the template can be
+        // made just before this test): let a second pass.
+        try await Task.sleep(for: .milliseconds(1100))
         // A second run caches P4; its manifest is then deleted, so nothing references P4.
         let extra = #"{"statuses":[{"id_str":"201","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"x","extended_entities":{"media":[\#(InspectFixture.photo("P4"))]},"user":\#(InspectFixture.user("bob"))}]}"#
         let fetched = try await InspectFixture.fetch(extra, into: cache, named: "extra.json")
         #expect(fetched.status == 0, "\(fetched.stderr)")
-        let manifests = cache.appendingPathComponent("manifests")
         let names = try FileManager.default.contentsOfDirectory(atPath: manifests.path)
         #expect(names.count == 2)
         let extraManifest = try #require(names.first { name in

@@ -43,6 +43,23 @@ import Testing
         #expect(first.header("cache-control") == "public, max-age=31536000, immutable")
     }
 
+    @Test func targetsWithAQueryAreNotKept() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        // No route reads a query, so each spelling would be a new entry a client could mint.
+        let tile = "/dzi/\(fixture.eager.hex)_files/11/0_2.jpg?v=1"
+        let port = server.port
+        let statuses = try await onOwnThread {
+            let connection = try RawHTTPConnection(port: port)
+            return try (0..<3).map { _ in try connection.get(tile).status }
+        }
+        #expect(statuses == [200, 200, 200])
+        // Every answer came from the responder: one disk read, then its memory cache.
+        #expect(try await metric(server, "tweetcache_cache_hits_total{store=\"disk\"}") == 1)
+        #expect(try await metric(server, "tweetcache_cache_hits_total{store=\"memory\"}") == 2)
+    }
+
     @Test func conditionalHeadAndClosingRequestsKeepTheirRules() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()
