@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Pipeline", "BlobStore", "Imaging", "CTweetCache",
+                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "CTweetCache",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

@@ -174,15 +174,15 @@ public final class BlobStore: Sendable {
         let hex = hash.hex
         let shardPath = blobsPath + "/" + hex.prefix(2)
         let finalPath = shardPath + "/" + hex
-        func syncDirectory(_ path: String) throws(BlobStoreError) {
-            if let pending { pending.insert(path) } else { try FileSystem.syncDirectory(path) }
-        }
-        // Deferring, both directories go to the pending set whatever happens here:
+        // Deferring, both directories go to the pending set whatever happens below:
         // the shard or the name may have just been made by another writer whose own
         // flush is still pending, and this blob must not be recorded before it.
         if let pending {
             pending.insert(blobsPath)
             pending.insert(shardPath)
+        }
+        func syncDirectory(_ path: String) throws(BlobStoreError) {
+            if pending == nil { try FileSystem.syncDirectory(path) }
         }
         if try FileSystem.makeDirectory(shardPath) {
             try syncDirectory(blobsPath)

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Imaging
+import MediaFetch
 import NIOCore
 import Pipeline
 
@@ -39,16 +40,11 @@ extension TileResponder {
         return Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
     }
 
+    /// What the bytes are (the same magic-byte check the fetcher applies); never
+    /// `text/html`, so a stored page cannot run as this origin's script.
     static func sniffType(_ bytes: [UInt8]) -> String {
-        switch ImageFormat.sniff(bytes) {
-        case .jpeg?: return "image/jpeg"
-        case .png?: return "image/png"
-        case .gif?: return "image/gif"
-        case .webp?: return "image/webp"
-        case nil:
-            if bytes.count >= 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return "video/mp4" }
-            return "application/octet-stream"
-        }
+        let kind = ContentKind.sniff(bytes)
+        return kind == .html ? ContentKind.unknown.mimeType : kind.mimeType
     }
 
     /// `/manifests/`: every run's manifest, newest first.

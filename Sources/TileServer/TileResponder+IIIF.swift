@@ -52,7 +52,7 @@ extension TileResponder {
         let canonical = resolved.canonicalPath
         let folder = String(DerivedFiles(cacheRoot: files.root).iiif(hash).dropLast("info.json".count))
         let relative = folder + canonical
-        let contentType = resolved.format == .png ? "image/png" : "image/jpeg"
+        let contentType = resolved.format.mediaType
         let etag = "\"\(hash.hex)-iiif-\(canonical.replacingOccurrences(of: "\"", with: ""))\""
         // The pipeline's static tree names tiles `region/w,h/...` even where the
         // canonical size is `max`.

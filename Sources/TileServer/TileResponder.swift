@@ -73,9 +73,10 @@ struct TileResponder: HTTPResponder {
             var headers = HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) })
             headers.add(name: "Server", value: TileServer.serverName)
             let key = HotResponse.Key(authority: request.head.authority, target: path)
-            hot.put(key, HotResponse(
+            // Clients that close after each request (scripts) come here every time.
+            if hot.get(key) == nil { hot.put(key, HotResponse(
                 headers: headers, body: reply.body, metrics: metrics.metrics(route: label, status: 200),
-                keyBytes: path.utf8.count + (key.authority?.utf8.count ?? 0)))
+                keyBytes: path.utf8.count + (key.authority?.utf8.count ?? 0))) }
         }
         metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
         return response

@@ -114,7 +114,5 @@ func isClose(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), tolerance: 
 
 /// `tweetcache_tiles_generated_total` as the server reports it.
 func generatedCount(_ server: TileServer) async throws -> Int {
-    let text = try await fetch(server, "/metrics").text
-    let line = text.split(separator: "\n").first { $0.hasPrefix("tweetcache_tiles_generated_total") }
-    return Int(Double(line?.split(separator: " ").last ?? "0") ?? 0)
+    try await metric(server, "tweetcache_tiles_generated_total")
 }

@@ -6,12 +6,6 @@ import Testing
 /// The pipeline handler that repeats cached answers (``HotResponseHandler``):
 /// same bytes and headers as the responder, HTTP rules intact, order kept.
 @Suite struct HotResponseTests {
-    func metric(_ server: TileServer, _ prefix: String) async throws -> Int {
-        let text = try await fetch(server, "/metrics").text
-        return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
-            .compactMap { Int($0.split(separator: " ").last ?? "") }.reduce(0, +)
-    }
-
     @Test func aRepeatIsTheSameAnswerWithoutTheResponder() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()

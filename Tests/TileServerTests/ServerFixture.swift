@@ -108,3 +108,11 @@ func fetch(
     let port = server.port
     return try await onOwnThread { try RawHTTPClient.send(method, target, port: port, headers: headers) }
 }
+
+/// The sum of the `/metrics` samples whose line starts with `prefix` (a name, or a
+/// name and its labels).
+func metric(_ server: TileServer, _ prefix: String) async throws -> Int {
+    let text = try await fetch(server, "/metrics").text
+    return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+        .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
+}
