@@ -35,7 +35,8 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
 
         // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs.
-        .target(name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG"]),
+        // zlib comes with libpng; its crc32 checks the tiles of a pyramid pack.
+        .target(name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("z")]),
 
         .target(name: "TweetModel"),
         .target(

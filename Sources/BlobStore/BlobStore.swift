@@ -28,6 +28,8 @@ internal import Darwin
 public final class BlobStore: Sendable {
     /// The cache directory this store manages.
     public let root: URL
+    /// Where everything lives under ``root``.
+    public let layout: CacheLayout
     let blobsPath: String
     let temporaryPath: String
 
@@ -36,18 +38,17 @@ public final class BlobStore: Sendable {
     public init(root: URL) throws(BlobStoreError) {
         let rootPath = root.standardizedFileURL.path
         self.root = URL(fileURLWithPath: rootPath, isDirectory: true)
-        self.blobsPath = rootPath + "/blobs/sha256"
-        self.temporaryPath = rootPath + "/tmp"
-        for directory in [rootPath, rootPath + "/blobs", blobsPath, temporaryPath] {
+        layout = CacheLayout(root: self.root)
+        self.blobsPath = layout.path(CacheLayout.blobsFolder)
+        self.temporaryPath = layout.path(CacheLayout.temporaryFolder)
+        for directory in [rootPath, FileSystem.parentPath(of: blobsPath), blobsPath, temporaryPath] {
             try FileSystem.makeDirectoryTree(directory)
         }
         removeStaleTemporaryFiles()
     }
 
     /// Where the index of this store lives by convention, for ``CacheIndex``.
-    public var indexURL: URL {
-        root.appendingPathComponent("index.sqlite", isDirectory: false)
-    }
+    public var indexURL: URL { layout.indexURL }
 
     /// Where the blob with this hash lives (whether or not it is stored yet).
     public func path(for hash: BlobHash) -> URL {
@@ -124,6 +125,40 @@ public final class BlobStore: Sendable {
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[0..<count]))
         }
         return bytes
+    }
+
+    /// Publishes a derived file (a pyramid pack) the way blobs are published:
+    /// written under `tmp/`, flushed, renamed over `relative` (replacing an
+    /// older version), and the folder flushed. A process killed at any instant
+    /// leaves the old file or the new one under that name, never half of one;
+    /// its temporary file is swept by the next open.
+    ///
+    /// With `pending`, the folder's flush is left to ``PendingDirectories/sync()``,
+    /// which a caller runs once for a batch before recording the files.
+    public func publishDerived(
+        _ bytes: [UInt8], at relative: String, deferringDirectorySync pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) {
+        let target = layout.path(relative)
+        let folder = FileSystem.parentPath(of: target)
+        try FileSystem.makeDirectoryTree(folder)
+        let (fd, path) = try createTemporaryFile()
+        do {
+            defer { close(fd) }
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(BlobStoreError) in try FileSystem.writeAll(fd, raw, path: path) }
+            }
+            try result.get()
+            try FileSystem.sync(fd, path: path)
+        } catch {
+            _ = try? FileSystem.unlinkIfPresent(path)
+            throw error
+        }
+        guard rename(path, target) == 0 else {
+            let error = BlobStoreError.lastSystemError("publish \(path) as", path: target)
+            _ = try? FileSystem.unlinkIfPresent(path)
+            throw error
+        }
+        if let pending { pending.insert(folder) } else { try FileSystem.syncDirectory(folder) }
     }
 
     // MARK: - Internals shared with BlobWriter

@@ -27,6 +27,19 @@ extension CacheIndex {
         }
     }
 
+    /// What is known about many blobs, in one read transaction; unrecorded ones are absent.
+    public func blobs(_ hashes: [BlobHash]) throws(BlobStoreError) -> [BlobHash: BlobRecord] {
+        guard !hashes.isEmpty else { return [:] }
+        return try read("look up \(hashes.count) blobs") { db in
+            var found: [BlobHash: BlobRecord] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT * FROM blobs WHERE sha256 = ?")
+            for hash in hashes {
+                if let row = try Row.fetchOne(statement, arguments: [hash.hex]) { found[hash] = try BlobRecord(row: row) }
+            }
+            return found
+        }
+    }
+
     /// Every recorded blob, least recently used first (eviction order).
     public func allBlobRecords() throws(BlobStoreError) -> [BlobRecord] {
         try read("list blobs") { db in

@@ -42,11 +42,15 @@ extension CacheIndex {
         }
     }
 
-    /// Removes one derived-file row (verify's repair of a row whose blob is gone).
-    public func removeDerived(_ record: DerivedRecord) throws(BlobStoreError) {
-        try write("remove derived file row") { db in
-            try db.execute(sql: "DELETE FROM derived WHERE sha256 = ? AND kind = ? AND size_param = ?",
-                           arguments: [record.hash.hex, record.kind, record.sizeParameter])
+    /// Removes derived-file rows (a repair of rows whose blob is gone, the old
+    /// layout's rows once an image is converted), in one transaction.
+    public func removeDerived(_ records: [DerivedRecord]) throws(BlobStoreError) {
+        guard !records.isEmpty else { return }
+        try write("remove \(records.count) derived file row(s)") { db in
+            for record in records {
+                try db.execute(sql: "DELETE FROM derived WHERE sha256 = ? AND kind = ? AND size_param = ? AND path = ?",
+                               arguments: [record.hash.hex, record.kind, record.sizeParameter, record.path])
+            }
         }
     }
 }

@@ -66,6 +66,7 @@ struct PyramidLevelWriter: Sendable {
     private struct Job {
         var rect: TileRect
         var files: [(path: String, sink: Int)]
+        var slots: [(slot: Int, sink: Int)] = []
     }
 
     /// Tiles `first`, `first + step`, ... of the level in row-major order; stops at the first failure.
@@ -84,6 +85,11 @@ struct PyramidLevelWriter: Sendable {
                         tally.files[file.sink] += 1
                         tally.bytes[file.sink] += jpeg.count
                     }
+                    for slot in job.slots {
+                        (sinks[slot.sink] as? PackSink)?.store(jpeg, at: slot.slot)
+                        tally.files[slot.sink] += 1
+                        tally.bytes[slot.sink] += jpeg.count
+                    }
                 }
             }
         } catch {
@@ -99,10 +105,12 @@ struct PyramidLevelWriter: Sendable {
         for (sink, writer) in sinks.enumerated() {
             guard let target = writer.target(level: level, column: column, row: row) else { continue }
             let files = target.paths.map { (path: $0, sink: sink) }
+            let slots = target.packSlot.map { [(slot: $0, sink: sink)] } ?? []
             if let index = jobs.firstIndex(where: { $0.rect == target.rect }) {
                 jobs[index].files += files
+                jobs[index].slots += slots
             } else {
-                jobs.append(Job(rect: target.rect, files: files))
+                jobs.append(Job(rect: target.rect, files: files, slots: slots))
             }
         }
         return jobs

@@ -72,6 +72,32 @@ public enum TilePyramidBuilder {
             order.append(.iiif3)
             sinks.append(IIIFWriter(geometry: geometry, id: id, directory: directory))
         }
+        let summaries = try run(image: image, geometry: geometry, sinks: sinks, options: options)
+        return Dictionary(uniqueKeysWithValues: zip(order, summaries))
+    }
+
+    /// The whole Deep Zoom pyramid (with `options.overlap`) as one
+    /// ``PyramidPack`` in memory, for the caller to publish atomically. The
+    /// tiles are byte-identical to the files ``build(image:layout:options:into:)``
+    /// writes for Deep Zoom with the same options. `source` is the original's
+    /// SHA-256 (32 bytes), recorded in the header.
+    public static func pack(
+        image: consuming PixelBuffer, options: TilePyramidOptions = .init(), source: [UInt8]? = nil
+    ) throws(ImagingError) -> (bytes: [UInt8], summary: PyramidSummary) {
+        try options.validate(for: [])
+        let geometry = try PyramidGeometry(
+            width: image.width, height: image.height, tileSize: options.tileSize, overlap: options.overlap)
+        let sink = PackSink(geometry: geometry)
+        var summary = try run(image: image, geometry: geometry, sinks: [sink], options: options)[0]
+        let bytes = try sink.pack(source: source)
+        summary.bytes = bytes.count
+        return (bytes, summary)
+    }
+
+    /// One pass down the levels feeding every sink; a summary per sink, in order.
+    private static func run(
+        image: consuming PixelBuffer, geometry: PyramidGeometry, sinks: [any TileSink], options: TilePyramidOptions
+    ) throws(ImagingError) -> [PyramidSummary] {
         let writer = PyramidLevelWriter(sinks: sinks, quality: options.quality, workers: options.workerCount)
         var tally = PyramidLevelWriter.Tally(sinks: sinks.count)
 
@@ -112,12 +138,12 @@ public enum TilePyramidBuilder {
             }
         }
 
-        var summaries: [PyramidLayout: PyramidSummary] = [:]
+        var summaries: [PyramidSummary] = []
         for (index, sink) in sinks.enumerated() {
             let descriptor = try sink.writeDescriptor()
-            summaries[order[index]] = PyramidSummary(
+            summaries.append(PyramidSummary(
                 width: geometry.width, height: geometry.height, levels: geometry.levelCount,
-                tiles: tally.files[index], bytes: tally.bytes[index] + descriptor)
+                tiles: tally.files[index], bytes: tally.bytes[index] + descriptor))
         }
         return summaries
     }

@@ -22,6 +22,8 @@ protocol TileSink: Sendable {
 struct TileTarget: Sendable, Hashable {
     var rect: TileRect
     var paths: [String]
+    /// The tile's number in a ``PyramidPack`` being assembled, for the pack sink.
+    var packSlot: Int? = nil
 }
 
 extension URL {

@@ -1,6 +1,7 @@
 import BlobStore
 import Dispatch
 import Foundation
+import Imaging
 import Pipeline
 
 /// `tweetcache verify`: re-hashes every blob and checks the index and the derived
@@ -20,8 +21,12 @@ public struct CacheVerifier: Sendable {
         case missingBlob = "missing_blob"
         /// The index lists a derived file that is not on disk.
         case missingDerived = "missing_derived"
-        /// A derived folder on disk whose original is not in the cache.
+        /// A derived file or folder on disk whose original is not in the cache.
         case orphanDerived = "orphan_derived"
+        /// A pyramid pack that is truncated or damaged (header, index or a tile's checksum).
+        case corruptPack = "corrupt_pack"
+        /// Per-tile trees of the layout before packs; `--repair` converts them to a pack.
+        case oldLayout = "old_layout"
     }
 
     public struct Problem: Sendable, Codable, Equatable {
@@ -102,20 +107,44 @@ public struct CacheVerifier: Sendable {
                                         detail: "\(row.kind) \(row.sizeParameter) is missing"))
             }
         }
-        // Derived folders whose original is gone.
-        let derivedRoot = snapshot.root.appendingPathComponent("derived")
-        for shard in (try? FileManager.default.contentsOfDirectory(atPath: derivedRoot.path)) ?? [] {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: derivedRoot.appendingPathComponent(shard).path)) ?? [] {
-                guard let hash = BlobHash(hex: name), !present.contains(hash), dangling[hash] == nil else { continue }
-                problems.append(Problem(kind: .orphanDerived, sha256: hash.hex,
-                                        path: derivedRoot.appendingPathComponent("\(shard)/\(name)").path,
-                                        detail: "derived files of an image not in the cache"))
+        // What the derived area holds: packs checked tile by tile, old trees,
+        // and files whose original is gone.
+        var packsChecked = 0
+        for entry in store.allDerivedEntries() {
+            let path = store.layout.path(entry.path)
+            guard present.contains(entry.hash) else {
+                if dangling[entry.hash] == nil {
+                    problems.append(Problem(kind: .orphanDerived, sha256: entry.hash.hex, path: path,
+                                            detail: "derived files of an image not in the cache"))
+                }
+                continue
+            }
+            if entry.isLegacyFolder {
+                problems.append(Problem(kind: .oldLayout, sha256: entry.hash.hex, path: path,
+                                        detail: "per-tile trees of the layout before packs (--repair converts them)"))
+            } else if entry.path.hasSuffix(CacheLayout.packSuffix) {
+                packsChecked += 1
+                if let why = Self.packProblem(path) {
+                    problems.append(Problem(kind: .corruptPack, sha256: entry.hash.hex, path: path, detail: why))
+                }
             }
         }
         if repair { problems = self.repair(problems, derivedRows: derivedRows) }
-        return Report(blobsChecked: onDisk.count, bytesHashed: hashed.bytes, derivedChecked: derivedRows.count,
+        return Report(blobsChecked: onDisk.count, bytesHashed: hashed.bytes, derivedChecked: max(derivedRows.count, packsChecked),
                       seconds: (ContinuousClock.now - started).secondsDouble, problems: problems,
                       remaining: problems.filter { $0.repaired == nil }.count)
+    }
+
+    /// Why the pack at `path` cannot be served, or nil when every tile checks out.
+    static func packProblem(_ path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return "cannot be read" }
+        do {
+            let bytes = [UInt8](data)
+            try PyramidPack(bytes).checkAll(bytes)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     /// Every blob re-hashed, `lanes` at a time; each lane takes the next blob from a
@@ -146,12 +175,10 @@ public struct CacheVerifier: Sendable {
     func repair(_ problems: [Problem], derivedRows: [DerivedRecord]) -> [Problem] {
         let store = snapshot.store, index = snapshot.index
         let quarantine = snapshot.root.appendingPathComponent("quarantine", isDirectory: true)
-        let files = snapshot.derivedFiles
         var rederived: [BlobHash: String?] = [:]
         return problems.map { problem in
             var p = problem
             guard let hash = BlobHash(hex: p.sha256) else { return p }
-            let derivedFolder = files.url(files.folder(hash))
             switch p.kind {
             case .unreadableBlob:
                 // Permission denied or an I/O error says nothing about the bytes: keep it.
@@ -163,7 +190,7 @@ public struct CacheVerifier: Sendable {
                     try? FileManager.default.removeItem(at: target)
                     try FileManager.default.moveItem(at: store.path(for: hash), to: target)
                     _ = try index.forget(hash)
-                    try? FileManager.default.removeItem(at: derivedFolder)
+                    store.removeDerived(of: hash)
                     p.repaired = "moved to quarantine/\(hash.hex); its URLs will be fetched again"
                 } catch {
                     p.detail += " (repair failed: \(error))"
@@ -176,7 +203,7 @@ public struct CacheVerifier: Sendable {
                 }
                 do {
                     _ = try index.forget(hash)
-                    try? FileManager.default.removeItem(at: derivedFolder)
+                    store.removeDerived(of: hash)
                     p.repaired = "index rows dropped; its URLs will be fetched again"
                 } catch {
                     p.detail += " (repair failed: \(error))"
@@ -195,6 +222,27 @@ public struct CacheVerifier: Sendable {
                     p.detail += " (repair failed: \(error))"
                 } else if FileManager.default.fileExists(atPath: p.path) {
                     p.repaired = "derived again"
+                }
+            case .corruptPack, .oldLayout:
+                var records = derivedRows.filter { $0.hash == hash }
+                if p.kind == .corruptPack {
+                    // Out of the way first: the rebuild must not count the damaged file as present.
+                    try? FileManager.default.removeItem(atPath: p.path)
+                }
+                if !records.contains(where: { $0.kind == DerivedKind.pack || DerivedFiles.Legacy.treeKinds.contains($0.kind) }) {
+                    // A pack or tree the index never recorded (made by the tile server): make the pack all the same.
+                    records.append(DerivedRecord(hash: hash, kind: DerivedKind.pack, sizeParameter: "256",
+                                                 path: CacheLayout.pack(hash)))
+                }
+                do {
+                    _ = try DerivedRepair.rederive(hash, records: records, store: store, index: index, threads: lanes)
+                    if p.kind == .oldLayout { try? FileManager.default.removeItem(atPath: p.path) }
+                    let pack = store.layout.path(CacheLayout.pack(hash))
+                    if !FileManager.default.fileExists(atPath: pack) || Self.packProblem(pack) == nil {
+                        p.repaired = p.kind == .corruptPack ? "rebuilt from the original" : "converted to a pack"
+                    }
+                } catch {
+                    p.detail += " (repair failed: \(error))"
                 }
             case .orphanDerived:
                 // A fetch may be deriving into it right now: leave recent folders alone.

@@ -121,8 +121,11 @@ public struct GarbageCollector: Sendable {
         for u in urlRows {
             lastUse[u.hash] = max(lastUse[u.hash] ?? 0, u.fetchedAt.timeIntervalSince1970, u.lastAccess.timeIntervalSince1970)
         }
+        // What is on disk, not what the index says: the tile server makes packs it records nowhere.
+        _ = derivedRows
+        let derivedEntries = store.allDerivedEntries()
         var derivedBytes: [BlobHash: Int] = [:]
-        for d in derivedRows { derivedBytes[d.hash, default: 0] += d.bytes ?? 0 }
+        for d in derivedEntries { derivedBytes[d.hash, default: 0] += d.bytes }
 
         let now = options.now.timeIntervalSince1970
         let graceCutoff = now - options.gracePeriod
@@ -197,21 +200,17 @@ public struct GarbageCollector: Sendable {
                 removed.append(Removal(sha256: c.hash.hex, reason: reason, bytes: c.bytes, derivedBytes: c.derivedBytes))
             }
         }
-        // Derived folders whose blob is gone (and no longer being made).
+        // Derived files whose blob is gone (and no longer being made).
         let removedHashes = Set(removed.compactMap { BlobHash(hex: $0.sha256) })
         let present = Set(candidates.map(\.hash)).subtracting(removedHashes)
-        let derivedRoot = snapshot.root.appendingPathComponent("derived")
-        for shard in (try? FileManager.default.contentsOfDirectory(atPath: derivedRoot.path)) ?? [] {
-            let shardURL = derivedRoot.appendingPathComponent(shard)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: shardURL.path)) ?? [] {
-                guard let hash = BlobHash(hex: name), !present.contains(hash), !chosenSet.contains(hash) else { continue }
-                let folder = shardURL.appendingPathComponent(name)
-                var info = stat()
-                guard stat(folder.path, &info) == 0, Double(info.st_mtim.tv_sec) <= graceCutoff else { continue }
-                let bytes = Self.treeSize(folder)
-                if !options.dryRun { try? FileManager.default.removeItem(at: folder) }
-                removed.append(Removal(sha256: hash.hex, reason: .orphanDerived, bytes: 0, derivedBytes: bytes))
-            }
+        var orphans: [BlobHash: Int] = [:]
+        for entry in derivedEntries where !present.contains(entry.hash) && !chosenSet.contains(entry.hash) {
+            guard entry.modified <= graceCutoff else { continue }
+            if !options.dryRun { try? FileManager.default.removeItem(atPath: store.layout.path(entry.path)) }
+            orphans[entry.hash, default: 0] += entry.bytes
+        }
+        for (hash, bytes) in orphans.sorted(by: { $0.key < $1.key }) {
+            removed.append(Removal(sha256: hash.hex, reason: .orphanDerived, bytes: 0, derivedBytes: bytes))
         }
         let freed = removed.reduce(0) { $0 + $1.bytes + $1.derivedBytes }
         let remainingCandidates = candidates.filter { !removedHashes.contains($0.hash) }
@@ -221,16 +220,6 @@ public struct GarbageCollector: Sendable {
     }
 
     func removeDerivedFolder(_ hash: BlobHash) {
-        let files = snapshot.derivedFiles
-        try? FileManager.default.removeItem(at: files.url(files.folder(hash)))
-    }
-
-    static func treeSize(_ url: URL) -> Int {
-        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
-        var total = 0
-        for case let file as URL in walker {
-            total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-        }
-        return total
+        snapshot.store.removeDerived(of: hash)
     }
 }

@@ -117,18 +117,23 @@ public final class CachePipeline: Sendable {
         }
         guard !order.isEmpty else { return [:] }
         let existing = (try? index.derived(for: order)) ?? [:]
+        let known = (try? index.blobs(order)) ?? [:]
         progress.setDeriveTotal(order.count)
         let lanes = max(1, options.concurrency)
+        // Pack folders are flushed once for the run, before any pack row is recorded.
+        let pending = PendingDirectories()
         let deriver = Deriver(
             store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
-            threadsPerImage: order.count >= lanes ? 1 : lanes)
+            threadsPerImage: order.count >= lanes ? 1 : lanes, pendingDirectories: pending)
         var results: [BlobHash: DeriveOutcome] = [:]
         await withTaskGroup(of: DeriveOutcome.self) { group in
             var next = 0
             func startNext() {
                 guard next < order.count else { return }
-                let job = DeriveJob(hash: order[next], wantsTiles: wantsTiles[order[next]] ?? false,
-                                    existing: existing[order[next]] ?? [])
+                let hash = order[next]
+                let size = known[hash].flatMap { r in r.width.flatMap { w in r.height.map { (width: w, height: $0) } } }
+                let job = DeriveJob(hash: hash, wantsTiles: wantsTiles[hash] ?? false,
+                                    existing: existing[hash] ?? [], knownSize: size)
                 next += 1
                 group.addTask { deriver.derive(job) }
             }
@@ -141,7 +146,14 @@ public final class CachePipeline: Sendable {
         }
         let fresh = results.values.flatMap(\.newRecords)
         do {
+            try pending.sync()
             try index.recordDerived(fresh)
+            // Images converted from the old layout: their old rows, then their old trees.
+            let converted = results.values.filter { !$0.obsolete.isEmpty && $0.error == nil }
+            try index.removeDerived(converted.flatMap(\.obsolete))
+            for outcome in converted {
+                try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(outcome.hash)))
+            }
             let sized = results.values.compactMap { o -> BlobRecord? in
                 guard !o.newRecords.isEmpty, let w = o.width, let h = o.height,
                       let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize

@@ -19,16 +19,33 @@ public struct DeriveOptions: Sendable {
     /// JPEG quality of thumbnails and tiles.
     public var quality: Int = 85
     public var tiles: TileMode = .eager
-    public var layouts: Set<PyramidLayout> = [.deepZoom, .iiif3]
     public var tileSize: Int = 256
-    /// Deep Zoom tile overlap (IIIF tiles never overlap).
+    /// Deep Zoom tile overlap. With 0 (the default) the pack's tiles serve IIIF
+    /// too; with overlap, IIIF tiles are cut on request.
     public var overlap: Int = 0
-    /// Where the tile server will serve IIIF images; `info.json` must name its own URI.
-    public var iiifBaseURL: String = "http://127.0.0.1:8080/iiif/3"
     /// Images claiming more pixels are refused before any allocation.
     public var maxPixels: Int = 100_000_000
     /// Images derived at once; each uses one core.
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
     public init() {}
+
+    /// Whether an image this size gets a pyramid pack. One that fits in a 2x2
+    /// block of tiles does not: the server cuts its few tiles from the original
+    /// on request in about a millisecond, and a pack would only store the image
+    /// again (on a cache of mostly 320x240 tweet photos, more than the originals).
+    public func wantsPyramid(width: Int, height: Int) -> Bool {
+        Self.wantsPyramid(width: width, height: height, tileSize: tileSize)
+    }
+
+    /// ``wantsPyramid(width:height:)`` for a given tile size (the server's).
+    public static func wantsPyramid(width: Int, height: Int, tileSize: Int) -> Bool {
+        max(width, height) > 2 * tileSize
+    }
+
+    /// The thumbnail sizes an image this size gets: only those smaller than
+    /// its long edge, since a thumbnail as large as the image is the image again.
+    public func thumbnailSizes(width: Int, height: Int) -> [Int] {
+        thumbnailSizes.filter { $0 < max(width, height) }
+    }
 }

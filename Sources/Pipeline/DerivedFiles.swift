@@ -4,23 +4,35 @@ import Foundation
 import Glibc
 #endif
 
-/// Where derived files live: `derived/<2 hex>/<64 hex>/` beside the blobs, one folder
-/// per source image, so removing an image's derivations is one directory and the
-/// server can find them from the hash alone.
+/// Writes the files derived from cached images, at the paths ``CacheLayout`` gives.
+///
+/// Thumbnails are small and can always be made again, so they are renamed into
+/// place without a flush; pyramid packs are published through the ``BlobStore``
+/// (flushed, renamed), since a pack is expensive to remake and is served by offset.
 public struct DerivedFiles: Sendable {
     public let root: URL
+    public let layout: CacheLayout
 
-    public init(cacheRoot: URL) { root = cacheRoot }
-
-    /// Path relative to the cache root, as recorded in the index and manifests.
-    public func folder(_ hash: BlobHash) -> String { "derived/\(hash.shard)/\(hash.hex)" }
-    public func thumbnail(_ hash: BlobHash, size: Int, png: Bool) -> String {
-        "\(folder(hash))/thumb-\(size).\(png ? "png" : "jpg")"
+    public init(cacheRoot: URL) {
+        root = cacheRoot
+        layout = CacheLayout(root: cacheRoot)
     }
-    public func deepZoom(_ hash: BlobHash) -> String { "\(folder(hash))/dz/image.dzi" }
-    public func iiif(_ hash: BlobHash) -> String { "\(folder(hash))/iiif/info.json" }
 
-    public func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
+    public func url(_ relative: String) -> URL { layout.url(relative) }
+
+    /// The old layout's paths, for reading and converting caches written before packs.
+    public enum Legacy {
+        public static func thumbnail(_ hash: BlobHash, size: Int, png: Bool) -> String {
+            "\(CacheLayout.legacyFolder(hash))/thumb-\(size).\(png ? "png" : "jpg")"
+        }
+        public static func deepZoom(_ hash: BlobHash) -> String { "\(CacheLayout.legacyFolder(hash))/dz/image.dzi" }
+        public static func deepZoomTile(_ hash: BlobHash, level: Int, column: Int, row: Int) -> String {
+            "\(CacheLayout.legacyFolder(hash))/dz/image_files/\(level)/\(column)_\(row).jpg"
+        }
+        public static func iiifFolder(_ hash: BlobHash) -> String { "\(CacheLayout.legacyFolder(hash))/iiif/" }
+        /// Record kinds the old layout used for its trees.
+        public static let treeKinds: Set<String> = ["dzi", "iiif3"]
+    }
 
     /// Writes a derived file under a temporary name and renames it into place: a
     /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
@@ -39,4 +51,11 @@ public struct DerivedFiles: Sendable {
             throw PipelineError.cache("cannot rename into \(target.path): \(String(cString: strerror(code)))")
         }
     }
+}
+
+/// The `kind` values of derived-file rows in the index.
+public enum DerivedKind {
+    public static let thumbnail = "thumb"
+    /// A pyramid pack; the size parameter is its tile size.
+    public static let pack = "pack"
 }

@@ -7,6 +7,8 @@ struct DeriveJob: Sendable {
     var hash: BlobHash
     var wantsTiles: Bool
     var existing: [DerivedRecord]
+    /// The displayed size, when the index knows it (saves reading the header).
+    var knownSize: (width: Int, height: Int)? = nil
 }
 
 /// What deriving one image produced.
@@ -15,41 +17,69 @@ struct DeriveOutcome: Sendable {
     /// Every derived file the image has now (existing and new).
     var records: [DerivedRecord]
     var newRecords: [DerivedRecord]
+    /// Rows of the old layout this derivation replaced (their files are removed
+    /// once the new rows are recorded).
+    var obsolete: [DerivedRecord] = []
     var width: Int?
     var height: Int?
     var error: String?
 }
 
-/// Makes the thumbnails and tile pyramids of one cached image, decoding it once.
+/// Makes the thumbnails and the pyramid pack of one cached image, decoding it once.
 ///
-/// With tiles wanted, the image is decoded at full size and everything is cut from
-/// that one decode; with thumbnails only, the largest thumbnail is decoded with
-/// shrink-on-load (libjpeg's DCT scaling) and the smaller ones are made from it.
-/// Work already on disk and in the index is skipped.
+/// With a pyramid wanted, the image is decoded at full size and everything is cut
+/// from that one decode; with thumbnails only, the largest thumbnail is decoded
+/// with shrink-on-load (libjpeg's DCT scaling) and the smaller ones are made from
+/// it. No thumbnail is as large as the image, and an image that fits in a 2x2 block
+/// of tiles gets no pack (``DeriveOptions/wantsPyramid(width:height:)``). Work
+/// already on disk and in the index is skipped; an image derived in the old
+/// layout (per-tile trees) is derived again in this one and its old rows returned
+/// as ``DeriveOutcome/obsolete``.
 struct Deriver: Sendable {
     let store: BlobStore
     let files: DerivedFiles
     let options: DeriveOptions
     /// Threads one image may use: 1 when images run in parallel.
     let threadsPerImage: Int
+    /// Where pack folders wait to be flushed; nil flushes each at once.
+    var pendingDirectories: PendingDirectories? = nil
 
     func derive(_ job: DeriveJob) -> DeriveOutcome {
         var outcome = DeriveOutcome(hash: job.hash, records: [], newRecords: [])
-        let present = job.existing.filter { FileManager.default.fileExists(atPath: files.url($0.path).path) }
-        let sizes = options.thumbnailSizes.sorted(by: >)
-        let missingSizes = sizes.filter { size in !present.contains { $0.kind == "thumb" && $0.sizeParameter == "\(size)" } }
-        let tileKinds = job.wantsTiles && options.tiles == .eager ? options.layouts : []
-        let missingLayouts = tileKinds.filter { layout in
-            !present.contains { $0.kind == layout.recordKind && $0.sizeParameter == "\(options.tileSize)" }
-        }
+        let legacyFolder = CacheLayout.legacyFolder(job.hash) + "/"
+        let (legacy, current) = job.existing.partitioned { $0.path.hasPrefix(legacyFolder) }
+        outcome.obsolete = legacy
+        let present = current.filter { FileManager.default.fileExists(atPath: files.url($0.path).path) }
         outcome.records = present
-        outcome.width = present.first { $0.kind != "thumb" }?.width
-        outcome.height = present.first { $0.kind != "thumb" }?.height
-        guard !missingSizes.isEmpty || !missingLayouts.isEmpty else { return outcome }
+        let sized = job.existing.first { $0.kind != DerivedKind.thumbnail && $0.width != nil && $0.height != nil }
+        outcome.width = job.knownSize?.width ?? sized?.width
+        outcome.height = job.knownSize?.height ?? sized?.height
 
         do {
-            let bytes = try store.read(job.hash)
-            guard let format = ImageFormat.sniff(bytes), format == .jpeg || format == .png else {
+            // The size decides what is wanted; the header alone tells it.
+            var bytes: [UInt8]? = nil
+            if outcome.width == nil || outcome.height == nil {
+                let read = try store.read(job.hash)
+                bytes = read
+                guard let format = ImageFormat.sniff(read), format == .jpeg || format == .png else {
+                    outcome.error = "not a JPEG or PNG: thumbnails and tiles are made for those only"
+                    return outcome
+                }
+                let info = try ImageDecoder.info(of: read)
+                outcome.width = info.displayWidth
+                outcome.height = info.displayHeight
+            }
+            let width = outcome.width ?? 0, height = outcome.height ?? 0
+            let sizes = options.thumbnailSizes(width: width, height: height).sorted(by: >)
+            let missingSizes = sizes.filter { size in
+                !present.contains { $0.kind == DerivedKind.thumbnail && $0.sizeParameter == "\(size)" }
+            }
+            let wantsPack = job.wantsTiles && options.tiles == .eager && options.wantsPyramid(width: width, height: height)
+                && !present.contains { $0.kind == DerivedKind.pack && $0.sizeParameter == "\(options.tileSize)" }
+            guard !missingSizes.isEmpty || wantsPack else { return outcome }
+
+            let data = try bytes ?? store.read(job.hash)
+            guard let format = ImageFormat.sniff(data), format == .jpeg || format == .png else {
                 outcome.error = "not a JPEG or PNG: thumbnails and tiles are made for those only"
                 return outcome
             }
@@ -58,8 +88,8 @@ struct Deriver: Sendable {
             thumbOptions.maxPixels = options.maxPixels
             thumbOptions.maxThreads = threadsPerImage
             var made: [DerivedRecord] = []
-            if !missingLayouts.isEmpty {
-                let image = try ImageDecoder.decode(bytes, options: DecodeOptions(maxPixels: options.maxPixels))
+            if wantsPack {
+                let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
                 outcome.width = image.width
                 outcome.height = image.height
                 var source: PixelBuffer? = nil
@@ -68,18 +98,15 @@ struct Deriver: Sendable {
                     if missingSizes.contains(size) { made.append(try write(thumb, size: size, hash: job.hash)) }
                     source = thumb.image
                 }
-                made += try tiles(image, layouts: missingLayouts, hash: job.hash)
+                source = nil
+                made.append(try pack(image, hash: job.hash))
             } else {
                 // Thumbnails only: the largest from the file with shrink-on-load,
                 // the smaller ones from that.
                 var source: Thumbnail? = nil
                 for size in sizes {
                     let thumb = try source.map { try Thumbnailer.thumbnail($0.image, longEdge: size, options: thumbOptions) }
-                        ?? Thumbnailer.thumbnail(bytes, longEdge: size, options: thumbOptions)
-                    if source == nil {
-                        outcome.width = thumb.sourceWidth
-                        outcome.height = thumb.sourceHeight
-                    }
+                        ?? Thumbnailer.thumbnail(data, longEdge: size, options: thumbOptions)
                     if missingSizes.contains(size) { made.append(try write(thumb, size: size, hash: job.hash)) }
                     source = thumb
                 }
@@ -93,39 +120,32 @@ struct Deriver: Sendable {
     }
 
     private func write(_ thumb: Thumbnail, size: Int, hash: BlobHash) throws -> DerivedRecord {
-        let path = files.thumbnail(hash, size: size, png: thumb.format == .png)
+        let path = CacheLayout.thumbnail(hash, size: size, png: thumb.format == .png)
         try files.write(thumb.encoded, to: path)
-        return DerivedRecord(hash: hash, kind: "thumb", sizeParameter: "\(size)", path: path,
+        return DerivedRecord(hash: hash, kind: DerivedKind.thumbnail, sizeParameter: "\(size)", path: path,
                              width: thumb.width, height: thumb.height, bytes: thumb.encoded.count)
     }
 
-    /// Every wanted layout from one pass down the levels (shared halvings; with no
-    /// overlap, tiles both layouts share are encoded once).
-    private func tiles(_ image: PixelBuffer, layouts: Set<PyramidLayout>, hash: BlobHash) throws -> [DerivedRecord] {
-        var outputs: [PyramidLayout: URL] = [:]
-        var descriptors: [PyramidLayout: String] = [:]
-        for layout in layouts {
-            let descriptor = layout == .deepZoom ? files.deepZoom(hash) : files.iiif(hash)
-            descriptors[layout] = descriptor
-            outputs[layout] = files.url(descriptor).deletingLastPathComponent()
-        }
+    /// The whole pyramid as one pack, published like a blob (flushed, renamed).
+    private func pack(_ image: consuming PixelBuffer, hash: BlobHash) throws -> DerivedRecord {
         var tileOptions = TilePyramidOptions()
         tileOptions.tileSize = options.tileSize
         tileOptions.overlap = options.overlap
         tileOptions.quality = options.quality
-        tileOptions.iiifID = "\(options.iiifBaseURL)/\(hash.hex)"
-        tileOptions.deepZoomName = "image"
         tileOptions.threads = threadsPerImage
-        let summaries = try TilePyramidBuilder.build(image: image, outputs: outputs, options: tileOptions)
-        return summaries.sorted { $0.key.rawValue < $1.key.rawValue }.map { layout, summary in
-            DerivedRecord(hash: hash, kind: layout.recordKind, sizeParameter: "\(options.tileSize)",
-                          path: descriptors[layout] ?? "", width: summary.width, height: summary.height,
-                          bytes: summary.bytes)
-        }
+        let (bytes, summary) = try TilePyramidBuilder.pack(image: image, options: tileOptions, source: hash.bytes)
+        let path = CacheLayout.pack(hash)
+        try store.publishDerived(bytes, at: path, deferringDirectorySync: pendingDirectories)
+        return DerivedRecord(hash: hash, kind: DerivedKind.pack, sizeParameter: "\(options.tileSize)", path: path,
+                             width: summary.width, height: summary.height, bytes: bytes.count)
     }
 }
 
-extension PyramidLayout {
-    /// The `kind` of the index row that records a pyramid of this layout.
-    var recordKind: String { self == .deepZoom ? "dzi" : "iiif3" }
+extension Array {
+    /// The elements that match, and those that do not, each in order.
+    func partitioned(_ matches: (Element) -> Bool) -> (matching: [Element], rest: [Element]) {
+        var yes: [Element] = [], no: [Element] = []
+        for element in self { if matches(element) { yes.append(element) } else { no.append(element) } }
+        return (yes, no)
+    }
 }

@@ -16,10 +16,14 @@ enum ItemOutcome: Sendable {
                 ref.thumbnails = d.records.filter { $0.kind == "thumb" }
                     .map { ThumbnailRef(size: Int($0.sizeParameter) ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0) }
                     .sorted { $0.size < $1.size }
-                let dzi = d.records.first { $0.kind == "dzi" }, iiif = d.records.first { $0.kind == "iiif3" }
-                if dzi != nil || iiif != nil {
-                    ref.tiles = TileRefs(dzi: dzi?.path, iiif: iiif?.path,
-                                      tileSize: Int((dzi ?? iiif)?.sizeParameter ?? "") ?? 0)
+                if let pack = d.records.first(where: { $0.kind == DerivedKind.pack }) {
+                    ref.tiles = TileRefs(pack: pack.path, tileSize: Int(pack.sizeParameter) ?? 0, bytes: pack.bytes)
+                } else {
+                    let dzi = d.records.first { $0.kind == "dzi" }, iiif = d.records.first { $0.kind == "iiif3" }
+                    if dzi != nil || iiif != nil {
+                        ref.tiles = TileRefs(dzi: dzi?.path, iiif: iiif?.path,
+                                             tileSize: Int((dzi ?? iiif)?.sizeParameter ?? "") ?? 0)
+                    }
                 }
                 ref.deriveError = d.error
             }

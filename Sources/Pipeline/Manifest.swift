@@ -82,16 +82,30 @@ public struct ThumbnailRef: Codable, Sendable, Equatable {
     public var height: Int
 }
 
-/// Where an image's zoom pyramids are, relative to the cache root.
+/// Where an image's zoom pyramid is, relative to the cache root.
 public struct TileRefs: Codable, Sendable, Equatable {
-    /// The Deep Zoom descriptor (`.dzi`); tiles in the `_files` folder beside it.
+    /// The pyramid pack (`docs/pack-format.md`): every Deep Zoom level in one
+    /// file, served as Deep Zoom and IIIF by `tweetcache serve`.
+    public var pack: String?
+    /// Caches written before packs: the Deep Zoom descriptor (`.dzi`), tiles
+    /// in the `_files` folder beside it.
     public var dzi: String?
-    /// The IIIF Image API 3.0 `info.json` of the level-0 static tree beside it.
+    /// Caches written before packs: the IIIF `info.json` of the static tree beside it.
     public var iiif: String?
     public var tileSize: Int
+    /// Size of the pack in bytes.
+    public var bytes: Int?
+
+    public init(pack: String? = nil, dzi: String? = nil, iiif: String? = nil, tileSize: Int, bytes: Int? = nil) {
+        self.pack = pack
+        self.dzi = dzi
+        self.iiif = iiif
+        self.tileSize = tileSize
+        self.bytes = bytes
+    }
 
     enum CodingKeys: String, CodingKey {
-        case dzi, iiif
+        case pack, dzi, iiif, bytes
         case tileSize = "tile_size"
     }
 }

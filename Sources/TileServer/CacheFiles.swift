@@ -60,6 +60,33 @@ final class CacheFiles: Sendable {
         return bytes
     }
 
+    /// `length` bytes at `offset` of the file at `relative` (fewer when the file
+    /// is shorter), with the file's size: one open and one `pread`, for tiles
+    /// read out of a pyramid pack.
+    func read(_ relative: String, offset: Int, length: Int) throws(Failure) -> (bytes: [UInt8], fileSize: Int) {
+        let fd = tc_open_beneath(rootDescriptor, relative)
+        guard fd >= 0 else {
+            let code = errno
+            if [ENOENT, ENOTDIR, ELOOP, EXDEV].contains(code) { throw .missing }
+            throw .unreadable("\(relative): \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .missing }
+        let size = Int(info.st_size)
+        let count = max(0, min(length, size - offset))
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        if done < count { bytes.removeSubrange(done...) }
+        return (bytes, size)
+    }
+
     /// Whether a regular file exists at `relative`, inside the cache.
     func exists(_ relative: String) -> Bool {
         let fd = tc_open_beneath(rootDescriptor, relative)
@@ -74,6 +101,13 @@ final class CacheFiles: Sendable {
     /// Refuses when an existing folder on the way is a symlink (or otherwise
     /// leaves the cache), so a planted link cannot make the server write elsewhere.
     func write(_ bytes: [UInt8], to relative: String) throws {
+        try checkConfined(relative)
+        try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
+    }
+
+    /// Throws when an existing folder on the way to `relative` is a symlink (or
+    /// otherwise leaves the cache): nothing is written through a planted link.
+    func checkConfined(_ relative: String) throws {
         var folder = (relative as NSString).deletingLastPathComponent
         while !folder.isEmpty {
             var info = stat()
@@ -85,6 +119,5 @@ final class CacheFiles: Sendable {
             }
             folder = (folder as NSString).deletingLastPathComponent
         }
-        try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
     }
 }

@@ -47,6 +47,12 @@ final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
         }
     }
 
+    func remove(_ key: Key) {
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.value.bytes }
+        }
+    }
+
     func put(_ key: Key, _ value: Value) {
         let size = value.bytes
         guard capacity > 0, size <= maxEntryBytes else { return }

@@ -38,12 +38,10 @@ final class SourceImages: Sendable {
         self.capacity = capacity
     }
 
-    static func blobPath(_ hash: BlobHash) -> String { "blobs/sha256/\(hash.shard)/\(hash.hex)" }
-
     /// The original's bytes; 404 when the cache does not hold it.
     func bytes(_ hash: BlobHash) throws(HTTPFailure) -> [UInt8] {
         do {
-            return try files.read(Self.blobPath(hash))
+            return try files.read(CacheLayout.blob(hash))
         } catch .missing {
             throw .notFound("no image \(hash.hex) in this cache")
         } catch {

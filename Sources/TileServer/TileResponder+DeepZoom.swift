@@ -1,21 +1,26 @@
 import BlobStore
 import Foundation
 import Imaging
+import NIOCore
 import Pipeline
 
 /// `/dzi/<hash>.dzi` and `/dzi/<hash>_files/<level>/<column>_<row>.jpg`.
 ///
-/// A pyramid the pipeline made (`--tiles eager`) is served as it is on disk;
-/// otherwise the descriptor is computed from the original's header with the
-/// server's tile settings and each tile is made on its first request and kept
-/// where the pipeline would have written it.
+/// A tile comes from the image's pyramid pack when it has one (one `pread` at
+/// the offset its index gives, served as stored), else from a tree of the old
+/// layout, else it is cut from the decoded original on request, kept in memory,
+/// and the pack is built in the background (``LazyPacks``) for the tiles after it.
 extension TileResponder {
     static let deepZoomType = "application/xml; charset=utf-8"
 
     func deepZoomDescriptor(_ hash: BlobHash) throws -> Reply {
-        let relative = DerivedFiles(cacheRoot: files.root).deepZoom(hash)
         let etag = "\"\(hash.hex)-dzi\""
-        if let onDisk = cached(relative, contentType: Self.deepZoomType, etag: etag, cacheControl: Reply.revalidate) {
+        if let pack = try packs.pack(hash) {
+            return Reply(text: DeepZoomWriter.descriptor(for: pack.geometry), contentType: Self.deepZoomType,
+                         etag: etag, cacheControl: Reply.revalidate)
+        }
+        if let onDisk = cached(DerivedFiles.Legacy.deepZoom(hash), contentType: Self.deepZoomType, etag: etag,
+                               cacheControl: Reply.revalidate) {
             return onDisk
         }
         let geometry = try deepZoomGeometry(hash)
@@ -24,40 +29,72 @@ extension TileResponder {
     }
 
     func deepZoomTile(_ hash: BlobHash, level: Int, column: Int, row: Int) async throws -> Reply {
-        let derived = DerivedFiles(cacheRoot: files.root)
-        let folder = derived.deepZoom(hash).dropLast(".dzi".count)
-        let relative = "\(folder)_files/\(DeepZoomWriter.tilePath(level: level, column: column, row: row))"
         let etag = "\"\(hash.hex)-dz-\(level)-\(column)-\(row)\""
-        if let hit = cached(relative, contentType: "image/jpeg", etag: etag) { return hit }
+        if let pack = try packs.pack(hash) {
+            let key = Self.tileKey(hash, pack.geometry, level: level, column: column, row: row)
+            if let hit = memoryHit(key, etag: etag) { return hit }
+            guard let entry = pack.entry(level: level, column: column, row: row) else {
+                throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(pack.geometry.maxLevel))")
+            }
+            return packTile(hash, pack, entry, key: key, etag: etag)
+        }
+        let legacy = DerivedFiles.Legacy.deepZoomTile(hash, level: level, column: column, row: row)
+        if let hit = cached(legacy, contentType: "image/jpeg", etag: etag) { return hit }
 
         let geometry = try deepZoomGeometry(hash)
+        let key = Self.tileKey(hash, geometry, level: level, column: column, row: row)
+        if let hit = memoryHit(key, etag: etag) { return hit }
         guard geometry.tileRect(level: level, column: column, row: row) != nil else {
             throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(geometry.maxLevel))")
         }
         let options = TilePyramidOptions(tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality)
-        // The first lazily made tile fixes the pyramid's geometry on disk, so a
-        // restart with another --tile-size cannot mix tile sizes in one pyramid.
-        let descriptor = DerivedFiles(cacheRoot: files.root).deepZoom(hash)
-        if !files.exists(descriptor) {
-            try? files.write(Array(DeepZoomWriter.descriptor(for: geometry).utf8), to: descriptor)
-        }
-        return try await made(relative, contentType: "image/jpeg", etag: etag) { [sources, pool] in
+        let reply = try await made(key, contentType: "image/jpeg", etag: etag, persist: false) { [sources, pool] in
             let image = try await sources.pixels(hash)
             return try await pool.run {
                 try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row,
                                             layout: .deepZoom, options: options)
             }
         }
+        schedulePack(hash, geometry: geometry)
+        return reply
     }
 
-    /// The geometry of the pyramid on disk when there is one (its tile size and
-    /// overlap may differ from the server's), else the server's.
+    /// Where a pyramid tile's bytes are kept in memory: shared by Deep Zoom and
+    /// IIIF, which name the same tiles differently.
+    static func tileKey(_ hash: BlobHash, _ geometry: PyramidGeometry, level: Int, column: Int, row: Int) -> String {
+        "tile:\(hash.hex)/\(geometry.tileSize)+\(geometry.overlap)/\(level)/\(column)/\(row)"
+    }
+
+    /// A tile read out of a pack (and kept in memory).
+    func packTile(_ hash: BlobHash, _ pack: PyramidPack, _ entry: PyramidPack.Entry, key: String, etag: String) -> Reply {
+        do {
+            let bytes = try packs.tile(hash, pack, entry)
+            metrics.diskHit()
+            let body = ByteBuffer(bytes: bytes)
+            memory.put(key, .init(body: body, contentType: pack.format.mediaType))
+            return Reply(body: body, contentType: pack.format.mediaType, etag: etag, cacheControl: Reply.immutable)
+        } catch {
+            return Self.error(error)
+        }
+    }
+
+    /// Builds the image's pack in the background when it is big enough to want one.
+    func schedulePack(_ hash: BlobHash, geometry: PyramidGeometry) {
+        guard DeriveOptions.wantsPyramid(width: geometry.width, height: geometry.height, tileSize: geometry.tileSize) else {
+            return
+        }
+        lazyPacks.schedule(hash, options: TilePyramidOptions(
+            tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality))
+    }
+
+    /// The geometry of the pyramid the image has (pack or old tree: its tile size
+    /// and overlap may differ from the server's), else the server's.
     func deepZoomGeometry(_ hash: BlobHash) throws -> PyramidGeometry {
+        if let pack = try packs.pack(hash) { return pack.geometry }
         let facts = try sources.facts(hash)
         var tileSize = configuration.tileSize
         var overlap = configuration.overlap
-        let relative = DerivedFiles(cacheRoot: files.root).deepZoom(hash)
-        if let descriptor = try? files.read(relative, limit: 64 << 10),
+        if let descriptor = try? files.read(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),
            let parsed = DeepZoomDescriptor(String(decoding: descriptor, as: UTF8.self)) {
             tileSize = parsed.tileSize
             overlap = parsed.overlap

@@ -8,13 +8,15 @@ import Pipeline
 /// Thumbnails, originals and manifests.
 extension TileResponder {
     /// `/thumb/<hash>/<size>`: the pipeline's thumbnail when it made that size,
-    /// else one made now (within ``TileServerConfiguration/thumbnailSizes``) and kept.
+    /// the original when the size is not smaller than the image (a thumbnail as
+    /// large as the image is the image again), else one made now (within
+    /// ``TileServerConfiguration/thumbnailSizes``) and kept.
     func thumbnail(_ hash: BlobHash, size: Int) async throws -> Reply {
-        let derived = DerivedFiles(cacheRoot: files.root)
         let etag = "\"\(hash.hex)-thumb-\(size)\""
         for png in [false, true] {
-            if let hit = cached(derived.thumbnail(hash, size: size, png: png),
-                                contentType: png ? "image/png" : "image/jpeg", etag: etag) {
+            let type = png ? "image/png" : "image/jpeg"
+            if let hit = cached(CacheLayout.thumbnail(hash, size: size, png: png), contentType: type, etag: etag)
+                ?? cached(DerivedFiles.Legacy.thumbnail(hash, size: size, png: png), contentType: type, etag: etag) {
                 return hit
             }
         }
@@ -25,7 +27,11 @@ extension TileResponder {
         let facts = try sources.facts(hash)
         // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
         let png = facts.info.format == .png && facts.info.hasAlpha
-        let relative = derived.thumbnail(hash, size: size, png: png)
+        if size >= max(facts.width, facts.height) {
+            let type = facts.info.format == .png ? "image/png" : "image/jpeg"
+            return Reply(bytes: try sources.bytes(hash), contentType: type, etag: etag, cacheControl: Reply.immutable)
+        }
+        let relative = CacheLayout.thumbnail(hash, size: size, png: png)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
         return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool, sources] in
             // Read inside the render job, so queued requests hold no copy of the original.
@@ -49,7 +55,7 @@ extension TileResponder {
 
     /// `/manifests/`: every run's manifest, newest first.
     func manifestList() throws -> Reply {
-        let folder = files.root.appendingPathComponent("manifests")
+        let folder = CacheLayout(root: files.root).manifestsURL
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .sorted(by: >)
@@ -71,7 +77,7 @@ extension TileResponder {
     /// `/manifests/<name>.json`. A manifest is written once under a new name, so
     /// its name and size make a sound validator.
     func manifest(_ name: String) throws -> Reply {
-        let relative = "manifests/\(name)"
+        let relative = CacheLayout.manifest(name)
         do {
             let bytes = try files.read(relative)
             return Reply(bytes: bytes, contentType: "application/json", etag: "\"\(name)-\(bytes.count)\"",

@@ -18,14 +18,24 @@ extension TileResponder {
         IIIFRequestLimits(maxWidth: configuration.maxWidth, maxHeight: configuration.maxHeight, maxArea: configuration.maxArea)
     }
 
-    func iiifInfo(_ hash: BlobHash, request: Request) throws -> Reply {
+    /// The IIIF tile grid: the pack's when the image has one (so the tiles
+    /// `info.json` announces are the pack's own), else the server's.
+    func iiifGeometry(_ hash: BlobHash) throws -> PyramidGeometry {
+        if let pack = try packs.pack(hash) {
+            let g = pack.geometry
+            if g.overlap == 0 { return g }
+            return try PyramidGeometry(width: g.width, height: g.height, tileSize: g.tileSize)
+        }
         let facts = try sources.facts(hash)
-        let geometry: PyramidGeometry
         do {
-            geometry = try PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize)
+            return try PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize)
         } catch {
             throw HTTPFailure.unprocessable("cannot describe \(hash.hex): \(error)")
         }
+    }
+
+    func iiifInfo(_ hash: BlobHash, request: Request) throws -> Reply {
+        let geometry = try iiifGeometry(hash)
         let info = IIIFImageInfo(geometry: geometry, id: "\(iiifBase(request))/\(hash.hex)").level2(limits: iiifLimits)
         let body = try info.jsonBytes()
         var reply = Reply(bytes: body, contentType: Self.iiifContentType, etag: nil, cacheControl: "public, max-age=86400")
@@ -50,48 +60,67 @@ extension TileResponder {
             throw HTTPFailure(status: error.httpStatus, message: error.message)
         }
         let canonical = resolved.canonicalPath
-        let folder = String(DerivedFiles(cacheRoot: files.root).iiif(hash).dropLast("info.json".count))
-        let relative = folder + canonical
         let contentType = resolved.format.mediaType
         let etag = "\"\(hash.hex)-iiif-\(canonical.replacingOccurrences(of: "\"", with: ""))\""
-        // The pipeline's static tree names tiles `region/w,h/...` even where the
-        // canonical size is `max`.
-        let staticPath = folder + "\(resolved.canonicalRegion)/\(resolved.sizeParameter)/\(resolved.canonicalRotation)/\(resolved.canonicalQuality).\(resolved.format.rawValue)"
+        let plain = resolved.rotation == 0 && !resolved.mirrored && resolved.format == .jpg
+            && resolved.canonicalQuality == "default"
+        let geometry = try iiifGeometry(hash)
+        // One of the pyramid's tiles (or a `sizes` entry): the pack's bytes, the
+        // same ones Deep Zoom serves for that tile.
+        let pyramidTile = plain ? geometry.iiifTile(region: resolved.canonicalRegion, size: resolved.sizeParameter) : nil
         var reply: Reply
-        if let hit = cached(relative, contentType: contentType, etag: etag) {
+        if let tile = pyramidTile, let pack = try packs.pack(hash),
+           let coordinate = pack.tileForIIIF(region: resolved.canonicalRegion, size: resolved.sizeParameter),
+           coordinate == tile, let entry = pack.entry(level: tile.level, column: tile.column, row: tile.row) {
+            let key = Self.tileKey(hash, pack.geometry, level: tile.level, column: tile.column, row: tile.row)
+            reply = memoryHit(key, etag: etag) ?? packTile(hash, pack, entry, key: key, etag: etag)
+        } else if let hit = memoryHit("iiif:\(hash.hex)/\(canonical)", etag: etag) {
             reply = hit
-        } else if staticPath != relative, let hit = cached(staticPath, contentType: contentType, etag: etag) {
+        } else if let hit = legacyIIIF(hash, resolved: resolved, canonical: canonical, contentType: contentType, etag: etag) {
             reply = hit
         } else {
-            // One of the pyramid's own tiles: made exactly as a full build makes it,
-            // and kept on disk. Other renditions live in memory only.
-            let pyramidTile: TileCoordinate? =
-                if resolved.rotation == 0, !resolved.mirrored, resolved.format == .jpg, resolved.canonicalQuality == "default",
-                   let geometry = try? PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize) {
-                    geometry.iiifTile(region: resolved.canonicalRegion, size: resolved.sizeParameter)
-                } else { nil }
-            reply = try await made(relative, contentType: contentType, etag: etag, persist: pyramidTile != nil) { [sources, pool, configuration] in
-                if let tile = pyramidTile {
-                    let image = try await sources.pixels(hash)
+            // Cut on request and kept in memory only (a crawler must not fill the
+            // disk); a pyramid tile also starts the image's pack.
+            let key = pyramidTile.map { Self.tileKey(hash, geometry, level: $0.level, column: $0.column, row: $0.row) }
+                ?? "iiif:\(hash.hex)/\(canonical)"
+            if pyramidTile != nil, let hit = memoryHit(key, etag: etag) {
+                reply = hit
+            } else {
+                reply = try await made(key, contentType: contentType, etag: etag, persist: false) { [sources, pool, configuration] in
+                    if let tile = pyramidTile {
+                        let image = try await sources.pixels(hash)
+                        return try await pool.run {
+                            try TilePyramidBuilder.tile(
+                                of: image, level: tile.level, column: tile.column, row: tile.row, layout: .iiif3,
+                                options: TilePyramidOptions(tileSize: geometry.tileSize, quality: configuration.quality))
+                        }
+                    }
+                    let scale = resolved.decodeScaleDenominator()
+                    if scale == 1 {
+                        let image = try await sources.pixels(hash)
+                        return try await pool.run { try IIIFRenderer.render(resolved, source: image) }
+                    }
                     return try await pool.run {
-                        try TilePyramidBuilder.tile(
-                            of: image, level: tile.level, column: tile.column, row: tile.row, layout: .iiif3,
-                            options: TilePyramidOptions(tileSize: configuration.tileSize, quality: configuration.quality))
+                        let image = try ImageDecoder.decode(
+                            try sources.bytes(hash), options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
+                        return try IIIFRenderer.render(resolved, source: image)
                     }
                 }
-                let scale = resolved.decodeScaleDenominator()
-                if scale == 1 {
-                    let image = try await sources.pixels(hash)
-                    return try await pool.run { try IIIFRenderer.render(resolved, source: image) }
-                }
-                return try await pool.run {
-                    let image = try ImageDecoder.decode(
-                        try sources.bytes(hash), options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
-                    return try IIIFRenderer.render(resolved, source: image)
-                }
+                if pyramidTile != nil { schedulePack(hash, geometry: geometry) }
             }
         }
         reply.headers[.init("Link")!] = "<\(base)/\(hash.hex)/\(canonical)>;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
         return reply
+    }
+
+    /// A file of an old-layout static IIIF tree (caches written before packs),
+    /// which names tiles `region/w,h/...` even where the canonical size is `max`.
+    private func legacyIIIF(
+        _ hash: BlobHash, resolved: IIIFResolvedRequest, canonical: String, contentType: String, etag: String
+    ) -> Reply? {
+        let folder = DerivedFiles.Legacy.iiifFolder(hash)
+        let staticPath = folder + "\(resolved.canonicalRegion)/\(resolved.sizeParameter)/\(resolved.canonicalRotation)/\(resolved.canonicalQuality).\(resolved.format.rawValue)"
+        return cached(folder + canonical, contentType: contentType, etag: etag)
+            ?? (staticPath != folder + canonical ? cached(staticPath, contentType: contentType, etag: etag) : nil)
     }
 }

@@ -23,6 +23,10 @@ struct TileResponder: HTTPResponder {
     /// Complete answers the ``HotResponseHandler`` repeats without coming here.
     let hot: MemoryCache<HotResponse.Key, HotResponse>
     let sources: SourceImages
+    /// Pyramid packs: their indexes, and their tiles by offset.
+    let packs: PackReader
+    /// Packs built in the background after a tile was cut on request.
+    let lazyPacks: LazyPacks
     let pool: RenderPool
     let metrics: ServerMetrics
     let renders = SingleFlight<String, Reply>()
@@ -147,6 +151,13 @@ struct TileResponder: HTTPResponder {
         let body = ByteBuffer(bytes: bytes)
         memory.put(relative, .init(body: body, contentType: contentType))
         return Reply(body: body, contentType: contentType, etag: etag, cacheControl: cacheControl)
+    }
+
+    /// A tile or rendition already in memory under `key`.
+    func memoryHit(_ key: String, etag: String) -> Reply? {
+        guard let hit = memory.get(key) else { return nil }
+        metrics.memoryHit()
+        return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: Reply.immutable)
     }
 
     /// Makes a derived file once (however many requests want it at the same

@@ -1,4 +1,5 @@
 import Foundation
+import BlobStore
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -37,19 +38,25 @@ public final class TileServer: Sendable {
         let boundPort = Mutex(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
         let metrics = ServerMetrics()
+        var log = logger ?? Logger(label: "tweetcache.serve")
+        if logger == nil { log.logLevel = .warning }
+        let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
+                                   capacity: configuration.decodedCacheBytes)
+        let packs = PackReader(files: files, logger: log)
+        // A cache the server cannot write is served all the same, with tiles cut on request.
+        let store = try? BlobStore(root: files.root)
         let responder = TileResponder(
             configuration: configuration,
             files: files,
             memory: ByteCache(capacity: configuration.memoryCacheBytes),
             hot: hot,
-            sources: SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
-                                  capacity: configuration.decodedCacheBytes),
+            sources: sources,
+            packs: packs,
+            lazyPacks: LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: log),
             pool: pool,
             metrics: metrics,
             catalog: CatalogCache(cacheRoot: files.root),
             boundPort: { boundPort.withLock { $0 } })
-        var log = logger ?? Logger(label: "tweetcache.serve")
-        if logger == nil { log.logLevel = .warning }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: responder,

@@ -38,7 +38,7 @@ import Testing
         #expect(try index.urlCount() == 1)
 
         let q = try #require(try index.derived(for: b).first)
-        try index.removeDerived(q)
+        try index.removeDerived([q])
         #expect(try index.allDerivedRecords().isEmpty)
     }
 }

@@ -4,4 +4,5 @@
 #include "tc_jpeg.h"
 #include "tc_png.h"
 #include "tc_fs.h"
+#include "tc_checksum.h"
 #endif

@@ -1,0 +1,70 @@
+public import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// One entry of the derived area: a file of the current layout (a pack, a
+/// thumbnail) or a folder of the old one, and the image it belongs to.
+public struct DerivedEntry: Sendable, Hashable {
+    public var hash: BlobHash
+    /// Relative to the cache root.
+    public var path: String
+    /// A per-image folder of the old layout (per-tile trees), not a file.
+    public var isLegacyFolder: Bool
+    /// Bytes of the file, or of every file in the folder.
+    public var bytes: Int
+    /// Seconds since 1970 of the last change.
+    public var modified: Double
+}
+
+extension BlobStore {
+    /// Every entry of the derived area, shard by shard, found by walking the
+    /// disk (lazy packs the tile server made have no index row). Names that
+    /// belong to no hash are skipped.
+    public func allDerivedEntries() -> [DerivedEntry] {
+        let base = layout.path(CacheLayout.derivedFolder)
+        var entries: [DerivedEntry] = []
+        for shard in FileSystem.contents(of: base).filter(Self.isShardName).sorted() {
+            for name in FileSystem.contents(of: base + "/" + shard).sorted() {
+                guard let hash = CacheLayout.derivedOwner(fileName: name), hash.shard == shard else { continue }
+                entries.append(entry(hash, path: "\(CacheLayout.derivedFolder)/\(shard)/\(name)"))
+            }
+        }
+        return entries
+    }
+
+    /// The derived files and old-layout folder of one image.
+    public func derivedEntries(of hash: BlobHash) -> [DerivedEntry] {
+        let shard = CacheLayout.derivedShard(hash)
+        return FileSystem.contents(of: layout.path(shard)).sorted()
+            .filter { CacheLayout.derivedOwner(fileName: $0) == hash }
+            .map { entry(hash, path: "\(shard)/\($0)") }
+    }
+
+    /// Removes every derived file of `hash` (current and old layout); returns the bytes freed.
+    @discardableResult
+    public func removeDerived(of hash: BlobHash) -> Int {
+        var freed = 0
+        for entry in derivedEntries(of: hash) {
+            if (try? FileManager.default.removeItem(atPath: layout.path(entry.path))) != nil { freed += entry.bytes }
+        }
+        return freed
+    }
+
+    private func entry(_ hash: BlobHash, path: String) -> DerivedEntry {
+        let full = layout.path(path)
+        var info = stat()
+        guard lstat(full, &info) == 0 else { return DerivedEntry(hash: hash, path: path, isLegacyFolder: false, bytes: 0, modified: 0) }
+        let folder = info.st_mode & S_IFMT == S_IFDIR
+        var bytes = Int(info.st_size)
+        if folder {
+            bytes = 0
+            if let walker = FileManager.default.enumerator(at: URL(fileURLWithPath: full), includingPropertiesForKeys: [.fileSizeKey]) {
+                for case let file as URL in walker { bytes += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+            }
+        }
+        return DerivedEntry(hash: hash, path: path, isLegacyFolder: folder, bytes: bytes, modified: Double(info.st_mtim.tv_sec))
+    }
+}
