@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "InspectTests", dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport"]),

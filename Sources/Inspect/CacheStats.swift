@@ -49,12 +49,11 @@ public struct CacheStats: Sendable, Codable, Equatable {
         includedTweets = snapshot.catalog.includedTweets.count
         manifests = snapshot.catalog.manifests.count
         manifestProblems = snapshot.catalog.problems
-        let blobsRoot = snapshot.root.appendingPathComponent("blobs/sha256").path
+        let layout = snapshot.store.layout
         var sizes: [(BlobHash, Int)] = []
         for hash in snapshot.store.allBlobs() {
             var info = stat()
-            let path = blobsRoot + "/" + hash.shard + "/" + hash.hex
-            if stat(path, &info) == 0 { sizes.append((hash, Int(info.st_size))) }
+            if stat(layout.path(CacheLayout.blob(hash)), &info) == 0 { sizes.append((hash, Int(info.st_size))) }
         }
         blobs = sizes.count
         bytesStored = sizes.reduce(0) { $0 + $1.1 }
@@ -72,9 +71,10 @@ public struct CacheStats: Sendable, Codable, Equatable {
         largest = sizes.sorted { ($0.1, $1.0) > ($1.1, $0.0) }.prefix(largestCount)
             .map { Largest(sha256: $0.0.hex, bytes: $0.1, kind: snapshot.kind(of: $0.0)) }
         do {
-            let derived = try snapshot.index.allDerivedRecords()
+            // The disk, not the index: the tile server's lazy packs have no rows.
+            let derived = snapshot.store.allDerivedEntries()
             derivedFiles = derived.count
-            derivedBytes = derived.reduce(0) { $0 + ($1.bytes ?? 0) }
+            derivedBytes = derived.reduce(0) { $0 + $1.bytes }
             urls = try snapshot.index.urlCount()
             var reasons: [String: Int] = [:]
             for failure in try snapshot.index.allFailures() {

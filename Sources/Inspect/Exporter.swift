@@ -14,6 +14,13 @@ public struct Exporter: Sendable {
         public var out: URL
         public var template: String = Exporter.defaultTemplate
         public var link = false
+        /// Static zoom trees to write beside the files, for hosting without
+        /// `tweetcache serve`: Deep Zoom at `dzi/<sha256>.dzi` (+ `_files/`),
+        /// IIIF level 0 at `iiif/3/<sha256>/info.json` (+ its tree), the same URL
+        /// paths the server answers, with the same tile bytes as the image's pack.
+        public var tiles: Set<PyramidLayout> = []
+        /// The URL `iiif/3` will be served at (IIIF ids must be absolute).
+        public var iiifBase = "http://127.0.0.1:8080/iiif/3"
 
         public init(out: URL) { self.out = out }
     }
@@ -100,7 +107,45 @@ public struct Exporter: Sendable {
                                   action: place(source, at: target)))
             }
         }
+        if !options.tiles.isEmpty {
+            var seen = Set<String>()
+            for item in items where item.action != "missing" && seen.insert(item.sha256).inserted {
+                guard let hash = BlobHash(hex: item.sha256) else { continue }
+                items.append(Item(sha256: item.sha256, tweetID: item.tweetID, file: trees(hash), action: tree(hash)))
+            }
+        }
         return items
+    }
+
+    /// Where an image's static trees go (the Deep Zoom descriptor when written, else `info.json`).
+    private func trees(_ hash: BlobHash) -> String {
+        options.tiles.contains(.deepZoom)
+            ? options.out.appendingPathComponent("dzi/\(hash.hex).dzi").path
+            : options.out.appendingPathComponent("iiif/3/\(hash.hex)/info.json").path
+    }
+
+    /// Writes the static trees of one image with the tile size and overlap of
+    /// its pack (256 and 0 without one): `tiles`, or why not.
+    private func tree(_ hash: BlobHash) -> String {
+        var tileOptions = TilePyramidOptions(deepZoomName: hash.hex)
+        let packPath = snapshot.store.layout.path(CacheLayout.pack(hash))
+        if let data = FileManager.default.contents(atPath: packPath), let pack = try? PyramidPack([UInt8](data)) {
+            tileOptions.tileSize = pack.geometry.tileSize
+            tileOptions.overlap = pack.geometry.overlap
+        }
+        tileOptions.iiifID = "\(options.iiifBase.trimmingCharacters(in: CharacterSet(charactersIn: "/")))/\(hash.hex)"
+        var outputs: [PyramidLayout: URL] = [:]
+        if options.tiles.contains(.deepZoom) { outputs[.deepZoom] = options.out.appendingPathComponent("dzi", isDirectory: true) }
+        if options.tiles.contains(.iiif3) {
+            outputs[.iiif3] = options.out.appendingPathComponent("iiif/3/\(hash.hex)", isDirectory: true)
+        }
+        do {
+            let image = try ImageDecoder.decode(try snapshot.store.read(hash))
+            _ = try TilePyramidBuilder.build(image: image, outputs: outputs, options: tileOptions)
+            return "tiles"
+        } catch {
+            return "failed: \(error)"
+        }
     }
 
     private func place(_ source: URL, at target: URL) -> String {

@@ -56,10 +56,17 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         allURLs.formUnion(references.map(\.url))
         urls = allURLs.sorted()
         let files = snapshot.derivedFiles
-        derived = ((try? snapshot.index.derived(for: hash)) ?? []).map { d in
+        var rows = ((try? snapshot.index.derived(for: hash)) ?? []).map { d in
             Derived(kind: d.kind, size: d.sizeParameter, path: d.path, width: d.width, height: d.height, bytes: d.bytes,
                     present: FileManager.default.fileExists(atPath: files.url(d.path).path))
         }
+        // A pack the tile server made on request has no index row: show it all the same.
+        let pack = CacheLayout.pack(hash)
+        if !rows.contains(where: { $0.path == pack }),
+           let size = (try? FileManager.default.attributesOfItem(atPath: files.url(pack).path))?[.size] as? Int {
+            rows.append(Derived(kind: DerivedKind.pack, size: "", path: pack, width: nil, height: nil, bytes: size, present: true))
+        }
+        derived = rows
         if present, let head = Self.head(of: file) {
             if let sniffed = ImageFormat.sniff(head) { format = sniffed.description }
             do {

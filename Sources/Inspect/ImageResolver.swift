@@ -63,8 +63,7 @@ public struct ImageResolver: Sendable {
     /// Blobs on disk or in the index whose hex starts with `prefix`. Walks only the
     /// one shard the prefix names.
     func matching(prefix: String) -> [BlobHash] {
-        let shard = String(prefix.prefix(2))
-        let directory = snapshot.root.appendingPathComponent("blobs/sha256/\(shard)").path
+        let directory = snapshot.store.layout.path("\(CacheLayout.blobsFolder)/\(prefix.prefix(2))")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var found = Set(names.filter { $0.hasPrefix(prefix) }.compactMap { BlobHash(hex: $0) })
         for hash in snapshot.references.keys where hash.hex.hasPrefix(prefix) { found.insert(hash) }

@@ -155,7 +155,7 @@ public final class CachePipeline: Sendable {
                 try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(outcome.hash)))
             }
             let sized = results.values.compactMap { o -> BlobRecord? in
-                guard !o.newRecords.isEmpty, let w = o.width, let h = o.height,
+                guard !o.newRecords.isEmpty || known[o.hash]?.width == nil, let w = o.width, let h = o.height,
                       let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize
                 else { return nil }
                 return BlobRecord(hash: o.hash, size: size, width: w, height: h)

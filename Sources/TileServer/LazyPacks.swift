@@ -19,7 +19,7 @@ final class LazyPacks: Sendable {
     private let sources: SourceImages
     private let reader: PackReader
     private let logger: Logger
-    private let building = Mutex(Set<BlobHash>())
+    private let building = Mutex([BlobHash: Task<Void, Never>]())
     private let queue = DispatchQueue(label: "tweetcache.serve.packs", qos: .utility)
 
     /// `store` is nil for a cache the server cannot write: tiles are then
@@ -40,27 +40,37 @@ final class LazyPacks: Sendable {
     /// Starts building the pack of `hash` with `options` unless it is being
     /// built or too many builds are pending.
     func schedule(_ hash: BlobHash, options: TilePyramidOptions) {
-        guard let store, building.withLock({ set in
-            set.count < Self.maxPending && set.insert(hash).inserted
-        }) else { return }
+        guard let store else { return }
         let relative = CacheLayout.pack(hash)
-        Task.detached(priority: .background) { [self] in
-            defer { _ = building.withLock { $0.remove(hash) } }
-            do {
-                let image = try await sources.pixels(hash)
-                let single = TilePyramidOptions(tileSize: options.tileSize, overlap: options.overlap,
-                                                quality: options.quality, threads: 1)
-                let bytes = try await withCheckedThrowingContinuation { (done: CheckedContinuation<[UInt8], any Error>) in
-                    queue.async {
-                        done.resume(with: Result { try TilePyramidBuilder.pack(image: image, options: single, source: hash.bytes).bytes })
-                    }
-                }
-                try files.checkConfined(relative)
-                try store.publishDerived(bytes, at: relative)
-                reader.forget(hash)
-            } catch {
-                logger.warning("could not build the pyramid pack of \(hash.hex): \(error)")
+        building.withLock { tasks in
+            guard tasks.count < Self.maxPending, tasks[hash] == nil else { return }
+            tasks[hash] = Task.detached(priority: .background) { [self] in
+                await build(hash, relative: relative, options: options, store: store)
+                _ = building.withLock { $0.removeValue(forKey: hash) }
             }
+        }
+    }
+
+    /// Waits for the builds under way (for tests: no sleeping until a file appears).
+    func settled() async {
+        while let next = building.withLock({ $0.values.first }) { await next.value }
+    }
+
+    private func build(_ hash: BlobHash, relative: String, options: TilePyramidOptions, store: BlobStore) async {
+        do {
+            let image = try await sources.pixels(hash)
+            let single = TilePyramidOptions(tileSize: options.tileSize, overlap: options.overlap,
+                                            quality: options.quality, threads: 1)
+            let bytes = try await withCheckedThrowingContinuation { (done: CheckedContinuation<[UInt8], any Error>) in
+                queue.async {
+                    done.resume(with: Result { try TilePyramidBuilder.pack(image: image, options: single, source: hash.bytes).bytes })
+                }
+            }
+            try files.checkConfined(relative)
+            try store.publishDerived(bytes, at: relative)
+            reader.forget(hash)
+        } catch {
+            logger.warning("could not build the pyramid pack of \(hash.hex): \(error)")
         }
     }
 }

@@ -20,11 +20,17 @@ public final class TileServer: Sendable {
     public let configuration: TileServerConfiguration
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
+    /// The background pack builds, for tests that wait for them.
+    let lazyPacks: LazyPacks
 
     /// `http://host:port` as bound.
     public var baseURL: String { "http://\(configuration.host):\(port)" }
 
-    private init(port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(
+        port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>,
+        lazyPacks: LazyPacks
+    ) {
+        self.lazyPacks = lazyPacks
         self.port = port
         self.configuration = configuration
         self.group = group
@@ -44,7 +50,8 @@ public final class TileServer: Sendable {
                                    capacity: configuration.decodedCacheBytes)
         let packs = PackReader(files: files, logger: log)
         // A cache the server cannot write is served all the same, with tiles cut on request.
-        let store = try? BlobStore(root: files.root)
+        let store = configuration.buildsPacks ? try? BlobStore(root: files.root) : nil
+        let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: log)
         let responder = TileResponder(
             configuration: configuration,
             files: files,
@@ -52,7 +59,7 @@ public final class TileServer: Sendable {
             hot: hot,
             sources: sources,
             packs: packs,
-            lazyPacks: LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: log),
+            lazyPacks: lazyPacks,
             pool: pool,
             metrics: metrics,
             catalog: CatalogCache(cacheRoot: files.root),
@@ -84,7 +91,7 @@ public final class TileServer: Sendable {
             throw TileServerError.bindFailed("\(configuration.host):\(configuration.port)")
         }
         boundPort.withLock { $0 = bound }
-        return TileServer(port: bound, configuration: configuration, group: group, task: task)
+        return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: lazyPacks)
     }
 
     /// Stops accepting connections and returns once open requests are answered.

@@ -33,6 +33,9 @@ public struct TileServerConfiguration: Sendable {
     public var memoryCacheBytes: Int = 64 << 20
     /// Decoded originals kept in memory for lazy tiles (a 4096x3072 image is 37 MB).
     public var decodedCacheBytes: Int = 384 << 20
+    /// Whether a tile cut on request starts building its image's pyramid pack
+    /// in the background (off for a server that must not write to the cache).
+    public var buildsPacks: Bool = true
     /// Images decoded or tiles made at once.
     public var renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Imaging
 import Inspect
 
 struct ExportCommand: ParsableCommand {
@@ -23,10 +24,19 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "Hard-link instead of copying (same file system only; copies otherwise).")
     var link = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Also write static zoom trees of the exported images, for any web server: dz (dzi/<sha256>.dzi), iiif3 (iiif/3/<sha256>/), or both.",
+        valueName: "dz|iiif3|both"))
+    var tiles: String?
+
+    @Option(name: .long, help: ArgumentHelp("URL the exported iiif/3 folder will be served at (IIIF ids are absolute).", valueName: "URL"))
+    var iiifBase: String = "http://127.0.0.1:8080/iiif/3"
+
     @OptionGroup var options: InspectOptions
 
     func validate() throws {
         do { try Exporter.validate(template: name) } catch { throw ValidationError(error.description) }
+        if let tiles, !["dz", "iiif3", "both"].contains(tiles) { throw ValidationError("--tiles takes dz, iiif3 or both") }
     }
 
     func run() throws {
@@ -36,6 +46,13 @@ struct ExportCommand: ParsableCommand {
         exportOptions.user = user
         exportOptions.template = name
         exportOptions.link = link
+        switch tiles {
+        case "dz": exportOptions.tiles = [.deepZoom]
+        case "iiif3": exportOptions.tiles = [.iiif3]
+        case "both": exportOptions.tiles = [.deepZoom, .iiif3]
+        default: break
+        }
+        exportOptions.iiifBase = iiifBase
         let items: [Exporter.Item]
         do { items = try Exporter(snapshot: snapshot, options: exportOptions).run() } catch { throw InspectFailure.exit(error) }
         if options.json {

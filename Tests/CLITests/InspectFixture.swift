@@ -124,7 +124,7 @@ actor InspectFixture {
         try Data(page.utf8).write(to: file)
         let bin = try BuiltProduct.url(named: "tweetcache")
         return try await CommandRunner.run(bin, ["fetch", file.path, "--cache", cache.path, "--quiet",
-                                                  "--mirror", "pbs.twimg.com=\(server.baseURL)"])
+                                                  "--thumb-sizes", "32", "--mirror", "pbs.twimg.com=\(server.baseURL)"])
     }
 
     static func build() async throws -> URL {

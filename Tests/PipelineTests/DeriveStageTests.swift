@@ -56,13 +56,17 @@ let derivePage = """
             #expect(info.width == t.width && info.height == t.height)
         }
         let tiles = try #require(media.tiles)
-        let dzi = try String(contentsOf: cache.appendingPathComponent(try #require(tiles.dzi)), encoding: .utf8)
-        #expect(dzi.contains("Width=\"1000\"") && dzi.contains("Height=\"700\""))
-        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(try #require(tiles.iiif)).path))
-        // Avatars get thumbnails, not tiles; a 400 px avatar is not enlarged to 600.
+        let packBytes = try [UInt8](Data(contentsOf: cache.appendingPathComponent(try #require(tiles.pack))))
+        let pack = try PyramidPack(packBytes)
+        #expect(pack.geometry.width == 1000 && pack.geometry.height == 700 && pack.geometry.tileSize == 256)
+        try pack.checkAll(packBytes)
+        #expect(tiles.bytes == packBytes.count)
+        #expect(tiles.dzi == nil && tiles.iiif == nil, "no per-tile trees")
+        // Avatars get thumbnails, not tiles; a 400 px avatar gets no 600 px thumbnail
+        // (the server answers that size with the original).
         let av = try #require(tweet.author.avatar)
         #expect(av.tiles == nil)
-        #expect(av.thumbnails?.map(\.width) == [150, 400])
+        #expect(av.thumbnails?.map(\.width) == [150])
         #expect(run.manifest.summary.derived == 2)
 
         // A second run derives nothing new but still links the files.
@@ -75,6 +79,63 @@ let derivePage = """
         let third = try await pipeline.run(input)
         #expect(third.manifest.summary.derived == 1)
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(media.thumbnails![0].path).path))
+    }
+
+    @Test func packsAreRewrittenIdenticallyAndOldTreesAreConverted() async throws {
+        let photo = try realJPEG(width: 1000, height: 700, seed: 1)
+        let origin = try LoopbackHTTPServer { req in
+            req.path.contains("Real1") ? .respond(status: 200, body: photo) : .respond(status: 404)
+        }
+        let cache = temporaryDirectory()
+        var options = try makeOptions(cache: cache, origin: origin)
+        var derive = DeriveOptions()
+        derive.thumbnailSizes = [150]
+        options.derive = derive
+        let pipeline = try CachePipeline(options: options)
+        let input = [ResultsInput(name: "p.json", data: Data(derivePage.utf8))]
+        let first = try await pipeline.run(input)
+        let hex = try #require(first.manifest.tweets.first?.media.first?.sha256)
+        let hash = try #require(BlobHash(hex: hex))
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+        let packBytes = try Data(contentsOf: packURL)
+
+        // Turn the image back into the old layout: per-tile trees in a folder, their rows, no pack.
+        let index = try CacheIndex(path: cache.appendingPathComponent(CacheLayout.indexFile))
+        let legacy = cache.appendingPathComponent(CacheLayout.legacyFolder(hash))
+        let image = try ImageDecoder.decode(photo)
+        var tileOptions = TilePyramidOptions()
+        tileOptions.iiifID = "http://127.0.0.1:8080/iiif/3/\(hash.hex)"
+        _ = try TilePyramidBuilder.build(image: image, outputs: [.deepZoom: legacy.appendingPathComponent("dz"),
+                                                                  .iiif3: legacy.appendingPathComponent("iiif")],
+                                         options: tileOptions)
+        try FileManager.default.removeItem(at: packURL)
+        try index.removeDerived(try index.derived(for: hash).filter { $0.kind == DerivedKind.pack })
+        try index.recordDerived([
+            DerivedRecord(hash: hash, kind: "dzi", sizeParameter: "256", path: DerivedFiles.Legacy.deepZoom(hash), width: 1000, height: 700),
+            DerivedRecord(hash: hash, kind: "iiif3", sizeParameter: "256", path: DerivedFiles.Legacy.iiifFolder(hash) + "info.json"),
+        ])
+
+        // The next run converts it: a pack identical to the first, the old folder and rows gone.
+        let second = try await pipeline.run(input)
+        #expect(second.manifest.tweets.first?.media.first?.tiles?.pack == CacheLayout.pack(hash))
+        #expect(try Data(contentsOf: packURL) == packBytes, "byte-identical on re-run")
+        #expect(!FileManager.default.fileExists(atPath: legacy.path))
+        let kinds = try index.derived(for: hash).map(\.kind)
+        #expect(Set(kinds) == [DerivedKind.thumbnail, DerivedKind.pack])
+
+        // Its Deep Zoom tiles are the ones `tweetcache tile` writes for the same image.
+        let tree = temporaryDirectory()
+        _ = try TilePyramidBuilder.build(image: image, layout: .deepZoom, into: tree)
+        let pack = try PyramidPack([UInt8](packBytes))
+        for level in pack.geometry.levels {
+            for row in 0..<level.rows {
+                for column in 0..<level.columns {
+                    let file = tree.appendingPathComponent("image_files/\(level.index)/\(column)_\(row).jpg")
+                    #expect(try pack.tile([UInt8](packBytes), level: level.index, column: column, row: row)
+                        == [UInt8](try Data(contentsOf: file)))
+                }
+            }
+        }
     }
 
     @Test func anUndecodableImageIsReportedNotFatal() async throws {

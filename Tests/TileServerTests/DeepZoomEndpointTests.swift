@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Logging
 import Imaging
 import Pipeline
 import TestSupport
@@ -25,9 +26,10 @@ import Testing
         #expect(tile.header("content-type") == "image/jpeg")
         #expect(tile.header("cache-control") == "public, max-age=31536000, immutable")
         #expect(tile.header("content-length") == String(tile.body.count))
-        let onDisk = try [UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(
-            "derived/\(fixture.eager.shard)/\(hex)/dz/image_files/11/4_3.jpg")))
+        let packBytes = try [UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(CacheLayout.pack(fixture.eager))))
+        let onDisk = try #require(try PyramidPack(packBytes).tile(packBytes, level: 11, column: 4, row: 3))
         #expect(tile.body == onDisk)
+        #expect(try await generatedCount(server) == 0, "a pack's tiles are read, not made")
         let pixels = try ImageDecoder.decode(tile.body)
         #expect(pixels.width == 1200 - 4 * 256 && pixels.height == 900 - 3 * 256)
         #expect(isClose(pixel(pixels, x: 10, y: 10), ServerFixture.quadrantColors[3]))
@@ -50,12 +52,18 @@ import Testing
         #expect(head.header("etag") == etag)
     }
 
-    @Test func makesLazyTilesOnceAndKeepsThem() async throws {
+    @Test func cutsLazyTilesOnceThenBuildsThePack() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
+        // A copy: this server writes a pack into its cache.
+        let cache = try fixture.copyOfCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        let server = try await TileServer.start(configuration)
         defer { Task { await server.stop() } }
         let hex = fixture.lazy.hex
-        let folder = fixture.cache.appendingPathComponent("derived/\(fixture.lazy.shard)/\(hex)/dz")
+        let pack = cache.appendingPathComponent(CacheLayout.pack(fixture.lazy))
+        #expect(!FileManager.default.fileExists(atPath: pack.path), "lazy: no pack yet")
 
         let dzi = try await fetch(server, "/dzi/\(hex).dzi")
         #expect(dzi.status == 200)
@@ -63,8 +71,6 @@ import Testing
 
         // Level 10 (half size, 750x500): tile 1_1 straddles the left/right boundary.
         let path = "/dzi/\(hex)_files/10/1_1.jpg"
-        let file = folder.appendingPathComponent("image_files/10/1_1.jpg")
-        try? FileManager.default.removeItem(at: file)
         let before = try await generatedCount(server)
         let answers = try await withThrowingTaskGroup(of: RawHTTPClient.Response.self) { group in
             for _ in 0..<8 { group.addTask { try await fetch(server, path) } }
@@ -73,17 +79,22 @@ import Testing
         #expect(answers.allSatisfy { $0.status == 200 })
         #expect(Set(answers.map(\.body)).count == 1)
         #expect(try await generatedCount(server) - before == 1, "eight concurrent requests make the tile once")
-        #expect(FileManager.default.fileExists(atPath: file.path), "the tile is kept on disk")
 
         // Identical to what a full build would write for that tile.
-        let original = try ImageDecoder.decode([UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(
-            "blobs/sha256/\(fixture.lazy.shard)/\(hex)"))))
+        let original = try ImageDecoder.decode([UInt8](Data(contentsOf: cache.appendingPathComponent(CacheLayout.blob(fixture.lazy)))))
         let expected = try TilePyramidBuilder.tile(of: original, level: 10, column: 1, row: 1)
         #expect(answers[0].body == expected)
 
-        // A later request is a cache hit, not a new tile.
-        _ = try await fetch(server, path)
-        #expect(try await generatedCount(server) - before == 1)
+        // The cut tile started the image's pack; once built, tiles come from it.
+        await server.lazyPacks.settled()
+        let packBytes = try [UInt8](Data(contentsOf: pack))
+        let built = try PyramidPack(packBytes)
+        try built.checkAll(packBytes)
+        #expect(try built.tile(packBytes, level: 10, column: 1, row: 1) == expected)
+        let other = try await fetch(server, "/dzi/\(hex)_files/11/2_2.jpg")
+        #expect(other.status == 200)
+        #expect(other.body == (try built.tile(packBytes, level: 11, column: 2, row: 2)))
+        #expect(try await generatedCount(server) - before == 1, "read from the pack, not made")
     }
 
     @Test func refusesBadCoordinatesAndIdentifiers() async throws {
@@ -115,4 +126,64 @@ func isClose(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), tolerance: 
 /// `tweetcache_tiles_generated_total` as the server reports it.
 func generatedCount(_ server: TileServer) async throws -> Int {
     try await metric(server, "tweetcache_tiles_generated_total")
+}
+
+@Suite struct DamagedPackTests {
+    @Test func aDamagedTileIsRefusedWith500AndLoggedOnce() async throws {
+        let fixture = try await ServerFixture.get()
+        let cache = try fixture.copyOfCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(fixture.eager))
+        var bytes = try [UInt8](Data(contentsOf: packURL))
+        let pack = try PyramidPack(bytes)
+        let entry = try #require(pack.entry(level: 11, column: 4, row: 3))
+        bytes[entry.offset + entry.length / 2] ^= 0x20
+        try Data(bytes).write(to: packURL)
+
+        let log = RecordedLog()
+        var logger = Logger(label: "test") { _ in log }
+        logger.logLevel = .warning
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        configuration.buildsPacks = false
+        let server = try await TileServer.start(configuration, logger: logger)
+        defer { Task { await server.stop() } }
+        let hex = fixture.eager.hex
+        let damaged = try await fetch(server, "/dzi/\(hex)_files/11/4_3.jpg")
+        #expect(damaged.status == 500)
+        #expect(damaged.header("content-type")?.hasPrefix("text/plain") == true)
+        let iiif = try await fetch(server, "/iiif/3/\(hex)/1024,768,176,132/176,132/0/default.jpg")
+        #expect(iiif.status == 500, "the same tile under its IIIF name")
+        #expect(try await fetch(server, "/dzi/\(hex)_files/11/0_0.jpg").status == 200, "the other tiles are sound")
+        #expect(log.messages.filter { $0.contains("damaged pyramid pack") }.count == 1)
+
+        // Truncated: refused from its header, before any tile is read.
+        try Data(bytes.prefix(bytes.count - 10)).write(to: packURL)
+        let restarted = try await TileServer.start(configuration, logger: logger)
+        defer { Task { await restarted.stop() } }
+        #expect(try await fetch(restarted, "/dzi/\(hex)_files/11/0_0.jpg").status == 500)
+        #expect(try await fetch(restarted, "/dzi/\(hex).dzi").status == 500)
+    }
+}
+
+/// Keeps what a logger was given, for tests that count log lines.
+final class RecordedLog: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    var messages: [String] { lock.withLock { lines } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
+        lock.withLock { lines.append(message.description) }
+    }
 }

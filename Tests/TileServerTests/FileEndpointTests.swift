@@ -15,7 +15,7 @@ import TestSupport
         #expect(stored.status == 200 && stored.header("content-type") == "image/jpeg")
         #expect(stored.header("cache-control") == "public, max-age=31536000, immutable")
         let onDisk = try [UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(
-            "derived/\(fixture.lazy.shard)/\(hex)/thumb-600.jpg")))
+            CacheLayout.thumbnail(fixture.lazy, size: 600, png: false))))
         #expect(stored.body == onDisk)
 
         let made = try await fetch(server, "/thumb/\(hex)/300")
@@ -23,7 +23,11 @@ import TestSupport
         let image = try ImageDecoder.decode(made.body)
         #expect(image.width == 300 && image.height == 200)
         #expect(FileManager.default.fileExists(atPath: fixture.cache.appendingPathComponent(
-            "derived/\(fixture.lazy.shard)/\(hex)/thumb-300.jpg").path))
+            CacheLayout.thumbnail(fixture.lazy, size: 300, png: false)).path))
+        // Not larger than the image: the original itself.
+        let whole = try await fetch(server, "/thumb/\(fixture.avatar.hex)/600")
+        #expect(whole.status == 200)
+        #expect(whole.body == [UInt8](try Data(contentsOf: fixture.cache.appendingPathComponent(CacheLayout.blob(fixture.avatar)))))
 
         #expect(try await fetch(server, "/thumb/\(hex)/5000").status == 400)
         #expect(try await fetch(server, "/thumb/\(hex)/big").status == 400)
@@ -92,43 +96,50 @@ import TestSupport
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start { $0.requestTimeout = .microseconds(1) }
         defer { Task { await server.stop() } }
-        // A tile of the IIIF pyramid (scale factor 2): made on request and kept on disk.
+        // A tile of the IIIF pyramid (scale factor 2), cut on request.
         let path = "/iiif/3/\(fixture.lazy.hex)/0,0,512,512/256,256/0/default.jpg"
-        let file = fixture.cache.appendingPathComponent(
-            "derived/\(fixture.lazy.shard)/\(fixture.lazy.hex)/iiif/0,0,512,512/256,256/0/default.jpg")
-        try? FileManager.default.removeItem(at: file)
+        let before = try await generatedCount(server)
         let first = try await fetch(server, path)
         #expect(first.status == 503)
-        // The render finishes in the background and lands on disk under the canonical path.
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: file.path), waited < 200 {
-            try await Task.sleep(for: .milliseconds(50))
-            waited += 1
-        }
-        #expect(FileManager.default.fileExists(atPath: file.path))
+        // The render goes on without the client and is kept: once the server counts
+        // it (polling its metrics, no sleeping), asking again answers from memory.
+        var polls = 0
+        while try await generatedCount(server) == before, polls < 10_000 { polls += 1 }
+        let again = try await fetch(server, path)
+        #expect(again.status == 200)
+        #expect(try await generatedCount(server) - before == 1)
     }
 
     @Test func arbitraryRenditionsAreNotWrittenToDisk() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()
         defer { Task { await server.stop() } }
+        let store = try BlobStore(root: fixture.cache)
+        let before = store.derivedEntries(of: fixture.lazy)
         let response = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
         #expect(response.status == 200)
-        let folder = fixture.cache.appendingPathComponent("derived/\(fixture.lazy.shard)/\(fixture.lazy.hex)/iiif/full/333,222")
-        #expect(!FileManager.default.fileExists(atPath: folder.path), "a crawler must not be able to fill the disk")
+        #expect(store.derivedEntries(of: fixture.lazy) == before, "a crawler must not be able to fill the disk")
         // Served again from memory, identical.
         let again = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
         #expect(again.body == response.body)
     }
 
-    @Test func aLazyPyramidKeepsTheGeometryOfItsFirstTile() async throws {
+    @Test func aLazyPyramidKeepsTheGeometryOfItsPack() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
+        let cache = try fixture.copyOfCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        let server = try await TileServer.start(configuration)
         _ = try await fetch(server, "/dzi/\(fixture.lazy.hex)_files/9/0_0.jpg")
-        let restarted = try await fixture.start { $0.tileSize = 512 }
+        await server.lazyPacks.settled()
+        await server.stop()
+        configuration.tileSize = 512
+        let restarted = try await TileServer.start(configuration)
         defer { Task { await restarted.stop() } }
         let dzi = try await fetch(restarted, "/dzi/\(fixture.lazy.hex).dzi")
-        #expect(dzi.text.contains("TileSize=\"256\""), "the descriptor written with the first tile wins")
+        #expect(dzi.text.contains("TileSize=\"256\""), "the pack built after the first tile fixes the geometry")
+        let info = try await fetch(restarted, "/iiif/3/\(fixture.lazy.hex)/info.json")
+        #expect(info.text.contains("\"width\" : 256"), "IIIF tiles are the pack's too")
     }
 }

@@ -127,7 +127,7 @@ import TestSupport
         #expect(try await fetch(server, "/iiif/2/\(hex)/info.json").status == 404)
     }
 
-    @Test func aRequestForAPyramidTileIsServedFromTheStaticTree() async throws {
+    @Test func aRequestForAPyramidTileIsServedFromThePack() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()
         defer { Task { await server.stop() } }
@@ -135,9 +135,16 @@ import TestSupport
         let before = try await generatedCount(server)
         let response = try await fetch(server, "/iiif/3/\(hex)/0,0,512,512/256,256/0/default.jpg")
         #expect(response.status == 200)
-        let onDisk = try [UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(
-            "derived/\(fixture.eager.shard)/\(hex)/iiif/0,0,512,512/256,256/0/default.jpg")))
-        #expect(response.body == onDisk)
+        // Scale factor 2, tile 0,0: Deep Zoom level 10, tile 0_0, the same bytes.
+        let packBytes = try [UInt8](Data(contentsOf: fixture.cache.appendingPathComponent(CacheLayout.pack(fixture.eager))))
+        let pack = try PyramidPack(packBytes)
+        #expect(response.body == (try pack.tile(packBytes, level: 10, column: 0, row: 0)))
+        let dz = try await fetch(server, "/dzi/\(hex)_files/10/0_0.jpg")
+        #expect(dz.body == response.body)
+        // A `sizes` entry is a single-tile level of the pack too.
+        let small = try await fetch(server, "/iiif/3/\(hex)/full/75,57/0/default.jpg")
+        #expect(small.status == 200)
+        #expect(small.body == (try pack.tile(packBytes, level: 7, column: 0, row: 0)))
         #expect(try await generatedCount(server) == before)
     }
 }

@@ -92,10 +92,20 @@ struct ServerFixture: Sendable {
             avatar: BlobHash(hashing: avatarJPEG), video: video)
     }
 
+    /// A private copy of the cache, for a server that writes into it.
+    func copyOfCache() throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("tc-serve-copy-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: cache, to: copy)
+        return copy
+    }
+
     /// A server on a free loopback port over the fixture's cache.
     func start(_ adjust: (inout TileServerConfiguration) -> Void = { _ in }) async throws -> TileServer {
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
+        // The fixture's cache is shared by tests running at once: packs built in the
+        // background would change what the others see. The test of lazy packs turns it on.
+        configuration.buildsPacks = false
         adjust(&configuration)
         return try await TileServer.start(configuration)
     }
