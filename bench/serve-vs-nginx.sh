@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark: `tweetcache serve` against nginx serving the same Deep Zoom tiles as
-# static files, in one run, with wrk on loopback; then the cost of a cold tile
-# made on request (lazy mode).
+# Benchmark: `tweetcache serve` (tiles read out of each image's pyramid pack)
+# against nginx serving the same Deep Zoom tiles as static per-tile files (written
+# by `tweetcache export --tiles dz`, byte-identical), in one run, with wrk on
+# loopback; then the cost of a cold tile made on request (lazy mode).
 #
 # Usage: bench/serve-vs-nginx.sh [DURATION] [CONNECTIONS]
 #   DURATION     wrk duration per run (default 30s); each server gets RUNS (3) runs,
@@ -43,13 +44,17 @@ echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >
 "$bin" demo --cache "$work/lazy" --tiles lazy --quiet >&2
 chmod -R a+rX "$work"
 
-# Every Deep Zoom tile of the eager cache, as the tile server names it and as nginx does.
-(cd "$work/eager" && find derived -path '*/dz/image_files/*' -name '*.jpg' | sort) > "$work/files.txt"
+# The same pyramids as per-tile files for nginx, at the URL paths the server answers.
+"$bin" export --cache "$work/eager" --out "$work/static" --name '{sha256}.{ext}' --tiles dz >/dev/null
+chmod -R a+rX "$work"
+# Every Deep Zoom tile of an image with a pack, as both servers name it.
+(cd "$work/static" && for p in $(cd "$work/eager" && ls derived/*/*.pack); do
+   h=$(basename "$p" .pack); [ -d "dzi/${h}_files" ] && find "dzi/${h}_files" -name '*.jpg'; done | sort) > "$work/files.txt"
 ntiles=$(wc -l < "$work/files.txt")
 [ "$ntiles" -gt 0 ] || { echo "no tiles in the cache" >&2; exit 1; }
-sed -E 's#^derived/../([0-9a-f]{64})/dz/image_files/(.*)$#/dzi/\1_files/\2#' "$work/files.txt" > "$work/tc-paths.txt"
-sed 's#^#/#' "$work/files.txt" > "$work/nginx-paths.txt"
-bytes=$(cd "$work/eager" && xargs -d '\n' stat -c %s < "$work/files.txt" | awk '{s+=$1} END {print s}')
+sed 's#^#/#' "$work/files.txt" > "$work/tc-paths.txt"
+cp "$work/tc-paths.txt" "$work/nginx-paths.txt"
+bytes=$(cd "$work/static" && xargs -d '\n' stat -c %s < "$work/files.txt" | awk '{s+=$1} END {print s}')
 
 # A wrk script that walks a list of paths, one per request, from a different
 # starting point in each thread (wrk counts non-2xx answers as status errors).
@@ -78,7 +83,7 @@ wait_up() { for _ in $(seq 100); do curl -sf "$1" >/dev/null && return 0; sleep 
 
 "$bin" serve --cache "$work/eager" --port "$tc_port" > /dev/null 2> "$work/serve.log" &
 pids+=($!)
-out=$("$shared/serve-corpus.sh" "$work/eager" "$nginx_port")
+out=$("$shared/serve-corpus.sh" "$work/static" "$nginx_port")
 eval "$(echo "$out" | tail -1)"
 pids+=("$NGINX_PID")
 wait_up "http://127.0.0.1:$tc_port/healthz"
@@ -127,7 +132,7 @@ echo "== cold tiles made on request (lazy cache)" >&2
 pids+=($!)
 wait_up "http://127.0.0.1:$lazy_port/healthz"
 # The first tile of each image (decode + tile) and then a neighbour (decoded image kept).
-hashes=$(cd "$work/lazy" && ls derived/*/ | grep -E '^[0-9a-f]{64}$' | head -12)
+hashes=$(cd "$work/lazy/blobs/sha256" && ls */ | grep -E '^[0-9a-f]{64}$' | head -40)
 first=(); second=(); warm=()
 for h in $hashes; do
   dzi=$(curl -sf "http://127.0.0.1:$lazy_port/dzi/$h.dzi") || continue
@@ -150,5 +155,5 @@ cat <<TABLE
 tweetcache / nginx requests/s: **${ratio}x**, median of $runs back-to-back pairs (pairs: $(echo $pair_ratios | sed 's/ /x, /g')x; $ntiles distinct tiles, wrk -t2 -c$conns -d$duration)
 
 Cold tiles (lazy cache, ${#first[@]} images of 1024 px or more, full-resolution level, median):
-first tile of an image (decode + tile + write) $(med "${first[@]}") ms; next tile of the same image $(med "${second[@]}") ms; the same tile again (cached) $(med "${warm[@]}") ms.
+first tile of an image (decode + tile; its pack is then built in the background) $(med "${first[@]}") ms; next tile of the same image $(med "${second[@]}") ms; the same tile again (cached) $(med "${warm[@]}") ms.
 TABLE

@@ -56,6 +56,38 @@ struct CrashSafetyTests {
         }
     }
 
+    /// Pyramid packs are published like blobs (tmp/, fsync, rename): a kill at any
+    /// instant leaves the previous pack or the next one under the name, never part.
+    @Test func killingAPackWriterNeverLeavesAHalfPack() async throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.appending("cache")
+        var generator = SystemRandomNumberGenerator()
+        let size = 24 * 1024 * 1024
+        let owner = BlobHash(hashing: Data(TestBytes.pattern(seed: Self.seed, count: 64)))
+        let packPath = root.appendingPathComponent(CacheLayout.pack(owner)).path
+        let whole = [[UInt8](repeating: 0xA1, count: size), [UInt8](repeating: 0xB2, count: size)]
+        var leftovers = 0
+        var found = 0
+        for iteration in 0..<16 {
+            let child = try ChildProcess(
+                arguments: ["pack-writer", root.path, String(Self.seed), String(size)],
+                logDirectory: directory.url, label: "pack-\(iteration)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...300, using: &generator)))
+            child.kill()
+            let exit = try await child.waitForExit()
+            #expect(exit.reason == .uncaughtSignal, "child ended on its own: \(child.standardError)")
+            leftovers += Self.temporaryFiles(root).count
+            if let data = FileManager.default.contents(atPath: packPath) {
+                found += 1
+                #expect(whole.contains([UInt8](data)), "a pack under its final name is one whole version")
+            }
+        }
+        #expect(leftovers > 0, "no kill landed mid-write; the test proved nothing")
+        #expect(found > 0, "no pack was ever published; the test proved nothing")
+        _ = try BlobStore(root: root)
+        #expect(Self.temporaryFiles(root).isEmpty, "the next open sweeps what the dead writers left")
+    }
+
     @Test func twoProcessesWritingOverlappingContentBothSucceed() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("cache")

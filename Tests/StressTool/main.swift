@@ -8,6 +8,10 @@
 //   tc-stress writer <root> <seed> <count>
 //       Store `count` blobs, even-numbered ones identical in every process,
 //       odd-numbered ones unique to `seed`, and index them; exit 0 on success.
+//   tc-stress pack-writer <root> <seed> <size>
+//       Forever: publish a derived file (as pyramid packs are published) at
+//       the pack path of the blob hash of `seed`, alternating two contents
+//       (every byte 0xA1, every byte 0xB2); the test kills it at a random instant.
 //   tc-stress bench <root> <count> <size>
 //       Stream `count` distinct blobs of `size` bytes in 16 KiB pieces (the
 //       size libcurl hands over), record them in one batch, print timings.
@@ -154,6 +158,20 @@ func bench(root: URL, count: Int, size: Int) throws(BlobStoreError) {
     print("stored \(count) x \(size) bytes in \(storeTime), indexed in one batch in \(indexTime)")
 }
 
+func packWriter(root: URL, seed: UInt64, size: Int) throws(BlobStoreError) -> Never {
+    let store = try BlobStore(root: root)
+    let owner = BlobHash(hashing: Data(pattern(seed: seed, count: 64)))
+    // Two versions that differ in every byte, cheap to make and to compare.
+    let contents = [[UInt8](repeating: 0xA1, count: size), [UInt8](repeating: 0xB2, count: size)]
+    var k = 0
+    while true {
+        try store.publishDerived(contents[k % 2], at: CacheLayout.pack(owner))
+        print("published pack \(k)")
+        fflush(nil)
+        k += 1
+    }
+}
+
 let arguments = CommandLine.arguments
 func argument(_ position: Int) -> String {
     guard position < arguments.count else { fail("missing argument \(position); see the usage in main.swift") }
@@ -173,6 +191,8 @@ do throws(BlobStoreError) {
         )
     case "writer":
         try writer(root: URL(fileURLWithPath: argument(2)), seed: number(3), count: number(4))
+    case "pack-writer":
+        try packWriter(root: URL(fileURLWithPath: argument(2)), seed: number(3), size: number(4))
     case "bench":
         try bench(root: URL(fileURLWithPath: argument(2)), count: number(3), size: number(4))
     default:

@@ -1,0 +1,209 @@
+public import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// Frees space in a cache without breaking a fetch running in another process,
+/// as a plan (what would go, and why; nothing touched) and its application.
+///
+/// Order: blobs nothing references; then, with `olderThan`, blobs not used for
+/// that long; then, with `maxBytes`, least recently used blobs (referenced or not)
+/// until blobs plus derived files fit. A blob's derived files go with it, and
+/// derived files whose blob is gone are removed too.
+///
+/// Safe while another process fetches, by these rules:
+/// - a blob is never removed if its file, or any index row about it (a URL fetched
+///   or touched, the blob's own row), is younger than ``Options/gracePeriod`` (1
+///   hour): a running fetch writes the file, then the rows, then touches what it
+///   found cached, all well within that;
+/// - nor if any of its index rows is newer than the newest manifest: such a row
+///   belongs to a run whose manifest is not written yet;
+/// - rows are deleted first, in one transaction that re-checks the rule above for
+///   each blob, and only then are files unlinked: a reader either finds the row and
+///   the file, or no row (and fetches again), never a row pointing at nothing made
+///   by us.
+///
+/// What references a blob is the caller's to say (the manifests, which the store
+/// does not read): see ``plan(store:index:referenced:newestManifest:options:)``.
+public enum GarbageCollection {
+    public struct Options: Sendable {
+        public var maxBytes: Int?
+        public var olderThan: TimeInterval?
+        public var gracePeriod: TimeInterval = 3600
+        public var now = Date()
+
+        public init(maxBytes: Int? = nil, olderThan: TimeInterval? = nil) {
+            self.maxBytes = maxBytes
+            self.olderThan = olderThan
+        }
+    }
+
+    public enum Reason: String, Sendable, Codable {
+        case unreferenced
+        case olderThan = "older_than"
+        case overBudget = "over_budget"
+        case orphanDerived = "orphan_derived"
+    }
+
+    public struct Removal: Sendable, Codable, Equatable {
+        public var sha256: String
+        public var reason: Reason
+        public var bytes: Int
+        public var derivedBytes: Int
+
+        enum CodingKeys: String, CodingKey {
+            case sha256, reason, bytes
+            case derivedBytes = "derived_bytes"
+        }
+    }
+
+    /// What would be removed; applying it re-checks every rule before touching anything.
+    public struct Plan: Sendable, Equatable {
+        /// Blobs to remove (with their derived files), then orphaned derived files.
+        public var removals: [Removal]
+        /// Blobs that stay.
+        public var kept: Int
+        /// Candidates left alone because a fetch may be using them.
+        public var protected: Int
+        public var bytesRemaining: Int
+        /// Orphaned derived files, by path, for ``apply(_:store:index:)``.
+        var orphanPaths: [String]
+        /// Rows newer than this belong to a run still going.
+        var protectAfter: Double
+        var graceCutoff: Double
+    }
+
+    /// What ``apply(_:store:index:)`` did.
+    public struct Outcome: Sendable, Equatable {
+        public var removed: [Removal]
+        public var kept: Int
+        public var protected: Int
+        public var bytesFreed: Int
+        public var bytesRemaining: Int
+    }
+
+    /// Decides what goes. `referenced` are the blobs manifests link to;
+    /// `newestManifest` is when the newest one was written (seconds since 1970).
+    public static func plan(
+        store: BlobStore, index: CacheIndex, referenced: Set<BlobHash>, newestManifest: Double, options: Options
+    ) throws(BlobStoreError) -> Plan {
+        let blobRows = try index.allBlobRecords()
+        let urlRows = try index.allURLRecords()
+        var lastUse: [BlobHash: Double] = [:]
+        for b in blobRows {
+            lastUse[b.hash] = max(lastUse[b.hash] ?? 0, b.createdAt.timeIntervalSince1970, b.lastAccess.timeIntervalSince1970)
+        }
+        for u in urlRows {
+            lastUse[u.hash] = max(lastUse[u.hash] ?? 0, u.fetchedAt.timeIntervalSince1970, u.lastAccess.timeIntervalSince1970)
+        }
+        // What is on disk, not what the index says: the tile server makes packs it records nowhere.
+        let derivedEntries = store.allDerivedEntries()
+        var derivedBytes: [BlobHash: Int] = [:]
+        for d in derivedEntries { derivedBytes[d.hash, default: 0] += d.bytes }
+
+        let now = options.now.timeIntervalSince1970
+        let graceCutoff = now - options.gracePeriod
+        let protectAfter = min(graceCutoff, newestManifest)
+        func isProtected(use: Double?, modified: Double) -> Bool {
+            modified > graceCutoff || (use ?? 0) > protectAfter
+        }
+
+        struct Candidate {
+            var hash: BlobHash
+            var bytes: Int
+            var derivedBytes: Int
+            var lastUse: Double
+            var fileModified: Double
+            var referenced: Bool
+        }
+        var candidates: [Candidate] = []
+        for hash in store.allBlobs() {
+            var info = stat()
+            guard stat(store.path(for: hash).path, &info) == 0 else { continue }
+            let modified = Double(info.st_mtim.tv_sec)
+            candidates.append(Candidate(hash: hash, bytes: Int(info.st_size), derivedBytes: derivedBytes[hash] ?? 0,
+                                        lastUse: lastUse[hash] ?? modified, fileModified: modified,
+                                        referenced: referenced.contains(hash)))
+        }
+
+        var chosen: [(Candidate, Reason)] = []
+        var chosenSet = Set<BlobHash>()
+        var protectedCount = 0
+        func choose(_ c: Candidate, _ reason: Reason) -> Bool {
+            guard !chosenSet.contains(c.hash) else { return false }
+            if isProtected(use: lastUse[c.hash], modified: c.fileModified) {
+                protectedCount += 1
+                return false
+            }
+            chosen.append((c, reason))
+            chosenSet.insert(c.hash)
+            return true
+        }
+        for c in candidates where !c.referenced { _ = choose(c, .unreferenced) }
+        if let olderThan = options.olderThan {
+            for c in candidates where c.lastUse < now - olderThan { _ = choose(c, .olderThan) }
+        }
+        if let budget = options.maxBytes {
+            var total = candidates.filter { !chosenSet.contains($0.hash) }.reduce(0) { $0 + $1.bytes + $1.derivedBytes }
+            for c in candidates.sorted(by: { ($0.lastUse, $0.hash) < ($1.lastUse, $1.hash) }) where total > budget {
+                if !chosenSet.contains(c.hash), choose(c, .overBudget) { total -= c.bytes + c.derivedBytes }
+            }
+        }
+        var removals = chosen.map { Removal(sha256: $0.0.hash.hex, reason: $0.1, bytes: $0.0.bytes, derivedBytes: $0.0.derivedBytes) }
+
+        // Derived files whose blob is gone (and no longer being made).
+        let present = Set(candidates.map(\.hash))
+        var orphans: [BlobHash: Int] = [:]
+        var orphanPaths: [String] = []
+        for entry in derivedEntries where !present.contains(entry.hash) && entry.modified <= graceCutoff {
+            orphans[entry.hash, default: 0] += entry.bytes
+            orphanPaths.append(entry.path)
+        }
+        for (hash, bytes) in orphans.sorted(by: { $0.key < $1.key }) {
+            removals.append(Removal(sha256: hash.hex, reason: .orphanDerived, bytes: 0, derivedBytes: bytes))
+        }
+        let remaining = candidates.filter { !chosenSet.contains($0.hash) }
+        return Plan(removals: removals, kept: remaining.count, protected: protectedCount,
+                    bytesRemaining: remaining.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
+                    orphanPaths: orphanPaths, protectAfter: protectAfter, graceCutoff: graceCutoff)
+    }
+
+    /// Carries out a plan: index rows first (re-checking, inside the transaction,
+    /// that no fetch touched a blob since the plan), then the files.
+    public static func apply(_ plan: Plan, store: BlobStore, index: CacheIndex) throws(BlobStoreError) -> Outcome {
+        let blobs = plan.removals.filter { $0.reason != .orphanDerived }
+        let hashes = blobs.compactMap { BlobHash(hex: $0.sha256) }
+        let protectAfter = plan.protectAfter
+        let forgotten = Set(try index.forget(hashes) { _, use in (use ?? 0) > protectAfter })
+        var removed: [Removal] = []
+        var protected = plan.protected + hashes.count - forgotten.count
+        var kept = plan.kept
+        var remaining = plan.bytesRemaining
+        for removal in blobs {
+            guard let hash = BlobHash(hex: removal.sha256) else { continue }
+            guard forgotten.contains(hash) else {
+                kept += 1
+                remaining += removal.bytes + removal.derivedBytes
+                continue
+            }
+            // Re-check the file too: a fetch may have re-published it a moment ago.
+            var info = stat()
+            if stat(store.path(for: hash).path, &info) == 0, Double(info.st_mtim.tv_sec) > plan.graceCutoff {
+                protected += 1
+                kept += 1
+                remaining += removal.bytes + removal.derivedBytes
+                continue
+            }
+            _ = try? store.remove(hash)
+            store.removeDerived(of: hash)
+            removed.append(removal)
+        }
+        for path in plan.orphanPaths { try? FileManager.default.removeItem(atPath: store.layout.path(path)) }
+        removed += plan.removals.filter { $0.reason == .orphanDerived }
+        return Outcome(removed: removed, kept: kept, protected: protected,
+                       bytesFreed: removed.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
+                       bytesRemaining: remaining)
+    }
+}

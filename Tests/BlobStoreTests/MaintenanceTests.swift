@@ -1,0 +1,115 @@
+import BlobStore
+import Foundation
+import Testing
+
+/// Garbage collection and verification as the store's plan/apply pairs, in process:
+/// a fixed clock, files and rows made here, no CLI.
+@Suite struct MaintenanceTests {
+    let directory: TemporaryDirectory
+    let store: BlobStore
+    let index: CacheIndex
+    /// Files are stamped now; the collector's clock runs two hours later.
+    let later = Date().addingTimeInterval(7200)
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try BlobStore(root: directory.appending("cache"))
+        index = try CacheIndex(store: store)
+    }
+
+    func put(_ text: String, derived: Int = 0) throws -> BlobHash {
+        let hash = try store.put(Array(text.utf8)).hash
+        try index.record([URLRecord(url: "https://x/\(text)", hash: hash, size: text.utf8.count,
+                                    fetchedAt: Date(timeIntervalSince1970: 1000))],
+                         blobs: [BlobRecord(hash: hash, size: text.utf8.count, createdAt: Date(timeIntervalSince1970: 1000))])
+        if derived > 0 { try store.publishDerived([UInt8](repeating: 1, count: derived), at: CacheLayout.pack(hash)) }
+        return hash
+    }
+
+    func age(_ relative: String) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1000)],
+                                              ofItemAtPath: store.layout.path(relative))
+    }
+
+    @Test func collectionPlansThenAppliesWithoutTouchingWhatItKeeps() throws {
+        let kept = try put("kept", derived: 100)
+        let dropped = try put("dropped", derived: 50)
+        let orphan = BlobHash(hashing: Array("orphan".utf8))
+        try store.publishDerived([UInt8](repeating: 2, count: 30), at: CacheLayout.pack(orphan))
+        for path in [CacheLayout.blob(kept), CacheLayout.blob(dropped), CacheLayout.pack(orphan)] { try age(path) }
+        var options = GarbageCollection.Options()
+        options.now = later
+
+        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [kept], newestManifest: 2000, options: options)
+        #expect(plan.removals.map(\.reason) == [.unreferenced, .orphanDerived])
+        #expect(plan.removals.first?.sha256 == dropped.hex)
+        #expect(plan.removals.first?.derivedBytes == 50)
+        #expect(plan.removals.last?.derivedBytes == 30)
+        #expect(plan.kept == 1)
+        // A plan changes nothing.
+        #expect(store.contains(dropped))
+        #expect(FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.pack(orphan))))
+
+        let done = try GarbageCollection.apply(plan, store: store, index: index)
+        #expect(done.removed.count == 2)
+        #expect(done.bytesFreed == "dropped".utf8.count + 50 + 30)
+        #expect(!store.contains(dropped) && store.contains(kept))
+        #expect(store.derivedEntries(of: dropped).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.pack(orphan))))
+        #expect(store.derivedEntries(of: kept).count == 1)
+        #expect(try index.lookup(url: "https://x/dropped") == nil)
+    }
+
+    @Test func applyingRechecksWhatAFetchTouchedSinceThePlan() throws {
+        let hash = try put("busy")
+        try age(CacheLayout.blob(hash))
+        var options = GarbageCollection.Options()
+        options.now = later
+        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [], newestManifest: 9_999_999_999, options: options)
+        #expect(plan.removals.count == 1)
+        // A fetch in another process uses it again before the plan is applied.
+        try index.touch(hash: hash, at: later)
+        let done = try GarbageCollection.apply(plan, store: store, index: index)
+        #expect(done.removed.isEmpty && done.protected == 1)
+        #expect(store.contains(hash))
+    }
+
+    @Test func recentFilesAreNeverPlannedForRemoval() throws {
+        _ = try put("fresh")  // written just now: within the grace period
+        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [], newestManifest: 0, options: .init())
+        #expect(plan.removals.isEmpty && plan.protected == 1)
+    }
+
+    @Test func verificationFindsDamageAndRepairsIt() throws {
+        let good = try put("good", derived: 64)
+        let bad = try put("bad")
+        let damaged = try put("damaged-pack", derived: 64)
+        // Bytes changed behind the store's back.
+        try Data("BAD".utf8).write(to: store.path(for: bad))
+        let calls = Calls()
+        let checks = CacheVerification.Checks(
+            derivedFile: { entry, _ in entry.hash == damaged && calls.rebuilt.isEmpty ? "fails its checksum" : nil },
+            rederive: { hash, _, pyramid in calls.add(hash, pyramid) })
+        let plan = try CacheVerification.plan(store: store, index: index, lanes: 2, checks: checks)
+        #expect(plan.blobsChecked == 3)
+        #expect(Set(plan.problems.map(\.kind)) == [.corruptBlob, .corruptPack])
+        #expect(plan.problems.first { $0.kind == .corruptBlob }?.sha256 == bad.hex)
+        #expect(store.contains(bad), "a plan touches nothing")
+
+        let repaired = CacheVerification.repair(plan, store: store, index: index, checks: checks)
+        #expect(repaired.allSatisfy { $0.repaired != nil }, "\(repaired)")
+        #expect(!store.contains(bad))
+        #expect(FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.quarantined(bad))))
+        #expect(try index.lookup(url: "https://x/bad") == nil)
+        #expect(calls.rebuilt == [damaged: true], "the damaged pack is rebuilt as a pyramid")
+        #expect(store.contains(good))
+    }
+}
+
+/// What a test's rederive closure was asked to do.
+final class Calls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: [BlobHash: Bool] = [:]
+    var rebuilt: [BlobHash: Bool] { lock.withLock { made } }
+    func add(_ hash: BlobHash, _ pyramid: Bool) { lock.withLock { made[hash] = pyramid } }
+}
