@@ -127,7 +127,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "InspectTests", dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport"]),
+        .testTarget(
+            name: "InspectTests",
+            dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
+        ),
         // Runs the built `tweetcache` binary as a process.
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),
     ]

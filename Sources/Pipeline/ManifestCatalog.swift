@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 /// One manifest file as the catalog saw it.
@@ -52,7 +53,7 @@ public struct ManifestCatalog: Sendable {
 
     /// Reads every `<cacheRoot>/manifests/*.json`; never throws, see ``problems``.
     public static func load(cacheRoot: URL) -> ManifestCatalog {
-        let directory = cacheRoot.appendingPathComponent("manifests", isDirectory: true)
+        let directory = CacheLayout(root: cacheRoot).manifestsURL
         var catalog = ManifestCatalog()
         let names: [String]
         do {
@@ -69,7 +70,7 @@ public struct ManifestCatalog: Sendable {
         decoder.dateDecodingStrategy = .iso8601
         var loaded: [(info: ManifestFileInfo, manifest: Manifest)] = []
         for name in names {
-            let relative = "manifests/\(name)"
+            let relative = CacheLayout.manifest(name)
             let url = directory.appendingPathComponent(name)
             do {
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0

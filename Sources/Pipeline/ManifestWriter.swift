@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 struct ManifestWriter {
     let root: URL
 
-    var directory: URL { root.appendingPathComponent("manifests", isDirectory: true) }
+    var directory: URL { CacheLayout(root: root).manifestsURL }
 
     static func encoder() -> JSONEncoder {
         let e = JSONEncoder()

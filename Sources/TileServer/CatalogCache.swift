@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Pipeline
 import Synchronization
@@ -14,7 +15,7 @@ final class CatalogCache: Sendable {
     init(cacheRoot: URL) { self.cacheRoot = cacheRoot }
 
     var catalog: ManifestCatalog {
-        let folder = cacheRoot.appendingPathComponent("manifests").path
+        let folder = CacheLayout(root: cacheRoot).manifestsURL.path
         let attributes = try? FileManager.default.attributesOfItem(atPath: folder)
         let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         let count = (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0

@@ -187,3 +187,33 @@ final class RecordedLog: LogHandler, @unchecked Sendable {
         lock.withLock { lines.append(message.description) }
     }
 }
+
+@Suite struct OldLayoutServingTests {
+    @Test func aCacheFromBeforePacksIsServedFromItsTrees() async throws {
+        let fixture = try await ServerFixture.get()
+        let cache = try fixture.copyOfCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let hash = fixture.eager
+        let legacy = cache.appendingPathComponent(CacheLayout.legacyFolder(hash))
+        let image = try ImageDecoder.decode([UInt8](Data(contentsOf: cache.appendingPathComponent(CacheLayout.blob(hash)))))
+        var options = TilePyramidOptions(tileSize: 512)
+        options.iiifID = "http://127.0.0.1:8080/iiif/3/\(hash.hex)"
+        _ = try TilePyramidBuilder.build(image: image, outputs: [.deepZoom: legacy.appendingPathComponent("dz"),
+                                                                  .iiif3: legacy.appendingPathComponent("iiif")], options: options)
+        try FileManager.default.removeItem(at: cache.appendingPathComponent(CacheLayout.pack(hash)))
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        configuration.buildsPacks = false
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+        let dzi = try await fetch(server, "/dzi/\(hash.hex).dzi")
+        #expect(dzi.text.contains("TileSize=\"512\""), "the old tree's own descriptor")
+        let tile = try await fetch(server, "/dzi/\(hash.hex)_files/11/1_1.jpg")
+        #expect(tile.status == 200)
+        #expect(tile.body == [UInt8](try Data(contentsOf: legacy.appendingPathComponent("dz/image_files/11/1_1.jpg"))))
+        let iiif = try await fetch(server, "/iiif/3/\(hash.hex)/0,0,1024,900/512,450/0/default.jpg")
+        #expect(iiif.status == 200)
+        #expect(iiif.body == [UInt8](try Data(contentsOf: legacy.appendingPathComponent("iiif/0,0,1024,900/512,450/0/default.jpg"))))
+        #expect(try await generatedCount(server) == 0, "read from the trees, nothing made")
+    }
+}

@@ -1,0 +1,81 @@
+import BlobStore
+import Foundation
+import Imaging
+import Inspect
+import MediaFetch
+import Pipeline
+import Testing
+import TestSupport
+
+/// `verify` on packs, in process: a damaged pack is found and rebuilt identical;
+/// a cache in the layout before packs is reported and converted without loss.
+@Suite struct CacheVerifierPackTests {
+    static let page = """
+    {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"pic",
+      "extended_entities":{"media":[{"id_str":"5","type":"photo","media_url_https":"https://pbs.twimg.com/media/Big1.jpg"}]},
+      "user":{"id_str":"9","screen_name":"eve","name":"Eve"}}]}
+    """
+
+    /// A cache holding one 1000x700 photo with its pack; returns the cache and the photo's hash.
+    static func cache() async throws -> (URL, BlobHash, [UInt8]) {
+        var pixels = [UInt8](repeating: 0, count: 1000 * 700 * 3)
+        for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: (i / 3 % 1000) &+ (i / 3000) &* 7 &+ i % 3 * 50) }
+        let photo = try JPEGEncoder.encode(try PixelBuffer(width: 1000, height: 700, channels: 3, bytes: pixels), quality: 90)
+        let origin = try LoopbackHTTPServer { req in
+            req.path.contains("Big1") ? .respond(status: 200, body: photo) : .respond(status: 404)
+        }
+        defer { origin.stop() }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tc-verify-\(UUID().uuidString)")
+        var fetch = FetchConfiguration()
+        fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
+        _ = try await CachePipeline(options: PipelineOptions(cacheRoot: cache, fetch: fetch))
+            .run([ResultsInput(name: "p.json", data: Data(page.utf8))])
+        return (cache, BlobHash(hashing: photo), photo)
+    }
+
+    @Test func aDamagedPackIsFoundAndRebuiltIdentical() async throws {
+        let (cache, hash, _) = try await Self.cache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+        let good = try Data(contentsOf: packURL)
+        var bad = [UInt8](good)
+        bad[bad.count - 100] ^= 0x08
+        try Data(bad).write(to: packURL)
+
+        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        #expect(found.problems.map(\.kind) == [.corruptPack])
+        #expect(found.problems.first?.detail.contains("checksum") == true)
+        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        #expect(repaired.remaining == 0)
+        #expect(repaired.problems.first?.repaired == "rebuilt from the original")
+        #expect(try Data(contentsOf: packURL) == good)
+        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
+    }
+
+    @Test func anOldLayoutCacheIsReportedAndConvertedWithoutLoss() async throws {
+        let (cache, hash, photo) = try await Self.cache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+        let pack = try Data(contentsOf: packURL)
+        // The layout before packs: a folder of trees and their rows, no pack.
+        let legacy = cache.appendingPathComponent(CacheLayout.legacyFolder(hash))
+        var options = TilePyramidOptions()
+        options.iiifID = "http://127.0.0.1:8080/iiif/3/\(hash.hex)"
+        _ = try TilePyramidBuilder.build(image: try ImageDecoder.decode(photo),
+                                         outputs: [.deepZoom: legacy.appendingPathComponent("dz"),
+                                                   .iiif3: legacy.appendingPathComponent("iiif")], options: options)
+        try FileManager.default.removeItem(at: packURL)
+        let index = try CacheIndex(path: cache.appendingPathComponent(CacheLayout.indexFile))
+        try index.removeDerived(try index.derived(for: hash).filter { $0.kind == DerivedKind.pack })
+        try index.recordDerived([DerivedRecord(hash: hash, kind: "dzi", sizeParameter: "256",
+                                               path: DerivedFiles.Legacy.deepZoom(hash), width: 1000, height: 700)])
+
+        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        #expect(found.problems.map(\.kind) == [.oldLayout])
+        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        #expect(repaired.problems.first?.repaired == "converted to a pack")
+        #expect(try Data(contentsOf: packURL) == pack)
+        #expect(!FileManager.default.fileExists(atPath: legacy.path))
+        #expect(try index.derived(for: hash).map(\.kind).sorted() == ["pack", "thumb", "thumb"])
+    }
+}
