@@ -74,7 +74,10 @@ struct Deriver: Sendable {
             let missingSizes = sizes.filter { size in
                 !present.contains { $0.kind == DerivedKind.thumbnail && $0.sizeParameter == "\(size)" }
             }
-            let wantsPack = job.wantsTiles && options.tiles == .eager && options.wantsPyramid(width: width, height: height)
+            // Old trees are converted whatever the tile mode, so dropping them loses nothing.
+            let convertsTrees = legacy.contains { DerivedFiles.Legacy.treeKinds.contains($0.kind) }
+            let wantsPack = job.wantsTiles && (options.tiles == .eager || convertsTrees)
+                && options.wantsPyramid(width: width, height: height)
                 && !present.contains { $0.kind == DerivedKind.pack && $0.sizeParameter == "\(options.tileSize)" }
             guard !missingSizes.isEmpty || wantsPack else { return outcome }
 

@@ -34,6 +34,23 @@ final class CacheFiles: Sendable {
     /// The whole file at `relative` (relative to the cache root), refusing files
     /// larger than `limit`.
     func read(_ relative: String, limit: Int = 64 << 20) throws(Failure) -> [UInt8] {
+        let (fd, size) = try openRegular(relative)
+        defer { close(fd) }
+        guard size <= limit else { throw .tooLarge(size) }
+        return Self.read(fd, offset: 0, count: size)
+    }
+
+    /// `length` bytes at `offset` of the file at `relative` (fewer when the file
+    /// is shorter), with the file's size: one open and one `pread`, for tiles
+    /// read out of a pyramid pack.
+    func read(_ relative: String, offset: Int, length: Int) throws(Failure) -> (bytes: [UInt8], fileSize: Int) {
+        let (fd, size) = try openRegular(relative)
+        defer { close(fd) }
+        return (Self.read(fd, offset: offset, count: max(0, min(length, size - offset))), size)
+    }
+
+    /// Opens a regular file below the root; its descriptor and size.
+    private func openRegular(_ relative: String) throws(Failure) -> (Int32, Int) {
         let fd = tc_open_beneath(rootDescriptor, relative)
         guard fd >= 0 else {
             let code = errno
@@ -42,39 +59,17 @@ final class CacheFiles: Sendable {
             if [ENOENT, ENOTDIR, ELOOP, EXDEV].contains(code) { throw .missing }
             throw .unreadable("\(relative): \(String(cString: strerror(code)))")
         }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .missing }
-        let size = Int(info.st_size)
-        guard size <= limit else { throw .tooLarge(size) }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, size - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            done += n
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw .missing
         }
-        // A file that shrank under us is served as it is now, not padded with zeros.
-        if done < size { bytes.removeSubrange(done...) }
-        return bytes
+        return (fd, Int(info.st_size))
     }
 
-    /// `length` bytes at `offset` of the file at `relative` (fewer when the file
-    /// is shorter), with the file's size: one open and one `pread`, for tiles
-    /// read out of a pyramid pack.
-    func read(_ relative: String, offset: Int, length: Int) throws(Failure) -> (bytes: [UInt8], fileSize: Int) {
-        let fd = tc_open_beneath(rootDescriptor, relative)
-        guard fd >= 0 else {
-            let code = errno
-            if [ENOENT, ENOTDIR, ELOOP, EXDEV].contains(code) { throw .missing }
-            throw .unreadable("\(relative): \(String(cString: strerror(code)))")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .missing }
-        let size = Int(info.st_size)
-        let count = max(0, min(length, size - offset))
+    /// `count` bytes from `offset`; a file that shrank under us is returned as it
+    /// is now, not padded with zeros.
+    private static func read(_ fd: Int32, offset: Int, count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -84,7 +79,7 @@ final class CacheFiles: Sendable {
             done += n
         }
         if done < count { bytes.removeSubrange(done...) }
-        return (bytes, size)
+        return bytes
     }
 
     /// Whether a regular file exists at `relative`, inside the cache.
