@@ -43,6 +43,35 @@ extension BlobStore {
             .map { entry(hash, path: "\(shard)/\($0)") }
     }
 
+    /// The whole derived file at `relative`: a regular file only (a symlink, a FIFO
+    /// or a device planted in the cache is refused, never followed or read
+    /// forever), at most `limit` bytes.
+    public func readDerived(_ relative: String, limit: Int = 1 << 30) throws(BlobStoreError) -> [UInt8] {
+        let path = layout.path(relative)
+        let fd = try FileSystem.openFile(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, operation: "open derived file")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .io(operation: "read derived file (not a regular file)", path: path, code: EINVAL)
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else { throw .io(operation: "read derived file (over \(limit) bytes)", path: path, code: EFBIG) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(BlobStoreError) -> Int in
+                    try FileSystem.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: path)
+                }
+            }
+            let count = try result.get()
+            if count == 0 { break }
+            filled += count
+        }
+        if filled < size { bytes.removeSubrange(filled...) }
+        return bytes
+    }
+
     /// Removes every derived file of `hash` (current and old layout); returns the bytes freed.
     @discardableResult
     public func removeDerived(of hash: BlobHash) -> Int {

@@ -134,12 +134,15 @@ public enum CacheVerification {
     /// Repairs what a plan found, re-checking each problem first (a fetch may
     /// have fixed it meanwhile); returns the problems with what was done.
     public static func repair(_ plan: Plan, store: BlobStore, index: CacheIndex, checks: Checks, now: Date = Date()) -> [Problem] {
-        var rederived: [BlobHash: String?] = [:]
+        // Once per image and purpose: a missing thumbnail and a damaged pack of the
+        // same image are two repairs.
+        var rederived: [String: String?] = [:]
         func rederiveOnce(_ hash: BlobHash, _ records: [DerivedRecord], pyramid: Bool) -> String? {
-            if let done = rederived[hash] { return done }
+            let key = "\(hash.hex)/\(pyramid)"
+            if let done = rederived[key] { return done }
             var failure: String? = nil
             do { try checks.rederive(hash, records, pyramid) } catch { failure = String(describing: error) }
-            rederived[hash] = .some(failure)
+            rederived[key] = .some(failure)
             return failure
         }
         return plan.problems.map { problem in
@@ -181,16 +184,24 @@ public enum CacheVerification {
                     p.repaired = "derived again"
                 }
             case .corruptPack, .oldLayout:
-                if p.kind == .corruptPack {
-                    // Out of the way first: the rebuild must not count the damaged file as present.
-                    try? FileManager.default.removeItem(atPath: p.path)
+                // Re-checked first: another process may have rebuilt or converted it since.
+                let entries = store.derivedEntries(of: hash)
+                let stillDamaged = entries.contains { entry in
+                    entry.isLegacyFolder ? p.kind == .oldLayout
+                        : p.kind == .corruptPack && checks.derivedFile(entry, store.layout.path(entry.path)) != nil
                 }
+                guard stillDamaged else {
+                    p.repaired = "sound now (repaired while verifying)"
+                    return p
+                }
+                // The rebuild takes the old pyramid's tile size, overlap and quality,
+                // removes the damaged pack or the old folder, and makes the pack again.
                 if let error = rederiveOnce(hash, plan.derivedRows.filter { $0.hash == hash }, pyramid: true) {
                     p.detail += " (repair failed: \(error))"
                     return p
                 }
-                if p.kind == .oldLayout { try? FileManager.default.removeItem(atPath: p.path) }
-                let sound = store.derivedEntries(of: hash).allSatisfy { entry in
+                let after = store.derivedEntries(of: hash)
+                let sound = after.contains { $0.path == CacheLayout.pack(hash) } && after.allSatisfy { entry in
                     !entry.isLegacyFolder && checks.derivedFile(entry, store.layout.path(entry.path)) == nil
                 }
                 if sound { p.repaired = p.kind == .corruptPack ? "rebuilt from the original" : "converted to a pack" }

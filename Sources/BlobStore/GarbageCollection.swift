@@ -200,8 +200,20 @@ public enum GarbageCollection {
             store.removeDerived(of: hash)
             removed.append(removal)
         }
-        for path in plan.orphanPaths { try? FileManager.default.removeItem(atPath: store.layout.path(path)) }
-        removed += plan.removals.filter { $0.reason == .orphanDerived }
+        // Orphans re-checked too: a fetch may have published the blob, or derived
+        // into the name, since the plan.
+        var orphansLeft = Set<String>()
+        for path in plan.orphanPaths {
+            let full = store.layout.path(path)
+            var info = stat()
+            guard let owner = CacheLayout.derivedOwner(fileName: (path as NSString).lastPathComponent),
+                  !store.contains(owner), lstat(full, &info) == 0, Double(info.st_mtim.tv_sec) <= plan.graceCutoff else {
+                if let owner = CacheLayout.derivedOwner(fileName: (path as NSString).lastPathComponent) { orphansLeft.insert(owner.hex) }
+                continue
+            }
+            try? FileManager.default.removeItem(atPath: full)
+        }
+        removed += plan.removals.filter { $0.reason == .orphanDerived && !orphansLeft.contains($0.sha256) }
         return Outcome(removed: removed, kept: kept, protected: protected,
                        bytesFreed: removed.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
                        bytesRemaining: remaining)

@@ -5,11 +5,13 @@
 /// tile, and read only after every thread has finished: the slots need no lock.
 final class PackSink: TileSink, @unchecked Sendable {
     let geometry: PyramidGeometry
+    let quality: Int
     private let starts: [Int]
     private let slots: UnsafeMutableBufferPointer<[UInt8]>
 
-    init(geometry: PyramidGeometry) {
+    init(geometry: PyramidGeometry, quality: Int) {
         self.geometry = geometry
+        self.quality = quality
         starts = PyramidPack.levelStarts(geometry)
         slots = .allocate(capacity: starts.last ?? 0)
         slots.initialize(repeating: [])
@@ -33,7 +35,8 @@ final class PackSink: TileSink, @unchecked Sendable {
     /// The finished pack.
     func pack(source: [UInt8]?) throws(ImagingError) -> [UInt8] {
         do {
-            return try PyramidPack.assemble(geometry: geometry, format: .jpeg, source: source, tiles: Array(slots))
+            return try PyramidPack.assemble(geometry: geometry, format: .jpeg, quality: quality, source: source,
+                                             tiles: Array(slots))
         } catch {
             throw .encodeFailed("cannot assemble the pyramid pack: \(error)")
         }

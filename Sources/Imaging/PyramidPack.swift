@@ -22,6 +22,10 @@ public struct PyramidPack: Sendable, Hashable {
     /// Bounds on what a header may claim before anything is allocated.
     public static let maxTiles = 1 << 22
 
+    /// JPEG quality the tiles were encoded at (1-100), so a rebuild or an
+    /// export makes the same bytes.
+    public let quality: Int
+
     /// How a tile's bytes are encoded.
     public enum TileFormat: UInt8, Sendable, Hashable {
         case jpeg = 1
@@ -98,6 +102,7 @@ public struct PyramidPack: Sendable, Hashable {
             throw .corrupt("geometry: \(error)")
         }
         guard Int(bytes[21]) == geometry.levelCount else { throw .corrupt("\(bytes[21]) levels, geometry has \(geometry.levelCount)") }
+        guard (1...100).contains(Int(bytes[22])) else { throw .corrupt("quality \(bytes[22])") }
         let tileCount = reader.u32(24)
         let starts = Self.levelStarts(geometry)
         guard tileCount == starts.last, tileCount <= Self.maxTiles else {
@@ -127,6 +132,7 @@ public struct PyramidPack: Sendable, Hashable {
         }
         self.geometry = geometry
         self.format = format
+        quality = Int(bytes[22])
         source = Array(bytes[48..<80])
         self.dataOffset = dataOffset
         self.fileLength = declaredLength
@@ -183,8 +189,9 @@ public struct PyramidPack: Sendable, Hashable {
     /// Serialises a pack from its tiles, in pack order. Deterministic: the
     /// same tiles give the same bytes, so a re-run writes an identical file.
     public static func assemble(
-        geometry: PyramidGeometry, format: TileFormat, source: [UInt8]?, tiles: [[UInt8]]
+        geometry: PyramidGeometry, format: TileFormat, quality: Int, source: [UInt8]?, tiles: [[UInt8]]
     ) throws(PackError) -> [UInt8] {
+        guard (1...100).contains(quality) else { throw .corrupt("quality \(quality)") }
         let starts = levelStarts(geometry)
         guard tiles.count == starts.last, tiles.count <= maxTiles else {
             throw .corrupt("\(tiles.count) tiles given for a pyramid of \(starts.last ?? 0)")
@@ -213,6 +220,7 @@ public struct PyramidPack: Sendable, Hashable {
         put16(&out, 18, geometry.overlap)
         out[20] = format.rawValue
         out[21] = UInt8(geometry.levelCount)
+        out[22] = UInt8(quality)
         put32(&out, 24, tiles.count)
         put32(&out, 28, Int(crc(out[headerLength..<dataOffset])))
         put64(&out, 32, dataOffset)

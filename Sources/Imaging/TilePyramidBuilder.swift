@@ -87,7 +87,7 @@ public enum TilePyramidBuilder {
         try options.validate(for: [])
         let geometry = try PyramidGeometry(
             width: image.width, height: image.height, tileSize: options.tileSize, overlap: options.overlap)
-        let sink = PackSink(geometry: geometry)
+        let sink = PackSink(geometry: geometry, quality: options.quality)
         var summary = try run(image: image, geometry: geometry, sinks: [sink], options: options)[0]
         let bytes = try sink.pack(source: source)
         summary.bytes = bytes.count

@@ -68,27 +68,25 @@ public struct CacheVerifier: Sendable {
     /// none (the tile server makes packs it records nowhere).
     static func checks(store: BlobStore, index: CacheIndex, lanes: Int) -> CacheVerification.Checks {
         CacheVerification.Checks(
-            derivedFile: { entry, path in entry.path.hasSuffix(CacheLayout.packSuffix) ? packProblem(path) : nil },
+            derivedFile: { entry, _ in
+                entry.path.hasSuffix(CacheLayout.packSuffix) ? packProblem(entry.hash, store: store) : nil
+            },
             rederive: { hash, rows, pyramid in
-                var records = rows
-                if pyramid,
-                   !records.contains(where: { $0.kind == DerivedKind.pack || DerivedFiles.Legacy.treeKinds.contains($0.kind) }) {
-                    records.append(DerivedRecord(hash: hash, kind: DerivedKind.pack, sizeParameter: "256",
-                                                 path: CacheLayout.pack(hash)))
-                }
-                _ = try DerivedRepair.rederive(hash, records: records, store: store, index: index, threads: lanes)
+                _ = try DerivedRepair.rederive(hash, records: rows, store: store, index: index, threads: lanes,
+                                               rebuildPyramid: pyramid)
             })
     }
 
-    /// Why the pack at `path` cannot be served, or nil when every tile checks out.
-    static func packProblem(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return "cannot be read" }
+    /// Why the pack of `hash` cannot be served, or nil when every tile checks out.
+    static func packProblem(_ hash: BlobHash, store: BlobStore) -> String? {
         do {
-            let bytes = [UInt8](data)
-            try PyramidPack(bytes).checkAll(bytes)
+            let bytes = try store.readDerived(CacheLayout.pack(hash))
+            let pack = try PyramidPack(bytes)
+            guard pack.source == hash.bytes else { return "cut from another original than \(hash.hex)" }
+            try pack.checkAll(bytes)
             return nil
         } catch {
-            return error.description
+            return String(describing: error)
         }
     }
 }

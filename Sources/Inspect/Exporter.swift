@@ -124,14 +124,15 @@ public struct Exporter: Sendable {
             : options.out.appendingPathComponent("iiif/3/\(hash.hex)/info.json").path
     }
 
-    /// Writes the static trees of one image with the tile size and overlap of
-    /// its pack (256 and 0 without one): `tiles`, or why not.
+    /// Writes the static trees of one image with the tile size, overlap and
+    /// quality of its pack (so the tiles are the pack's bytes; 256, 0 and 85
+    /// without one): `tiles`, or why not.
     private func tree(_ hash: BlobHash) -> String {
         var tileOptions = TilePyramidOptions(deepZoomName: hash.hex)
-        let packPath = snapshot.store.layout.path(CacheLayout.pack(hash))
-        if let data = FileManager.default.contents(atPath: packPath), let pack = try? PyramidPack([UInt8](data)) {
-            tileOptions.tileSize = pack.geometry.tileSize
-            tileOptions.overlap = pack.geometry.overlap
+        if let pyramid = DerivedRepair.existingPyramid(hash, store: snapshot.store) {
+            tileOptions.tileSize = pyramid.tileSize
+            tileOptions.overlap = pyramid.overlap
+            tileOptions.quality = pyramid.quality
         }
         tileOptions.iiifID = "\(options.iiifBase.trimmingCharacters(in: CharacterSet(charactersIn: "/")))/\(hash.hex)"
         var outputs: [PyramidLayout: URL] = [:]

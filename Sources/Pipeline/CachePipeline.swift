@@ -148,10 +148,10 @@ public final class CachePipeline: Sendable {
         do {
             try pending.sync()
             try index.recordDerived(fresh)
-            // Images converted from the old layout: their old rows, then their old trees.
-            let converted = results.values.filter { !$0.obsolete.isEmpty && $0.error == nil }
-            try index.removeDerived(converted.flatMap(\.obsolete))
-            for outcome in converted {
+            // Rows replaced (old layout, a pack of another tile size), then old trees.
+            let replacing = results.values.filter { !$0.obsolete.isEmpty && $0.error == nil }
+            try index.removeDerived(replacing.flatMap(\.obsolete))
+            for outcome in replacing where outcome.replacesLegacyFolder {
                 try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(outcome.hash)))
             }
             let sized = results.values.compactMap { o -> BlobRecord? in

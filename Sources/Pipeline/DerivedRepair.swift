@@ -10,25 +10,61 @@ import Imaging
 public enum DerivedRepair {
     /// Re-derives what of `records` is missing on disk, records the new rows, and
     /// returns them; throws a readable reason when the image cannot be derived.
+    ///
+    /// With `rebuildPyramid` (its pack is damaged, or its trees are of the old
+    /// layout), the pyramid is made again whatever the rows say, with the tile
+    /// size, overlap and quality of the pack or trees it replaces, and the old
+    /// pack is removed first.
     public static func rederive(
-        _ hash: BlobHash, records: [DerivedRecord], store: BlobStore, index: CacheIndex, threads: Int = 1
+        _ hash: BlobHash, records: [DerivedRecord], store: BlobStore, index: CacheIndex, threads: Int = 1,
+        rebuildPyramid: Bool = false
     ) throws(PipelineError) -> [DerivedRecord] {
         var options = DeriveOptions()
         options.thumbnailSizes = records.filter { $0.kind == DerivedKind.thumbnail }.compactMap { Int($0.sizeParameter) }
         let tileRecords = records.filter { $0.kind == DerivedKind.pack || DerivedFiles.Legacy.treeKinds.contains($0.kind) }
-        options.tiles = tileRecords.isEmpty ? .none : .eager
+        options.tiles = tileRecords.isEmpty && !rebuildPyramid ? .none : .eager
         if let size = tileRecords.compactMap({ Int($0.sizeParameter) }).first { options.tileSize = size }
+        var records = records
+        if rebuildPyramid {
+            if let pyramid = existingPyramid(hash, store: store) {
+                options.tileSize = pyramid.tileSize
+                options.overlap = pyramid.overlap
+                options.quality = pyramid.quality
+            }
+            try? FileManager.default.removeItem(atPath: store.layout.path(CacheLayout.pack(hash)))
+            records.removeAll { $0.kind == DerivedKind.pack }
+        }
         let deriver = Deriver(store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
                               threadsPerImage: max(1, threads))
-        let outcome = deriver.derive(DeriveJob(hash: hash, wantsTiles: !tileRecords.isEmpty, existing: records))
+        let outcome = deriver.derive(DeriveJob(hash: hash, wantsTiles: !tileRecords.isEmpty || rebuildPyramid,
+                                               existing: records))
         if let error = outcome.error { throw .cache("cannot re-derive \(hash.hex): \(error)") }
         do {
             try index.recordDerived(outcome.newRecords)
             try index.removeDerived(outcome.obsolete)
         } catch { throw .cache(error.description) }
-        if !outcome.obsolete.isEmpty {
+        if outcome.replacesLegacyFolder {
             try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(hash)))
         }
         return outcome.newRecords
+    }
+
+    /// Tile size, overlap and quality of the pyramid an image has: its pack's
+    /// header (readable even when a tile is damaged), else its old `.dzi`.
+    public static func existingPyramid(_ hash: BlobHash, store: BlobStore) -> (tileSize: Int, overlap: Int, quality: Int)? {
+        if let head = try? store.readDerived(CacheLayout.pack(hash), limit: 1 << 30),
+           let end = PyramidPack.indexEnd(header: head), end <= head.count,
+           let pack = try? PyramidPack(headerAndIndex: Array(head.prefix(end)), fileLength: head.count) {
+            return (pack.geometry.tileSize, pack.geometry.overlap, pack.quality)
+        }
+        guard let xml = try? store.readDerived(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10) else { return nil }
+        let text = String(decoding: xml, as: UTF8.self)
+        func attribute(_ name: String) -> Int? {
+            guard let start = text.range(of: "\(name)=\"") else { return nil }
+            return Int(text[start.upperBound...].prefix { $0.isASCII && $0.isNumber }.prefix(5))
+        }
+        guard let size = attribute("TileSize"), (1...8192).contains(size) else { return nil }
+        let overlap = attribute("Overlap").map { min(max(0, $0), size - 1) } ?? 0
+        return (size, overlap, DeriveOptions().quality)
     }
 }

@@ -17,9 +17,11 @@ struct DeriveOutcome: Sendable {
     /// Every derived file the image has now (existing and new).
     var records: [DerivedRecord]
     var newRecords: [DerivedRecord]
-    /// Rows of the old layout this derivation replaced (their files are removed
-    /// once the new rows are recorded).
+    /// Rows this derivation replaced: the old layout's, a pack of another tile
+    /// size. Deleted once the new rows are recorded.
     var obsolete: [DerivedRecord] = []
+    /// The old layout's folder of this image is replaced and goes with its rows.
+    var replacesLegacyFolder = false
     var width: Int?
     var height: Int?
     var error: String?
@@ -48,7 +50,6 @@ struct Deriver: Sendable {
         var outcome = DeriveOutcome(hash: job.hash, records: [], newRecords: [])
         let legacyFolder = CacheLayout.legacyFolder(job.hash) + "/"
         let (legacy, current) = job.existing.partitioned { $0.path.hasPrefix(legacyFolder) }
-        outcome.obsolete = legacy
         let present = current.filter { FileManager.default.fileExists(atPath: files.url($0.path).path) }
         outcome.records = present
         let sized = job.existing.first { $0.kind != DerivedKind.thumbnail && $0.width != nil && $0.height != nil }
@@ -79,7 +80,15 @@ struct Deriver: Sendable {
             let wantsPack = job.wantsTiles && (options.tiles == .eager || convertsTrees)
                 && options.wantsPyramid(width: width, height: height)
                 && !present.contains { $0.kind == DerivedKind.pack && $0.sizeParameter == "\(options.tileSize)" }
-            guard !missingSizes.isEmpty || wantsPack else { return outcome }
+            guard !missingSizes.isEmpty || wantsPack else {
+                // Nothing to make; old rows still go, their replacements being here.
+                if !legacy.isEmpty, !convertsTrees || present.contains(where: { $0.kind == DerivedKind.pack })
+                    || !options.wantsPyramid(width: width, height: height) {
+                    outcome.obsolete = legacy
+                    outcome.replacesLegacyFolder = true
+                }
+                return outcome
+            }
 
             let data = try bytes ?? store.read(job.hash)
             guard let format = ImageFormat.sniff(data), format == .jpeg || format == .png else {
@@ -114,8 +123,16 @@ struct Deriver: Sendable {
                     source = thumb
                 }
             }
+            outcome.obsolete = legacy
+            outcome.replacesLegacyFolder = !legacy.isEmpty
             outcome.newRecords = made
             outcome.records = present.filter { old in !made.contains { $0.kind == old.kind && $0.sizeParameter == old.sizeParameter } } + made
+            // One pack per image: a new one replaces rows naming another tile size.
+            if made.contains(where: { $0.kind == DerivedKind.pack }) {
+                let stale = current.filter { $0.kind == DerivedKind.pack && $0.sizeParameter != "\(options.tileSize)" }
+                outcome.obsolete += stale
+                outcome.records.removeAll { row in stale.contains(row) }
+            }
         } catch {
             outcome.error = String(describing: error)
         }

@@ -67,6 +67,8 @@ final class LazyPacks: Sendable {
                 }
             }
             try files.checkConfined(relative)
+            // Another process (a fetch, a repair) may have published one meanwhile: keep it.
+            guard !files.exists(relative) else { return }
             try store.publishDerived(bytes, at: relative)
             reader.forget(hash)
         } catch {

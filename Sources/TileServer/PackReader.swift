@@ -35,6 +35,8 @@ final class PackReader: Sendable {
                 head = try files.read(relative, offset: 0, length: end).bytes
             }
             let pack = try PyramidPack(headerAndIndex: head, fileLength: size)
+            // A pack under another image's name must not be served as this one.
+            guard pack.source == hash.bytes else { throw PackError.corrupt("it was cut from another original") }
             indexes.put(hash, CachedPack(pack: pack))
             return pack
         } catch let failure as CacheFiles.Failure {
@@ -45,18 +47,27 @@ final class PackReader: Sendable {
         }
     }
 
-    /// One tile's checked bytes.
-    func tile(_ hash: BlobHash, _ pack: PyramidPack, _ entry: PyramidPack.Entry) throws(HTTPFailure) -> [UInt8] {
-        do {
-            let (bytes, size) = try files.read(CacheLayout.pack(hash), offset: entry.offset, length: entry.length)
-            guard size == pack.fileLength else { throw PackError.truncated("file is \(size) bytes, its header says \(pack.fileLength)") }
-            try pack.check(bytes, entry)
-            return bytes
-        } catch {
-            // Rewritten (repaired) since its index was read, or damaged: read it afresh next time.
-            indexes.remove(hash)
-            throw damaged(hash, "\(error)")
+    /// One tile's checked bytes. `tile` names it in the pack's grid, so a pack
+    /// rewritten since its index was read (a repair, another process) is read
+    /// afresh once before the tile is called damaged.
+    func tile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int) throws(HTTPFailure) -> [UInt8]? {
+        var current = pack
+        for attempt in 0..<2 {
+            guard let entry = current.entry(level: level, column: column, row: row) else { return nil }
+            do {
+                let (bytes, size) = try files.read(CacheLayout.pack(hash), offset: entry.offset, length: entry.length)
+                guard size == current.fileLength else {
+                    throw PackError.truncated("file is \(size) bytes, its header says \(current.fileLength)")
+                }
+                try current.check(bytes, entry)
+                return bytes
+            } catch {
+                indexes.remove(hash)
+                guard attempt == 0, let fresh = try self.pack(hash), fresh != current else { throw damaged(hash, "\(error)") }
+                current = fresh
+            }
         }
+        return nil
     }
 
     /// Forgets a pack's index (after it is written or rebuilt).

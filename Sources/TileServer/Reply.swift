@@ -41,17 +41,32 @@ struct Reply: Sendable {
     }
 }
 
-/// `If-None-Match` against a strong ETag (weak comparison, as RFC 9110 asks for GET/HEAD).
+/// `If-None-Match` against an ETag, as RFC 9110 §13.1.2 reads it: `*`, or a list
+/// of entity-tags (`"opaque"` or `W/"opaque"`) compared weakly (the opaque parts
+/// alone). An entity-tag may itself hold commas (a IIIF tile's is
+/// `"<hash>-iiif-768,512,256,256/256,256/0/default.jpg"`), so the list is read
+/// tag by tag between quotes, never split on commas.
 enum ConditionalRequest {
     static func matches(_ header: String?, etag: String) -> Bool {
         guard let header else { return false }
-        let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
-        for candidate in header.split(separator: ",") {
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            if tag == bare { return true }
+        let ours = opaque(etag)
+        var rest = Substring(header)
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
+            if rest.isEmpty { return false }
+            if rest.first == "*" { return true }
+            if rest.hasPrefix("W/") { rest = rest.dropFirst(2) }
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { return false }
+            if rest[rest.index(after: rest.startIndex)..<close] == ours { return true }
+            rest = rest[rest.index(after: close)...]
         }
-        return false
+    }
+
+    /// The part of an entity-tag between its quotes.
+    static func opaque(_ etag: String) -> Substring {
+        var tag = Substring(etag)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = tag.dropFirst().dropLast() }
+        return tag
     }
 }

@@ -13,36 +13,29 @@ import Pipeline
 extension TileResponder {
     static let deepZoomType = "application/xml; charset=utf-8"
 
+    /// The descriptor of the pyramid the image has (pack, old tree) or would have.
+    /// Its ETag names the geometry, so a client revalidating after the pyramid
+    /// changed (rebuilt with another tile size) gets the new one, not a 304.
     func deepZoomDescriptor(_ hash: BlobHash) throws -> Reply {
-        let etag = "\"\(hash.hex)-dzi\""
-        if let pack = try packs.pack(hash) {
-            return Reply(text: DeepZoomWriter.descriptor(for: pack.geometry), contentType: Self.deepZoomType,
-                         etag: etag, cacheControl: Reply.revalidate)
-        }
-        if let onDisk = cached(DerivedFiles.Legacy.deepZoom(hash), contentType: Self.deepZoomType, etag: etag,
-                               cacheControl: Reply.revalidate) {
-            return onDisk
-        }
         let geometry = try deepZoomGeometry(hash)
         return Reply(text: DeepZoomWriter.descriptor(for: geometry), contentType: Self.deepZoomType,
-                     etag: etag, cacheControl: Reply.revalidate)
+                     etag: "\"\(hash.hex)-dzi-\(geometry.tileSize)+\(geometry.overlap)\"", cacheControl: Reply.revalidate)
     }
 
     func deepZoomTile(_ hash: BlobHash, level: Int, column: Int, row: Int) async throws -> Reply {
-        let etag = "\"\(hash.hex)-dz-\(level)-\(column)-\(row)\""
+        let geometry = try deepZoomGeometry(hash)
+        let etag = "\"\(hash.hex)-dz-\(geometry.tileSize)+\(geometry.overlap)-\(level)-\(column)-\(row)\""
+        let key = Self.tileKey(hash, geometry, level: level, column: column, row: row)
+        if let hit = memoryHit(key, etag: etag) { return hit }
         if let pack = try packs.pack(hash) {
-            let key = Self.tileKey(hash, pack.geometry, level: level, column: column, row: row)
-            if let hit = memoryHit(key, etag: etag) { return hit }
-            guard let entry = pack.entry(level: level, column: column, row: row) else {
+            guard pack.entry(level: level, column: column, row: row) != nil else {
                 throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(pack.geometry.maxLevel))")
             }
-            return packTile(hash, pack, entry, key: key, etag: etag)
+            return packTile(hash, pack, level: level, column: column, row: row, key: key, etag: etag)
         }
         let legacy = DerivedFiles.Legacy.deepZoomTile(hash, level: level, column: column, row: row)
         if let hit = cached(legacy, contentType: "image/jpeg", etag: etag) { return hit }
 
-        let geometry = try deepZoomGeometry(hash)
-        let key = Self.tileKey(hash, geometry, level: level, column: column, row: row)
         if let hit = memoryHit(key, etag: etag) { return hit }
         guard geometry.tileRect(level: level, column: column, row: row) != nil else {
             throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(geometry.maxLevel))")
@@ -66,9 +59,11 @@ extension TileResponder {
     }
 
     /// A tile read out of a pack (and kept in memory).
-    func packTile(_ hash: BlobHash, _ pack: PyramidPack, _ entry: PyramidPack.Entry, key: String, etag: String) -> Reply {
+    func packTile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int, key: String, etag: String) -> Reply {
         do {
-            let bytes = try packs.tile(hash, pack, entry)
+            guard let bytes = try packs.tile(hash, pack, level: level, column: column, row: row) else {
+                return Self.error(.notFound("no tile \(column)_\(row) at level \(level)"))
+            }
             metrics.diskHit()
             let body = ByteBuffer(bytes: bytes)
             memory.put(key, .init(body: body, contentType: pack.format.mediaType))
@@ -78,9 +73,14 @@ extension TileResponder {
         }
     }
 
-    /// Builds the image's pack in the background when it is big enough to want one.
+    /// Builds the image's pack in the background when it is big enough to want
+    /// one and has none (a pack with overlap is not replaced because a IIIF tile,
+    /// which it cannot hold, was cut).
     func schedulePack(_ hash: BlobHash, geometry: PyramidGeometry) {
-        guard DeriveOptions.wantsPyramid(width: geometry.width, height: geometry.height, tileSize: geometry.tileSize) else {
+        let hasNoPack: Bool = { () -> Bool in
+            do { return try packs.pack(hash) == nil } catch { return false }  // a damaged one is for verify --repair
+        }()
+        guard hasNoPack, DeriveOptions.wantsPyramid(width: geometry.width, height: geometry.height, tileSize: geometry.tileSize) else {
             return
         }
         lazyPacks.schedule(hash, options: TilePyramidOptions(

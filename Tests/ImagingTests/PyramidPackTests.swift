@@ -15,6 +15,7 @@ import Testing
         let pack = try PyramidPack(bytes)
         #expect(pack.geometry.width == 700 && pack.geometry.height == 500 && pack.geometry.maxLevel == 10)
         #expect(pack.source == Array(repeating: 7, count: 32))
+        #expect(pack.quality == 85, "kept so a rebuild makes the same bytes")
         #expect(pack.entries.count == pack.geometry.levels.reduce(0) { $0 + $1.tileCount })
         // Smallest levels first, then row-major, contiguous after the index.
         #expect(pack.entries.first?.offset == pack.dataOffset)
@@ -58,6 +59,9 @@ import Testing
         var header = bytes
         header[9] ^= 0x40  // the width
         #expect(throws: PackError.self) { try PyramidPack(header) }
+        var quality = bytes
+        quality[22] = 0
+        #expect(throws: PackError.self) { try PyramidPack(quality) }
         var index = bytes
         index[PyramidPack.headerLength + 3] ^= 0x01  // an offset
         #expect(throws: PackError.self) { try PyramidPack(index) }

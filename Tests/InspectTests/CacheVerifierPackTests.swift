@@ -17,7 +17,7 @@ import TestSupport
     """
 
     /// A cache holding one 1000x700 photo with its pack; returns the cache and the photo's hash.
-    static func cache() async throws -> (URL, BlobHash, [UInt8]) {
+    static func cache(_ derive: DeriveOptions = DeriveOptions()) async throws -> (URL, BlobHash, [UInt8]) {
         var pixels = [UInt8](repeating: 0, count: 1000 * 700 * 3)
         for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: (i / 3 % 1000) &+ (i / 3000) &* 7 &+ i % 3 * 50) }
         let photo = try JPEGEncoder.encode(try PixelBuffer(width: 1000, height: 700, channels: 3, bytes: pixels), quality: 90)
@@ -28,8 +28,9 @@ import TestSupport
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tc-verify-\(UUID().uuidString)")
         var fetch = FetchConfiguration()
         fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
-        _ = try await CachePipeline(options: PipelineOptions(cacheRoot: cache, fetch: fetch))
-            .run([ResultsInput(name: "p.json", data: Data(page.utf8))])
+        var options = PipelineOptions(cacheRoot: cache, fetch: fetch)
+        options.derive = derive
+        _ = try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(page.utf8))])
         return (cache, BlobHash(hashing: photo), photo)
     }
 
@@ -50,6 +51,26 @@ import TestSupport
         #expect(repaired.problems.first?.repaired == "rebuilt from the original")
         #expect(try Data(contentsOf: packURL) == good)
         #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
+    }
+
+    @Test func aDamagedPackAndAMissingThumbnailOfOneImageAreBothRepairedWithThePacksSettings() async throws {
+        var derive = DeriveOptions()
+        derive.overlap = 1
+        derive.quality = 70
+        let (cache, hash, _) = try await Self.cache(derive)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+        let good = try Data(contentsOf: packURL)
+        var bad = [UInt8](good)
+        bad[bad.count - 100] ^= 0x08
+        try Data(bad).write(to: packURL)
+        try FileManager.default.removeItem(at: cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false)))
+
+        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        #expect(Set(repaired.problems.map(\.kind)) == [.missingDerived, .corruptPack])
+        #expect(repaired.remaining == 0, "\(repaired.problems)")
+        #expect(try Data(contentsOf: packURL) == good, "rebuilt with the pack's own overlap and quality")
+        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false)).path))
     }
 
     @Test func anOldLayoutCacheIsReportedAndConvertedWithoutLoss() async throws {

@@ -123,6 +123,18 @@ let derivePage = """
         let kinds = try index.derived(for: hash).map(\.kind)
         #expect(Set(kinds) == [DerivedKind.thumbnail, DerivedKind.pack])
 
+        // Another tile size replaces the pack and its row; going back rebuilds it.
+        var big = derive
+        big.tileSize = 384
+        options.derive = big
+        _ = try await CachePipeline(options: options).run(input)
+        #expect(try index.derived(for: hash).filter { $0.kind == DerivedKind.pack }.map(\.sizeParameter) == ["384"])
+        #expect(try PyramidPack([UInt8](Data(contentsOf: packURL))).geometry.tileSize == 384)
+        options.derive = derive
+        _ = try await CachePipeline(options: options).run(input)
+        #expect(try index.derived(for: hash).filter { $0.kind == DerivedKind.pack }.map(\.sizeParameter) == ["256"])
+        #expect(try Data(contentsOf: packURL) == packBytes)
+
         // Its Deep Zoom tiles are the ones `tweetcache tile` writes for the same image.
         let tree = temporaryDirectory()
         _ = try TilePyramidBuilder.build(image: image, layout: .deepZoom, into: tree)

@@ -157,6 +157,10 @@ func generatedCount(_ server: TileServer) async throws -> Int {
         #expect(try await fetch(server, "/dzi/\(hex)_files/11/0_0.jpg").status == 200, "the other tiles are sound")
         #expect(log.messages.filter { $0.contains("damaged pyramid pack") }.count == 1)
 
+        // A sound pack under another image's name is not served as that image.
+        try FileManager.default.copyItem(at: packURL, to: cache.appendingPathComponent(CacheLayout.pack(fixture.lazy)))
+        #expect(try await fetch(server, "/dzi/\(fixture.lazy.hex)_files/10/0_0.jpg").status == 500)
+
         // Truncated: refused from its header, before any tile is read.
         try Data(bytes.prefix(bytes.count - 10)).write(to: packURL)
         let restarted = try await TileServer.start(configuration, logger: logger)

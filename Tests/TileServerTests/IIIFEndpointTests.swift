@@ -127,6 +127,26 @@ import TestSupport
         #expect(try await fetch(server, "/iiif/2/\(hex)/info.json").status == 404)
     }
 
+    @Test func conditionalRequestsWithCommaBearingETagsGet304() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        let hex = fixture.eager.hex
+        // What OpenSeadragon asks for: a tile whose ETag holds commas.
+        for path in ["/iiif/3/\(hex)/768,512,256,256/256,256/0/default.jpg", "/iiif/3/\(hex)/info.json"] {
+            let first = try await fetch(server, path)
+            #expect(first.status == 200)
+            let etag = try #require(first.header("etag"))
+            let again = try await fetch(server, path, headers: ["If-None-Match": etag])
+            #expect(again.status == 304, "\(path) with If-None-Match: \(etag)")
+            #expect(again.body.isEmpty)
+            let listed = try await fetch(server, path, headers: ["If-None-Match": "\"a,b\", W/\(etag)"])
+            #expect(listed.status == 304)
+            let other = try await fetch(server, path, headers: ["If-None-Match": "\"a,b\""])
+            #expect(other.status == 200)
+        }
+    }
+
     @Test func aRequestForAPyramidTileIsServedFromThePack() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()
