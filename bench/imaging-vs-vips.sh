@@ -19,8 +19,10 @@ if [ -z "$corpus" ]; then
   python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
 fi
 corpus=$(cd "$corpus" && pwd)
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
-bin=$repo/.build/release/tweetcache
+# TC_SCRATCH: another build folder (e.g. .build-release), as in serve-vs-nginx.sh.
+scratch=${TC_SCRATCH:-.build}
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
+bin=$repo/$scratch/release/tweetcache
 out=$work/out
 mkdir -p "$out"
 cd "$corpus"
