@@ -93,12 +93,6 @@ private func mix(_ a: Color, _ b: Color, _ t: Float) -> Color { a + (b - a) * t 
 @inline(__always)
 private func clamp01(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
-@inline(__always)
-private func smoothstep(_ e0: Float, _ e1: Float, _ v: Float) -> Float {
-    let t = clamp01((v - e0) / (e1 - e0))
-    return t * t * (3 - 2 * t)
-}
-
 /// SplitMix64: derives every parameter of a picture from its seed.
 private struct SeedSequence {
     var state: UInt64

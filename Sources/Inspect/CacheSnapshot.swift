@@ -66,11 +66,4 @@ public struct CacheSnapshot: Sendable {
         }
         return result
     }
-
-    /// Every blob on disk or in the index, each once, in hash order.
-    public func allKnownHashes() -> [BlobHash] {
-        var set = Set(store.allBlobs())
-        if let records = try? index.allBlobRecords() { set.formUnion(records.map(\.hash)) }
-        return set.sorted()
-    }
 }

@@ -84,7 +84,7 @@ public final class CachePipeline: Sendable {
         }
 
         var manifest = ManifestBuilder(outcomes: outcomes, plan: plan, derived: derived).build(
-            parsed: parsed, cacheRoot: store.root.path, summary: summary)
+            parsed: parsed, cacheRoot: store.root.path, summary: summary, now: options.now())
         manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
         phase.mark("build manifest")
         let url = try ManifestWriter(root: store.root).write(&manifest, extraPath: options.extraManifestPath)

@@ -8,7 +8,7 @@ struct ManifestBuilder {
     let plan: FetchPlan
     var derived: [BlobHash: DeriveOutcome] = [:]
 
-    func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary) -> Manifest {
+    func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary, now: Date) -> Manifest {
         var tweets: [ManifestTweet] = []
         var included: [ManifestTweet] = []
         var seenTop = Set<String>()
@@ -45,7 +45,7 @@ struct ManifestBuilder {
         summary.includedTweets = included.count
         summary.problems = problemCount
         return Manifest(
-            generatedAt: Date(), tool: "tweetcache \(TweetCacheVersion.string)", cacheRoot: cacheRoot,
+            generatedAt: now, tool: "tweetcache \(TweetCacheVersion.string)", cacheRoot: cacheRoot,
             sources: sources, tweets: tweets, includedTweets: included, failures: failures, summary: summary)
     }
 

@@ -12,6 +12,9 @@ public struct PipelineOptions: Sendable {
     public var extraManifestPath: URL?
     /// Thumbnails and tiles to make from cached images; nil makes none.
     public var derive: DeriveOptions? = DeriveOptions()
+    /// The wall clock: a run's manifest is stamped (and named) with it. Tests give
+    /// runs the times they need instead of sleeping until the second changes.
+    public var now: @Sendable () -> Date = { Date() }
 
     public init(cacheRoot: URL, fetch: FetchConfiguration = .init()) {
         self.cacheRoot = cacheRoot

@@ -78,8 +78,9 @@ struct ServerFixture: Sendable {
             [ResultsInput(name: "eager.json", data: page([("101", "eve", "#zoom quadrants", "Eager1")]))])
         derive.tiles = .lazy
         options.derive = derive
-        // A later manifest name (they are timestamped to the second).
-        try await Task.sleep(for: .milliseconds(1100))
+        // A later manifest: the second run is stamped a minute after the first.
+        let later = Date().addingTimeInterval(60)
+        options.now = { later }
         _ = try await CachePipeline(options: options).run(
             [ResultsInput(name: "lazy.json", data: page([("102", "bob", "#zoom more quadrants", "Lazy1")]))])
 
