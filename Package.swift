@@ -82,6 +82,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            ],
+            // The viewer's pages, styles and scripts, as files, compiled into the binary.
+            resources: [
+                .embedInCode("Viewer/index.html"), .embedInCode("Viewer/zoom.html"), .embedInCode("Viewer/viewer.css"),
+                .embedInCode("Viewer/app.js"), .embedInCode("Viewer/zoom.js"),
             ]
         ),
         // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.

@@ -7,11 +7,11 @@ extension TileResponder {
     func viewer(_ route: Route) throws -> Reply {
         switch route {
         case .viewerIndex:
-            return Self.page(ViewerAssets.indexHTML, type: "text/html; charset=utf-8")
+            return Self.page(ViewerAssets.index)
         case .viewerZoom(let hash):
             // The page reads the hash from its own path. For an image the cache does
             // not hold, the status says 404 and the page says why.
-            var reply = Self.page(ViewerAssets.zoomHTML, type: "text/html; charset=utf-8")
+            var reply = Self.page(ViewerAssets.zoom)
             do {
                 _ = try sources.facts(hash)
             } catch {
@@ -20,23 +20,16 @@ extension TileResponder {
             }
             return reply
         case .viewerAsset(let name):
-            switch name {
-            case "viewer.css": return Self.page(ViewerAssets.css, type: "text/css; charset=utf-8")
-            case "app.js": return Self.page(ViewerAssets.appJS, type: "text/javascript; charset=utf-8")
-            case "zoom.js": return Self.page(ViewerAssets.zoomJS, type: "text/javascript; charset=utf-8")
-            default: throw HTTPFailure.notFound()
-            }
+            guard let asset = ViewerAssets.named(name) else { throw HTTPFailure.notFound() }
+            return Self.page(asset)
         default:
             throw HTTPFailure.notFound()
         }
     }
 
-    /// A compiled-in page, validated by a hash of its text so a new build is
-    /// picked up at once.
-    static func page(_ text: String, type: String) -> Reply {
-        var hasher = FNV1a()
-        hasher.add(text.utf8)
-        var reply = Reply(text: text, contentType: type, etag: "\"v-\(String(hasher.value, radix: 16))\"")
+    /// A compiled-in page, validated by the hash of its content (made once).
+    static func page(_ asset: ViewerAssets.Asset) -> Reply {
+        var reply = Reply(body: asset.body, contentType: asset.contentType, etag: asset.etag, cacheControl: Reply.revalidate)
         reply.headers[.contentSecurityPolicy] =
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
         return reply

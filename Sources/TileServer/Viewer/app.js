@@ -1,7 +1,3 @@
-extension ViewerAssets {
-    /// The tweet list, served at `/static/app.js`: filters by hashtag or user live in the URL query
-    /// (`?tag=`, `?user=`, `?q=` for the free-text search), so the back button works.
-    static let appJS: String = #"""
 // TweetCache tweet list. Tweet data comes from strangers: it only ever reaches
 // the page through textContent, attributes set one by one, and checked URLs.
 'use strict';
@@ -281,5 +277,3 @@ extension ViewerAssets {
   window.__list = { relativeTime, segments };
   load();
 })();
-"""#
-}

@@ -1,7 +1,3 @@
-extension ViewerAssets {
-    /// The zoom view, served at `/static/zoom.js`: a canvas Deep Zoom viewer that loads only the
-    /// tiles in view. Tests read `window.__zoom` and wait for `document.body.dataset.ready == "1"`.
-    static let zoomJS: String = #"""
 // TweetCache zoom view: a Deep Zoom pyramid drawn on a canvas. Only the tiles in
 // view at the level matching the screen are fetched; coarser levels already in
 // the cache are drawn first, and the whole-image tile is always kept, so panning
@@ -359,5 +355,3 @@ extension ViewerAssets {
   }
   start();
 })();
-"""#
-}
