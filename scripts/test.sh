@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 # Headless Chromium for the viewer's real-browser test.
 export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium"
 source scripts/bootstrap.sh
-swift build --build-tests
+# A target that imports a module it does not depend on is a build error here.
+swift build --build-tests --explicit-target-dependency-import-check error
 swift test "$@"

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)

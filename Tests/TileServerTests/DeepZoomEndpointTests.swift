@@ -184,11 +184,8 @@ final class RecordedLog: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        lock.withLock { lines.append(message.description) }
+    func log(event: LogEvent) {
+        lock.withLock { lines.append(event.message.description) }
     }
 }
 
