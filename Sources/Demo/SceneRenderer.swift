@@ -93,18 +93,7 @@ private func mix(_ a: Color, _ b: Color, _ t: Float) -> Color { a + (b - a) * t 
 @inline(__always)
 private func clamp01(_ v: Float) -> Float { v > 0 ? (v < 1 ? v : 1) : 0 }
 
-/// SplitMix64: derives every parameter of a picture from its seed.
-private struct SeedSequence {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// Uniform in `range`.
     mutating func float(_ range: ClosedRange<Float>) -> Float {
         range.lowerBound + Float(next() >> 40) / Float(1 << 24) * (range.upperBound - range.lowerBound)
@@ -114,7 +103,7 @@ private struct SeedSequence {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
 
-    mutating func color(_ r: ClosedRange<Float>, _ g: ClosedRange<Float>, _ b: ClosedRange<Float>) -> Color {
+    fileprivate mutating func color(_ r: ClosedRange<Float>, _ g: ClosedRange<Float>, _ b: ClosedRange<Float>) -> Color {
         Color(float(r), float(g), float(b))
     }
 }
@@ -165,7 +154,7 @@ private struct NoiseSpec: Sendable {
     let fineOffsetX: Int
     let fineOffsetY: Int
 
-    init(seeds: inout SeedSequence, coarsest: Int, persistence: Float = 0.6, fineAmplitude: Float = 0.15) {
+    init(seeds: inout SplitMix64, coarsest: Int, persistence: Float = 0.6, fineAmplitude: Float = 0.15) {
         let finest = 3
         let top = min(max(coarsest, finest), 14)
         var amplitude: Float = 1
@@ -329,7 +318,7 @@ private struct LandscapePainter: ScenePainter {
     let horizonY: Float
 
     init(width: Int, height: Int, seed: UInt64) {
-        var seeds = SeedSequence(state: seed ^ 0x4C41_4E44)
+        var seeds = SplitMix64(seed: seed ^ 0x4C41_4E44)
         self.width = width
         self.height = height
         let h = Float(height)
@@ -444,7 +433,7 @@ private struct FractalPainter: ScenePainter {
     let background: Color
 
     init(width: Int, height: Int, seed: UInt64) {
-        var seeds = SeedSequence(state: seed ^ 0x4652_4143)
+        var seeds = SplitMix64(seed: seed ^ 0x4652_4143)
         self.width = width
         self.height = height
         c = Self.parameter(&seeds)
@@ -465,7 +454,7 @@ private struct FractalPainter: ScenePainter {
 
     /// A point just outside the main cardioid whose critical orbit escapes in
     /// 12-30 iterations: rich structure, bounded cost.
-    static func parameter(_ seeds: inout SeedSequence) -> (re: Float, im: Float) {
+    static func parameter(_ seeds: inout SplitMix64) -> (re: Float, im: Float) {
         let theta = Double(seeds.float(0.35...(2 * Float.pi - 0.35)))
         var push = Double(seeds.float(0.01...0.03))
         var best = (re: Float(-0.835), im: Float(-0.2321))
@@ -609,7 +598,7 @@ private struct PortraitPainter: ScenePainter {
     let hairLength: Float
 
     init(width: Int, height: Int, seed: UInt64) {
-        var seeds = SeedSequence(state: seed ^ 0x504F_5254)
+        var seeds = SplitMix64(seed: seed ^ 0x504F_5254)
         self.width = width
         self.height = height
         texture = NoiseSpec(seeds: &seeds, coarsest: NoiseSpec.coarsestShift(size: max(width, height), fraction: 0.2))
@@ -696,7 +685,7 @@ private struct PosterPainter: ScenePainter {
     let speed: Float
 
     init(width: Int, height: Int, seed: UInt64) {
-        var seeds = SeedSequence(state: seed ^ 0x504F_5354)
+        var seeds = SplitMix64(seed: seed ^ 0x504F_5354)
         self.width = width
         self.height = height
         texture = NoiseSpec(seeds: &seeds, coarsest: NoiseSpec.coarsestShift(size: max(width, height), fraction: 0.15))

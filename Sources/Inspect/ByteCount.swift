@@ -1,7 +1,9 @@
 import Foundation
 
 /// Byte sizes for people (`1.5 MB`, binary multiples, as the fetch summary prints)
-/// and parsed from them (`2GB`, `500KB`, `1048576`).
+/// and parsed from them (`2GB`, `500KB`, `1048576`): the one parser every command
+/// uses (`fetch --max-size`, `gc --max-size`), so they agree on what they accept
+/// (never a negative size).
 public enum ByteCount {
     public static func format(_ n: Int) -> String {
         let d = Double(n)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Inspect
 import MediaFetch
 import Pipeline
 
@@ -75,7 +76,7 @@ struct FetchOptions: ParsableArguments {
     }
 
     func parsedMaxSize() throws -> Int {
-        guard let n = ByteSize.parse(maxSize), n > 0 else {
+        guard let n = ByteCount.parse(maxSize), n > 0 else {
             throw ValidationError("--max-size: cannot read '\(maxSize)' (try 32MB or 500KB)")
         }
         return n
@@ -111,29 +112,5 @@ struct FetchOptions: ParsableArguments {
         derive.overlap = overlap
         options.derive = derive.thumbnailSizes.isEmpty && derive.tiles != .eager ? nil : derive
         return options
-    }
-}
-
-/// Human byte sizes: `32MB`, `500KB`, `1.5GB`, `1048576` (binary multiples).
-enum ByteSize {
-    static func parse(_ text: String) -> Int? {
-        let t = text.trimmingCharacters(in: .whitespaces).uppercased()
-        let (k, m, g): (Double, Double, Double) = (1024, 1024 * 1024, 1024 * 1024 * 1024)
-        let units: [(String, Double)] = [("GIB", g), ("MIB", m), ("KIB", k), ("GB", g), ("MB", m), ("KB", k),
-                                         ("G", g), ("M", m), ("K", k), ("B", 1)]
-        for (suffix, factor) in units where t.hasSuffix(suffix) {
-            guard let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v >= 0 else { return nil }
-            let bytes = v * factor
-            return bytes < Double(Int.max) ? Int(bytes) : nil
-        }
-        return Int(t)
-    }
-
-    static func format(_ n: Int) -> String {
-        let d = Double(n)
-        if n >= 1 << 30 { return String(format: "%.2f GB", d / 1_073_741_824) }
-        if n >= 1 << 20 { return String(format: "%.1f MB", d / 1_048_576) }
-        if n >= 1 << 10 { return String(format: "%.1f KB", d / 1024) }
-        return "\(n) B"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Inspect
 import Pipeline
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +58,7 @@ final class ProgressDisplay: Sendable {
             eta = " ETA \(Self.duration(remaining))"
         }
         let counts = "\(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
-        let tail = "\(counts)  \(ByteSize.format(bytes))  \(ByteSize.format(Int(rate)))/s\(eta)"
+        let tail = "\(counts)  \(ByteCount.format(bytes))  \(ByteCount.format(Int(rate)))/s\(eta)"
         if isTTY {
             let line = "\r\u{1B}[2Kfetch \(Self.bar(fraction)) \(tail)"
             FileHandle.standardError.write(Data((line + (final ? "\n" : "")).utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import Inspect
 import Pipeline
 
 /// The human summary of a run, on standard output.
@@ -9,8 +10,8 @@ enum SummaryPrinter {
         let files = m.sources.count == 1 ? "1 file" : "\(m.sources.count) files"
         lines.append(row("tweets", "\(s.tweets)" + (s.includedTweets > 0 ? " (+\(s.includedTweets) quoted/retweeted)" : "") + " from \(files)"))
         lines.append(row("urls", "\(s.urls) unique: \(s.cached) cached, \(s.downloaded) downloaded, \(s.failed) failed"))
-        let rate = s.seconds > 0 ? " (\(ByteSize.format(Int(Double(s.bytesDownloaded) / s.seconds)))/s)" : ""
-        lines.append(row("bytes", "\(ByteSize.format(s.bytesDownloaded)) downloaded in \(String(format: "%.2f", s.seconds)) s\(rate)"))
+        let rate = s.seconds > 0 ? " (\(ByteCount.format(Int(Double(s.bytesDownloaded) / s.seconds)))/s)" : ""
+        lines.append(row("bytes", "\(ByteCount.format(s.bytesDownloaded)) downloaded in \(String(format: "%.2f", s.seconds)) s\(rate)"))
         if s.derived > 0 || s.deriveFailed > 0 {
             lines.append(row("derived", "thumbnails and tiles for \(s.derived) images" + (s.deriveFailed > 0 ? ", \(s.deriveFailed) could not be decoded" : "")))
         }
