@@ -34,14 +34,20 @@ import TestSupport
         return (cache, BlobHash(hashing: photo), photo)
     }
 
-    @Test func aDamagedPackIsFoundAndRebuiltIdentical() async throws {
-        let (cache, hash, _) = try await Self.cache()
-        defer { try? FileManager.default.removeItem(at: cache) }
-        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+    /// Flips a bit in the last tile of the pack; returns the sound bytes.
+    static func damage(_ packURL: URL) throws -> Data {
         let good = try Data(contentsOf: packURL)
         var bad = [UInt8](good)
         bad[bad.count - 100] ^= 0x08
         try Data(bad).write(to: packURL)
+        return good
+    }
+
+    @Test func aDamagedPackIsFoundAndRebuiltIdentical() async throws {
+        let (cache, hash, _) = try await Self.cache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
+        let good = try Self.damage(packURL)
 
         let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
         #expect(found.problems.map(\.kind) == [.corruptPack])
@@ -60,10 +66,7 @@ import TestSupport
         let (cache, hash, _) = try await Self.cache(derive)
         defer { try? FileManager.default.removeItem(at: cache) }
         let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
-        let good = try Data(contentsOf: packURL)
-        var bad = [UInt8](good)
-        bad[bad.count - 100] ^= 0x08
-        try Data(bad).write(to: packURL)
+        let good = try Self.damage(packURL)
         try FileManager.default.removeItem(at: cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false)))
 
         let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
