@@ -108,7 +108,7 @@ let package = Package(
         ),
 
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "TestSupport"]),
         .testTarget(

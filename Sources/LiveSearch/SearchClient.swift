@@ -121,7 +121,7 @@ public final class SearchClient: Sendable {
             let header = client.token.authorizationHeader
             let request = HTTPRequest(url: url, headers: [header.name: header.value], maxBytes: options.maxPageBytes)
             while true {
-                if let until = windowUsedUpUntil, until > Date() {
+                if let until = windowUsedUpUntil, until > options.clock.now() {
                     if let stop = await wait(until: until, cause: .windowUsedUp) { return .stop(stop) }
                 }
                 windowUsedUpUntil = nil
@@ -146,7 +146,7 @@ public final class SearchClient: Sendable {
                 case let .success(r):
                     response = r
                 }
-                let limits = RateLimitStatus(headers: response.headers)
+                let limits = RateLimitStatus(headers: response.headers, now: options.clock.now())
                 switch response.status {
                 case 200..<300:
                     windowUsedUpUntil = limits.exhaustedUntil
@@ -164,7 +164,7 @@ public final class SearchClient: Sendable {
                     }
                     guard rateLimitWaits <= 5 else { return .stop(.rateLimited(resetAt: reset)) }
                     // A reset already past (clock skew) still gets a second's pause, not a hammering.
-                    let until = max(reset, Date().addingTimeInterval(1))
+                    let until = max(reset, options.clock.now().addingTimeInterval(1))
                     if let stop = await wait(until: until, cause: .tooManyRequests) { return .stop(stop) }
                 case 401:
                     return .stop(.failed(.unauthorized(
@@ -194,16 +194,16 @@ public final class SearchClient: Sendable {
         /// Waits for a rate-limit reset, or says why not. The reset is given in whole
         /// seconds, so the wait runs a second past it.
         private func wait(until reset: Date, cause: SearchEvent.WaitCause) async -> StopReason? {
-            let needed = reset.timeIntervalSinceNow
+            let needed = reset.timeIntervalSince(options.clock.now())
             guard needed <= Double(options.maxWait.components.seconds) + Double(options.maxWait.components.attoseconds) / 1e18
             else { return .rateLimited(resetAt: reset) }
             let end = reset.addingTimeInterval(1)
             events(.waitStarted(until: end, cause: cause))
             while true {
-                let left = end.timeIntervalSinceNow
+                let left = end.timeIntervalSince(options.clock.now())
                 if left <= 0 { break }
                 events(.waitTick(remaining: .milliseconds(Int(left * 1000))))
-                do { try await Task.sleep(for: .milliseconds(Int(min(left, 1) * 1000))) } catch {
+                do { try await options.clock.sleep(for: .milliseconds(Int((min(left, 1) * 1000).rounded(.up)))) } catch {
                     return .failed(.cancelled)
                 }
             }
@@ -217,7 +217,7 @@ public final class SearchClient: Sendable {
             let raw = options.backoffBase * (1 << min(max(attempt - 1, 0), 16))
             let delay = min(raw, options.backoffCap) * Double.random(in: 0.5...1.0)
             events(.retrying(page: page, reason: reason, attempt: attempt, of: options.attempts, delay: delay))
-            do { try await Task.sleep(for: delay) } catch { return .failed(.cancelled) }
+            do { try await options.clock.sleep(for: delay) } catch { return .failed(.cancelled) }
             return nil
         }
     }

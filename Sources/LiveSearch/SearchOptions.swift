@@ -22,6 +22,8 @@ public struct SearchOptions: Sendable {
     public var fetch: FetchConfiguration = .init()
     /// Largest page accepted; a v2 page of 100 tweets with includes is a few hundred KB.
     public var maxPageBytes: Int = 16 << 20
+    /// What rate-limit waits and retry backoffs read and sleep on.
+    public var clock: any WallClock = SystemWallClock()
 
     public init(resultsDirectory: URL) {
         self.resultsDirectory = resultsDirectory

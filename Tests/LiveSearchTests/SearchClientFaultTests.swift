@@ -6,19 +6,19 @@ import TestSupport
 /// Rate limits, refusals, flaky servers and bad pages.
 @Suite struct SearchClientFaultTests {
     @Test func waitsOutA429WhoseResetIsSoonAndThenSucceeds() async throws {
-        let fake = try FakeSearchAPI(faults: [2: .tooManyRequests(resetIn: 1)])
+        let (fake, clock) = try virtualFake(faults: [2: .tooManyRequests(resetIn: 1)])
         let log = EventLog()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = clock.now()
         let outcome = try await search("#ucd", fake: fake, count: 300, cache: try temporaryDirectory(), log: log)
-        let elapsed = clock.now - start
+        let elapsed = clock.now().timeIntervalSince(start)
 
         #expect(outcome.stop == .countReached)
         #expect(outcome.tweets == 300)
         #expect(fake.apiRequests.count == 4)
         #expect(fake.tooManyRequestsServed == 1)
         #expect(log.waitCauses == [.tooManyRequests])
-        #expect(elapsed >= .seconds(1))
+        #expect(elapsed >= 1, "waited past the reset (on the virtual clock: no test time)")
+        #expect(elapsed <= 3)
         // The retried request is the same page: same next_token.
         let tokens = fake.apiRequests.parameters.map { $0["next_token"] }
         #expect(tokens[1] == tokens[2])
@@ -26,7 +26,7 @@ import TestSupport
     }
 
     @Test func stopsWithWhatItHasWhenTheResetIsFurtherThanMaxWait() async throws {
-        let fake = try FakeSearchAPI(faults: [2: .tooManyRequests(resetIn: 120)])
+        let (fake, clock) = try virtualFake(faults: [2: .tooManyRequests(resetIn: 120)])
         let outcome = try await search("#ucd", fake: fake, count: 300, cache: try temporaryDirectory()) {
             $0.maxWait = .seconds(5)
         }
@@ -34,7 +34,8 @@ import TestSupport
             Issue.record("expected a rate-limit stop with a reset, got \(outcome.stop)")
             return
         }
-        #expect(reset.timeIntervalSinceNow > 100)
+        #expect(reset.timeIntervalSince(clock.now()) > 100)
+        #expect(clock.totalSlept == .zero, "nothing waited for a reset past maxWait")
         #expect(outcome.pages.count == 1)
         #expect(outcome.tweets == 100)
         #expect(fake.apiRequests.count == 2)
@@ -44,22 +45,17 @@ import TestSupport
     }
 
     @Test func waitsForTheWindowToResetInsteadOfHittingA429() async throws {
-        var config = FakeSearchAPI.Configuration()
-        // One request per window: every response says none are left until the reset.
-        config.rateLimit = 1
-        // Long enough that the second page is asked for before the reset even when a
-        // parallel test run slows this one down (the reset header has whole seconds).
-        config.rateWindow = 4
-        let fake = try FakeSearchAPI(config)
+        // One request per window of 15 minutes: every response says none are left until the reset.
+        let (fake, clock) = try virtualFake { $0.rateLimit = 1; $0.rateWindow = 900 }
         let log = EventLog()
-        let started = ContinuousClock.now
+        let started = clock.now()
         let outcome = try await search("#ucd", fake: fake, count: 150, cache: try temporaryDirectory(), log: log)
         #expect(outcome.stop == .countReached)
         #expect(fake.apiRequests.count == 2)
         #expect(fake.tooManyRequestsServed == 0)
-        // It waited for the reset, unless a starved test run took longer than the
-        // window anyway (then there was nothing to wait for, and no 429 either).
-        #expect(log.waitCauses == [.windowUsedUp] || ContinuousClock.now - started >= .seconds(4))
+        // It waited for the reset (on the virtual clock, which the wait moved on) rather than asking early.
+        #expect(log.waitCauses == [.windowUsedUp])
+        #expect(clock.now().timeIntervalSince(started) >= 900)
     }
 
     @Test func a401SaysWhatToFixAndNeverShowsTheToken() async throws {

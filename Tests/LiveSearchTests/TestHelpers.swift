@@ -18,7 +18,20 @@ func testOptions(_ api: SearchAPI, _ fake: FakeSearchAPI, count: Int, cache: URL
     options.backoffCap = .milliseconds(100)
     options.fetch.connectTimeout = .seconds(2)
     options.fetch.totalTimeout = .seconds(10)
+    // The client waits on the fake's clock: a virtual one makes waits instant.
+    options.clock = fake.configuration.clock
     return options
+}
+
+/// A fake API on a ``VirtualClock``, with the clock to read.
+func virtualFake(
+    _ adjust: (inout FakeSearchAPI.Configuration) -> Void = { _ in }, faults: [Int: FakeSearchAPI.Fault] = [:]
+) throws -> (FakeSearchAPI, VirtualClock) {
+    let clock = VirtualClock()
+    var config = FakeSearchAPI.Configuration()
+    config.clock = clock
+    adjust(&config)
+    return (try FakeSearchAPI(config, faults: faults), clock)
 }
 
 /// Collects a search's events for assertions.

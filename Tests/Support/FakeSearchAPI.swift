@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import MediaFetch
 
 /// A stand-in for the X API's search endpoints, for tests and hand-run sessions.
 ///
@@ -21,6 +22,9 @@ public final class FakeSearchAPI: Sendable {
         /// Size of each served image (a real PNG, whatever the URL's extension says).
         public var imageWidth = 64
         public var imageHeight = 48
+        /// The time the rate-limit window and the reset headers follow; share a
+        /// ``VirtualClock`` with the client and no test waits on the wall clock.
+        public var clock: any WallClock = SystemWallClock()
 
         public init() {}
     }
@@ -56,7 +60,7 @@ public final class FakeSearchAPI: Sendable {
     public init(_ configuration: Configuration = Configuration(), faults: [Int: Fault] = [:]) throws {
         self.configuration = configuration
         let state = StateBox(State(
-            remaining: configuration.rateLimit, windowReset: Date().addingTimeInterval(configuration.rateWindow),
+            remaining: configuration.rateLimit, windowReset: configuration.clock.now().addingTimeInterval(configuration.rateWindow),
             faults: faults))
         self.state = state
         let corpus = Corpus(count: configuration.totalTweets)
@@ -115,7 +119,7 @@ public final class FakeSearchAPI: Sendable {
         }
         guard path == v2Path || path == v1Path else { return .respond(status: 404) }
         let isV2 = path == v2Path
-        let now = Date()
+        let now = configuration.clock.now()
 
         // The rate-limit window and the scripted fault, decided atomically per request.
         let (number, fault, limitHeaders, overLimit): (Int, Fault?, [(String, String)], Bool) = state.mutex.withLock { s in

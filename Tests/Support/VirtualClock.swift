@@ -1,0 +1,26 @@
+import Foundation
+import MediaFetch
+import Synchronization
+
+/// A ``WallClock`` for tests: time stands still until someone sleeps, and a sleep
+/// moves it forward by exactly that much, at once. Share one between a client and
+/// the fake server it talks to, and both see the same time.
+public final class VirtualClock: WallClock {
+    private let current: Mutex<Date>
+    private let slept = Mutex<Duration>(.zero)
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+
+    public func now() -> Date { current.withLock { $0 } }
+
+    public func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        current.withLock { $0 = $0.addingTimeInterval(max(0, seconds)) }
+        slept.withLock { $0 += max(duration, .zero) }
+        await Task.yield()
+    }
+
+    /// Everything slept so far.
+    public var totalSlept: Duration { slept.withLock { $0 } }
+}
