@@ -122,7 +122,11 @@ let package = Package(
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        // Our thumbnails of a folder as PNG, for scripts/compare-thumbs.sh to set against vipsthumbnail's.
+        .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging"], path: "Tests/ThumbExportTool"),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
+        // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
+        .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport"]),
         .testTarget(
             name: "TileServerTests",

@@ -5,7 +5,7 @@
 #
 # Compares our thumbnails with vipsthumbnail's. For every image, makes a
 # SIZE-px thumbnail with `vipsthumbnail -s SIZE` and with Thumbnailer (through
-# the ThumbnailCorpusExport test, once filtering in linear light, once on sRGB
+# tc-thumb-export (Tests/ThumbExportTool), once filtering in linear light, once on sRGB
 # values as vips does), all saved as PNG so no JPEG re-encoding muddies the
 # comparison, then prints the PSNR of each against vips: per image (worst
 # first) and min / median / mean per mode.
@@ -38,18 +38,15 @@ vipsthumbnail -s "$size" -o "$work/vips/%s.png" $images
 end=$(date +%s.%N)
 echo "vipsthumbnail: $(echo "$end - $start" | bc) s wall (one process, PNG output)"
 
+swift build --product tc-thumb-export >&2
+tool=$(swift build --product tc-thumb-export --show-bin-path)/tc-thumb-export
 for mode in linear srgb; do
     linear=1
     [ "$mode" = srgb ] && linear=0
-    log="$work/$mode.log"
-    if ! TWEETCACHE_THUMB_CORPUS="$corpus" TWEETCACHE_THUMB_OUT="$work/$mode" \
-        TWEETCACHE_THUMB_SIZE="$size" TWEETCACHE_THUMB_LINEAR=$linear \
-        swift test --filter ThumbnailCorpusExport >"$log" 2>&1; then
-        cat "$log" >&2
-        echo "error: ThumbnailCorpusExport failed ($mode)" >&2
+    if ! "$tool" "$corpus" "$work/$mode" --size "$size" --linear $linear; then
+        echo "error: tc-thumb-export failed ($mode)" >&2
         exit 1
     fi
-    grep "ThumbnailCorpusExport:" "$log" || true
 done
 
 python3 - "$work" <<'PY'

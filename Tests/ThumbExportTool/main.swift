@@ -1,0 +1,62 @@
+// tc-thumb-export: a PNG thumbnail of every JPEG/PNG in a folder, made by the
+// project's Thumbnailer, for scripts/compare-thumbs.sh to compare with
+// vipsthumbnail's. PNG, so no JPEG re-encoding muddies the comparison. Not a user tool.
+//
+//   tc-thumb-export CORPUS_DIR OUT_DIR [--size 256] [--linear 1|0] [--shrink-on-load 1|0]
+//
+// --linear 0 filters on sRGB values (as vips does); --shrink-on-load 0 decodes
+// at full size. Exits 1 if any image failed.
+
+import Foundation
+import Imaging
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("tc-thumb-export: \(message)\n".utf8))
+    exit(2)
+}
+
+var options: [String: String] = [:]
+var positional: [String] = []
+var rest = Array(CommandLine.arguments.dropFirst())[...]
+while let word = rest.popFirst() {
+    if word.hasPrefix("--") {
+        guard let value = rest.popFirst() else { fail("\(word) needs a value") }
+        options[word] = value
+    } else {
+        positional.append(word)
+    }
+}
+guard positional.count == 2 else { fail("usage: tc-thumb-export CORPUS_DIR OUT_DIR [--size N] [--linear 1|0] [--shrink-on-load 1|0]") }
+let corpus = URL(fileURLWithPath: positional[0], isDirectory: true)
+let out = URL(fileURLWithPath: positional[1], isDirectory: true)
+guard let longEdge = Int(options["--size"] ?? "256") else { fail("--size takes a number") }
+let linearLight = (options["--linear"] ?? "1") != "0"
+let shrinkOnLoad = (options["--shrink-on-load"] ?? "1") != "0"
+let thumbOptions = ThumbnailOptions(linearLight: linearLight, shrinkOnLoad: shrinkOnLoad)
+
+do {
+    try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
+        .filter { ["jpg", "jpeg", "png"].contains($0.pathExtension.lowercased()) }
+        .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    guard !files.isEmpty else { fail("no .jpg/.jpeg/.png files in \(corpus.path)") }
+    var failures: [String] = []
+    var seconds = 0.0
+    for file in files {
+        let data = [UInt8](try Data(contentsOf: file))
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let thumb = try Thumbnailer.thumbnail(data, longEdge: longEdge, options: thumbOptions)
+            seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let name = file.deletingPathExtension().lastPathComponent + ".png"
+            try Data(try PNGEncoder.encode(thumb.image, compressionLevel: 1)).write(to: out.appendingPathComponent(name))
+        } catch {
+            failures.append("\(file.lastPathComponent): \(error)")
+        }
+    }
+    print("tc-thumb-export: \(files.count) files, \(failures.count) failed, \(String(format: "%.2f", seconds)) s in Thumbnailer (linear \(linearLight), \(longEdge) px, shrink-on-load \(shrinkOnLoad))")
+    for failure in failures { FileHandle.standardError.write(Data("  \(failure)\n".utf8)) }
+    exit(failures.isEmpty ? 0 : 1)
+} catch {
+    fail("\(error)")
+}
