@@ -119,7 +119,7 @@ public enum CacheVerification {
             }
             if entry.isLegacyFolder {
                 problems.append(Problem(kind: .oldLayout, sha256: entry.hash.hex, path: path,
-                                        detail: "per-tile trees of the layout before packs (--repair converts them)"))
+                                        detail: "per-tile trees of the layout before packs (a repair converts them)"))
                 continue
             }
             checked += 1

@@ -18,7 +18,7 @@ public struct CacheSnapshot: Sendable {
     public init(root: URL) throws(InspectError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .cache("no cache at \(root.path) (use --cache DIR or $TWEETCACHE_CACHE)")
+            throw .cache("no cache at \(root.path)")
         }
         do {
             store = try BlobStore(root: root)

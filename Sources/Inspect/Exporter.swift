@@ -52,16 +52,16 @@ public struct Exporter: Sendable {
         let known: Set<String> = ["screen_name", "tweet_id", "n", "ext", "media_id", "sha256", "date"]
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{") {
-            guard let close = rest[open...].firstIndex(of: "}") else { throw .invalid("--name: unclosed '{' in \(template)") }
+            guard let close = rest[open...].firstIndex(of: "}") else { throw .invalid("file name template: unclosed '{' in \(template)") }
             let key = String(rest[rest.index(after: open)..<close])
             guard known.contains(key) else {
-                throw .invalid("--name: unknown placeholder {\(key)} (known: \(known.sorted().map { "{\($0)}" }.joined(separator: " ")))")
+                throw .invalid("file name template: unknown placeholder {\(key)} (known: \(known.sorted().map { "{\($0)}" }.joined(separator: " ")))")
             }
             rest = rest[rest.index(after: close)...]
         }
         guard template.contains("{sha256}") || (template.contains("{tweet_id}") && template.contains("{n}"))
                 || template.contains("{media_id}") else {
-            throw .invalid("--name must tell files apart: use {tweet_id} and {n}, {media_id} or {sha256}")
+            throw .invalid("the file name template must tell files apart: use {tweet_id} and {n}, {media_id} or {sha256}")
         }
     }
 

@@ -37,11 +37,11 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
         case .queryHasControlCharacters:
             "the search query contains control characters (a pasted line break?)"
         case let .invalidCount(n):
-            "--count must be at least 1 (got \(n))"
+            "the number of results wanted must be at least 1 (got \(n))"
         case let .invalidBaseURL(url):
-            "--api-base '\(url.prefix(200))' is not an http or https URL with a host"
+            "the API base URL '\(url.prefix(200))' is not an http or https URL with a host"
         case .missingToken:
-            "no X API bearer token: set \(BearerToken.environmentVariable) or pass --token-file PATH "
+            "no X API bearer token: none in \(BearerToken.environmentVariable) and no token file given "
                 + "(the app's Bearer Token from the X developer portal)"
         case let .unreadableTokenFile(path, reason):
             "cannot read the token file \(path): \(reason)"
@@ -58,7 +58,7 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
             "the X API refused \(api.displayName) to the bearer token from \(source) (HTTP 403\(Self.quoted(detail))): "
                 + (api == .v2
                     ? "the token's app must belong to a Project with an access level that includes recent search (Basic or above)"
-                    : "v1.1 search/tweets needs an app with legacy v1.1 access; try --api v2")
+                    : "v1.1 search/tweets needs an app with legacy v1.1 access; the v2 API may be open to it")
         case let .rejected(status, detail):
             "the X API refused the search (HTTP \(status)\(Self.quoted(detail))); check the query's operators"
         case let .serverError(status, attempts, detail):

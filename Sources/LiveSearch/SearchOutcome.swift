@@ -35,7 +35,7 @@ public enum StopReason: Sendable, Equatable, CustomStringConvertible {
         case .endOfResults: "no more results"
         case let .rateLimited(reset):
             if let reset {
-                "the rate limit resets at \(LocalTime.describe(reset)), later than --max-wait allows; "
+                "the rate limit resets at \(LocalTime.describe(reset)), later than the longest wait allowed; "
                     + "run the search again after that"
             } else {
                 "rate limited and the server did not say until when; run the search again in 15 minutes"

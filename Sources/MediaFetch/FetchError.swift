@@ -5,7 +5,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidMirror(spec, why): "invalid --mirror '\(spec)': \(why)"
+        case let .invalidMirror(spec, why): "invalid mirror '\(spec)' (HOST=BASEURL): \(why)"
         case let .curlUnavailable(why): "libcurl could not be initialised: \(why)"
         }
     }

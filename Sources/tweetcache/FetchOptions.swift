@@ -67,7 +67,7 @@ struct FetchOptions: ParsableArguments {
         _ = try parsedThumbSizes()
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be between 16 and 4096") }
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
-        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError(error.description) }
+        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
     }
 
     var cacheURL: URL {

@@ -31,6 +31,9 @@ struct InspectOptions: ParsableArguments {
     }
 
     func snapshot() throws -> CacheSnapshot {
+        guard FileManager.default.fileExists(atPath: cacheURL.path) else {
+            throw CleanExit.message("no cache at \(cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
+        }
         do { return try CacheSnapshot(root: cacheURL) } catch { throw InspectFailure.exit(error) }
     }
 }

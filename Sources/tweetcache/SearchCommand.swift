@@ -72,6 +72,11 @@ struct SearchCommand: AsyncParsableCommand {
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
             client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: token, options: search)
+        } catch LiveSearchError.missingToken {
+            // The library says what is missing; the flags that give it are the CLI's to name.
+            throw CleanExit.message(
+                "\(LiveSearchError.missingToken.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)",
+                code: 2)
         } catch {
             throw CleanExit.message(error.description, code: 2)
         }
@@ -81,13 +86,8 @@ struct SearchCommand: AsyncParsableCommand {
         let outcome = await client.run(started: started) { reporter.show($0) }
         client.shutdown()
 
-        if !outcome.pages.isEmpty {
-            let entry = SearchHistory.Entry(
-                query: client.query.text, api: searchAPI.rawValue, at: started,
-                pages: outcome.pages.count, tweets: outcome.tweets, files: outcome.pages.map(\.file.path))
-            do { try SearchHistory(cacheRoot: cache).record(entry) } catch {
-                reporter.warn("search: \(error.description)")
-            }
+        do { try SearchHistory(cacheRoot: cache).record(outcome, of: client, started: started) } catch {
+            reporter.warn("search: \(error.description)")
         }
         let saved = outcome.pages.isEmpty ? "" : "; pages saved in \(Self.relative(outcome.pages[0].file.deletingLastPathComponent().path))/"
         let summary = "search: \(outcome.pages.count) page\(outcome.pages.count == 1 ? "" : "s"), \(outcome.tweets) results\(saved)"

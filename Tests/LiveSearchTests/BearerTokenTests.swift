@@ -23,7 +23,8 @@ import Testing
     @Test func explainsWhatIsMissingOrWrongWithoutShowingIt() throws {
         #expect(throws: LiveSearchError.missingToken) { try BearerToken.resolve(tokenFile: nil, environment: [:]) }
         #expect(LiveSearchError.missingToken.description.contains("TWEETCACHE_BEARER_TOKEN"))
-        #expect(LiveSearchError.missingToken.description.contains("--token-file"))
+        // Says what is missing, not which flag of which front end gives it (the CLI adds that).
+        #expect(!LiveSearchError.missingToken.description.contains("--"))
 
         let dir = try temporaryDirectory()
         let empty = dir.appendingPathComponent("empty")
