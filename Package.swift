@@ -39,9 +39,11 @@ let package = Package(
         .target(name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("z")]),
 
         .target(name: "TweetModel"),
+        // What bytes are, from their magic numbers: the one table the fetcher, imaging and the server share.
+        .target(name: "MediaTypes"),
         .target(
             name: "MediaFetch",
-            dependencies: ["CTweetCache", "CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CTweetCache", "CCurl", "MediaTypes", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BlobStore",
@@ -50,7 +52,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG"], swiftSettings: optimisedAlways),
+        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG", "MediaTypes"], swiftSettings: optimisedAlways),
         .target(
             name: "Pipeline",
             dependencies: [
@@ -72,7 +74,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "CTweetCache",
+                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +112,7 @@ let package = Package(
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
         .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
-        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "TestSupport"]),
+        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "MediaTypes", "TestSupport"]),
         .testTarget(
             name: "BlobStoreTests",
             dependencies: [

@@ -1,3 +1,5 @@
+internal import MediaTypes
+
 /// The container formats TweetCache recognises by their first bytes.
 ///
 /// Sniffing rather than trusting URLs or Content-Type: media servers and
@@ -13,14 +15,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     ///
     /// Looks at no more than the first 12 bytes.
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
-        let head = Array(bytes.prefix(12))
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
-        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), head[8..<12].elementsEqual("WEBP".utf8) {
-            return .webp
+        switch ContentKind.sniff(bytes) {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .gif: .gif
+        case .webp: .webp
+        case .mp4, .html, .unknown: nil
         }
-        return nil
     }
 
     /// The media type to serve or record the file with.

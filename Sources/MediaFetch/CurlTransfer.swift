@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CTweetCache
 import Foundation
+import MediaTypes
 
 /// How one attempt ended, as seen on the transfer thread.
 struct CurlOutcome: Sendable {

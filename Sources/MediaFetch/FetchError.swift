@@ -1,3 +1,4 @@
+public import MediaTypes
 /// Errors in setting a fetcher up (as opposed to an item failing: see ``FetchFailure``).
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMirror(String, String)

@@ -1,3 +1,4 @@
+public import MediaTypes
 /// A body that arrived, passed the checks and was handed to its sink.
 public struct FetchSuccess<Output: Sendable>: Sendable {
     public var output: Output

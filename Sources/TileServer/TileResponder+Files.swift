@@ -2,6 +2,7 @@ import BlobStore
 import Foundation
 import Imaging
 import MediaFetch
+import MediaTypes
 import NIOCore
 import Pipeline
 

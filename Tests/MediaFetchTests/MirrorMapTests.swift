@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaFetch
+import MediaTypes
 
 @Suite struct MirrorMapTests {
     @Test func rewritesOnlyTheMirroredHost() throws {

@@ -1,5 +1,8 @@
 /// A body's real type, told from its magic bytes. Content-Type headers lie (CDNs serve
 /// HTML error pages as `image/jpeg`), so nothing downstream trusts them.
+///
+/// The one magic-byte table of the project: the fetcher checks downloads with it,
+/// Imaging's `ImageFormat.sniff` is read from it, the server types `/blob` by it.
 public enum ContentKind: String, Sendable, Hashable, Codable, CaseIterable {
     case jpeg, png, gif, webp, mp4, html, unknown
 
