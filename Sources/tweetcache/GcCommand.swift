@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlobStore
 import Foundation
 import Inspect
 

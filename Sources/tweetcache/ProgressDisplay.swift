@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Inspect
 import Pipeline

@@ -1,3 +1,4 @@
+import BlobStore
 import Inspect
 @testable import Pipeline
 import Testing

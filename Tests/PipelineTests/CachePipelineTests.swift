@@ -111,6 +111,12 @@ let inputs = [
         #expect(t103.media[1].sha256 == nil)
         #expect(t103.media[1].error?.code == "http_404")
         #expect(m.failures.map(\.url) == ["https://pbs.twimg.com/media/Gone0003?format=jpg&name=orig"])
+        // The summary people read says the same, formatted by the library.
+        let text = m.summaryText(relativeTo: cache.path)
+        #expect(text.contains("failures  http_404 ×1"))
+        #expect(text.contains("https://pbs.twimg.com/media/Gone0003?format=jpg&name=orig"))
+        #expect(text.contains("problems  1 parts of the input were skipped"))
+        #expect(text.contains("manifest  manifests/"))
         // A shared photo has the same hash in both tweets.
         #expect(t103.media[0].sha256 == expected1)
 

@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Byte sizes for people (`1.5 MB`, binary multiples, as the fetch summary prints)
 /// and parsed from them (`2GB`, `500KB`, `1048576`): the one parser every command
@@ -24,18 +24,5 @@ public enum ByteCount {
             return bytes < Double(Int.max) ? Int(bytes) : nil
         }
         return Int(t).flatMap { $0 >= 0 ? $0 : nil }
-    }
-}
-
-/// Durations for `--older-than`: `30d`, `12h`, `90m`, `45s`, `2w`.
-public enum AgeText {
-    public static func parse(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Double)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
-        for (suffix, factor) in units where t.hasSuffix(suffix) {
-            guard let v = Double(t.dropLast()), v >= 0, v.isFinite else { return nil }
-            return v * factor
-        }
-        return Double(t).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
     }
 }
