@@ -2,9 +2,6 @@
 // TweetCache: tweet search results → a fast, trustworthy local image cache.
 import PackageDescription
 
-/// Pixel loops are 20-50x slower unoptimised, which would make the demo and the
-/// imaging tests crawl in debug builds; these targets are optimised in every build.
-let optimisedAlways: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "TweetCache",
@@ -52,7 +49,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG", "MediaTypes"], swiftSettings: optimisedAlways),
+        .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG", "MediaTypes"]),
         .target(
             name: "Pipeline",
             dependencies: [
@@ -67,8 +64,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: optimisedAlways
+            ]
         ),
         // `tweetcache serve`: Deep Zoom, IIIF Image API 3.0, thumbnails and a viewer page over HTTP.
         .target(

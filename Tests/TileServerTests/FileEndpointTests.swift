@@ -118,7 +118,9 @@ import TestSupport
         let before = store.derivedEntries(of: fixture.lazy)
         let response = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
         #expect(response.status == 200)
-        #expect(store.derivedEntries(of: fixture.lazy) == before, "a crawler must not be able to fill the disk")
+        // Only thumbnails (which other tests make at once on this shared cache) may appear.
+        let added = Set(store.derivedEntries(of: fixture.lazy).map(\.path)).subtracting(before.map(\.path))
+        #expect(added.allSatisfy { $0.contains(".thumb-") }, "a crawler must not be able to fill the disk: \(added)")
         // Served again from memory, identical.
         let again = try await fetch(server, "/iiif/3/\(fixture.lazy.hex)/full/333,/90/gray.png")
         #expect(again.body == response.body)
