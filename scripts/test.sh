@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test. Installs what is missing, builds, then `swift test`.
+# Runs every test. Installs what is missing, builds (optimised), then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Headless Chromium for the viewer's real-browser test.
