@@ -180,9 +180,11 @@ public final class CachePipeline: Sendable {
         async throws(PipelineError) -> Fetched
     {
         guard !items.isEmpty else { return Fetched() }
-        let fetcher: HTTPFetcher
-        do { fetcher = try HTTPFetcher(configuration: configuration, logger: logger) } catch {
-            throw .fetcher(error.description)
+        let fetcher: any MediaLoading
+        do {
+            fetcher = try options.loader?(configuration) ?? HTTPFetcher(configuration: configuration, logger: logger)
+        } catch {
+            throw .fetcher(String(describing: error))
         }
         defer { fetcher.shutdown() }
         let store = self.store

@@ -15,6 +15,9 @@ public struct PipelineOptions: Sendable {
     /// The wall clock: a run's manifest is stamped (and named) with it. Tests give
     /// runs the times they need instead of sleeping until the second changes.
     public var now: @Sendable () -> Date = { Date() }
+    /// Makes the loader a run downloads through, from the run's fetch settings;
+    /// nil (the default) is an ``HTTPFetcher`` logging with the pipeline's logger.
+    public var loader: (@Sendable (FetchConfiguration) throws -> any MediaLoading)? = nil
 
     public init(cacheRoot: URL, fetch: FetchConfiguration = .init()) {
         self.cacheRoot = cacheRoot
