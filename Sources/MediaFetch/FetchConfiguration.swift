@@ -33,6 +33,8 @@ public struct FetchConfiguration: Sendable {
     public var userAgent: String = "TweetCache/0.1 (+libcurl)"
     /// Optional shared counter of body bytes received, for progress displays.
     public var byteCounter: ByteCounter? = nil
+    /// What retry waits sleep on (`Retry-After`, backoff); tests give a virtual one.
+    public var clock: any WallClock = SystemWallClock()
 
     public init() {}
 }

@@ -88,7 +88,7 @@ public final class HTTPFetcher: Sendable {
                     let seconds = Int((outcome.retryAfter ?? .zero).components.seconds)
                     return .failure(AttemptFailure(failure: .rateLimited(retryAfterSeconds: seconds)))
                 }
-                do { try await Task.sleep(for: delay) } catch {
+                do { try await configuration.clock.sleep(for: delay) } catch {
                     return .failure(AttemptFailure(failure: .cancelled))
                 }
                 continue

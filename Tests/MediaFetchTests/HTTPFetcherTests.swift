@@ -142,13 +142,16 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
             }
             return .respond(status: 200, body: fakeJPEG(5000))
         }
-        let fetcher = try HTTPFetcher(configuration: testConfiguration())
-        let started = ContinuousClock.now
+        var config = testConfiguration()
+        let clock = VirtualClock()
+        config.clock = clock
+        let fetcher = try HTTPFetcher(configuration: config)
         let ok = try await fetchMemory(fetcher, server.baseURL + "/limited.jpg").get()
-        let waited = ContinuousClock.now - started
         #expect(ok.attempts == 2)
-        // Backoff alone would be ~20 ms: the 1 s wait proves Retry-After was honoured.
-        #expect(waited >= .milliseconds(950))
+        // Backoff alone would be at most 100 ms: waiting 1 s proves Retry-After was
+        // honoured (on the virtual clock, so the test does not wait for it).
+        #expect(clock.totalSlept >= .seconds(1))
+        #expect(clock.totalSlept < .seconds(2))
     }
 
     @Test func givesUpWhenRetryAfterIsTooLong() async throws {
