@@ -126,6 +126,7 @@ let package = Package(
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport", "MediaTypes"]),
+        .testTarget(name: "DemoTests", dependencies: ["Demo", "Imaging", "TweetModel"]),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
