@@ -1,15 +1,15 @@
 import Foundation
 
-/// Parses the two timestamp forms the APIs use, without `DateFormatter`.
+/// Parses (and writes) the two timestamp forms the APIs use, without `DateFormatter`.
 ///
 /// A formatter is slow to create, locale-sensitive (month names!) and not `Sendable`;
 /// both formats are fixed, so a small exact parser is faster and cannot be confused by
 /// the machine's locale. Either form is accepted wherever a date appears, because
 /// tools that convert between versions do not always convert dates.
-enum TwitterDate {
+public enum TwitterDate {
     /// `Wed Oct 10 20:19:24 +0000 2018` (v1.1, premium) or
     /// `2021-09-22T16:38:16.000Z` (v2, ISO 8601 with optional fraction and offset).
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         var bytes = Array(text.utf8)
         while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
         if let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") {
@@ -124,6 +124,46 @@ enum TwitterDate {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+
+    // MARK: - Writing (the demo's sample pages, tests)
+
+    private static let weekdayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Wed Oct 10 20:19:24 +0000 2018`, in UTC, computed (not formatted) so no
+    /// locale can leak in; ``parse(_:)`` reads it back.
+    public static func v1String(_ date: Date) -> String {
+        let p = civil(date)
+        return "\(weekdayNames[p.weekday]) \(monthNames[p.month - 1]) \(pad(p.day)) "
+            + "\(pad(p.hour)):\(pad(p.minute)):\(pad(p.second)) +0000 \(p.year)"
+    }
+
+    /// `2021-09-22T16:38:16.000Z`, as v2 writes it.
+    public static func isoString(_ date: Date) -> String {
+        let p = civil(date)
+        return "\(p.year)-\(pad(p.month))-\(pad(p.day))T\(pad(p.hour)):\(pad(p.minute)):\(pad(p.second)).000Z"
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// UTC calendar fields of a date: the inverse of ``daysFromCivil(year:month:day:)``
+    /// (Howard Hinnant's civil-from-days).
+    private static func civil(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = ((days % 7) + 7) % 7
+        return (year, month, day, secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60, weekday)
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's

@@ -35,4 +35,17 @@ struct DateParsingTests {
         let tweet = try #require(Fixtures.parse(json).tweets.first)
         #expect(tweet.createdAt == nil)
     }
+
+    @Test(arguments: [0.0, 1_539_202_764, 1_709_251_199, 951_782_400, 4_102_444_799, -86_401])
+    func writtenFormsReadBack(seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(TwitterDate.parse(TwitterDate.v1String(date)) == date)
+        #expect(TwitterDate.parse(TwitterDate.isoString(date)) == date)
+    }
+
+    @Test func writesTheFormsTheAPIsServe() {
+        let date = Date(timeIntervalSince1970: 1_539_202_764)
+        #expect(TwitterDate.v1String(date) == "Wed Oct 10 20:19:24 +0000 2018")
+        #expect(TwitterDate.isoString(date) == "2018-10-10T20:19:24.000Z")
+    }
 }
