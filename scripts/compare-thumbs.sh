@@ -38,8 +38,8 @@ vipsthumbnail -s "$size" -o "$work/vips/%s.png" $images
 end=$(date +%s.%N)
 echo "vipsthumbnail: $(echo "$end - $start" | bc) s wall (one process, PNG output)"
 
-swift build --product tc-thumb-export >&2
-tool=$(swift build --product tc-thumb-export --show-bin-path)/tc-thumb-export
+swift build -c release --product tc-thumb-export >&2
+tool=$(swift build -c release --show-bin-path)/tc-thumb-export
 for mode in linear srgb; do
     linear=1
     [ "$mode" = srgb ] && linear=0

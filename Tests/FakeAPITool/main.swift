@@ -10,37 +10,20 @@
 import Foundation
 import TestSupport
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("tc-fake-api: \(message)\n".utf8))
-    exit(2)
-}
-
-/// `--name VALUE` options and the one positional argument.
-var options: [String: String] = [:]
-var positional: [String] = []
-var rest = Array(CommandLine.arguments.dropFirst())[...]
-while let word = rest.popFirst() {
-    if word.hasPrefix("--") {
-        guard let value = rest.popFirst() else { fail("\(word) needs a value") }
-        options[word] = value
-    } else {
-        positional.append(word)
-    }
-}
-func number<T: LosslessStringConvertible>(_ name: String, _ text: String) -> T {
-    guard let value = T(text) else { fail("\(name) takes a number, got \(text)") }
-    return value
-}
-
+let arguments = ToolArguments(tool: "tc-fake-api")
 var config = FakeSearchAPI.Configuration()
-if let text = options["--tweets"] { config.totalTweets = number("--tweets", text) }
-if let text = options["--rate-limit"] { config.rateLimit = number("--rate-limit", text) }
-if let text = options["--window"] { config.rateWindow = number("--window", text) }
-let portFile = options["--port-file"]
-let seconds: Int = positional.first.map { number("SECONDS", $0) } ?? 300
+config.totalTweets = arguments.number("--tweets", config.totalTweets)
+config.rateLimit = arguments.number("--rate-limit", config.rateLimit)
+config.rateWindow = arguments.number("--window", config.rateWindow)
+let portFile = arguments.options["--port-file"]
+var seconds = 300
+if let text = arguments.positional.first {
+    guard let value = Int(text) else { arguments.fail("SECONDS must be a number, got \(text)") }
+    seconds = value
+}
 
 let fake: FakeSearchAPI
-do { fake = try FakeSearchAPI(config) } catch { fail("cannot start: \(error)") }
+do { fake = try FakeSearchAPI(config) } catch { arguments.fail("cannot start: \(error)") }
 print("""
     fake X API serving at \(fake.baseURL) for \(seconds) s (\(config.totalTweets) tweets)
       export TWEETCACHE_BEARER_TOKEN=\(config.token)
@@ -48,7 +31,7 @@ print("""
     """)
 fflush(nil)
 if let portFile {
-    do { try Data(String(fake.server.port).utf8).write(to: URL(fileURLWithPath: portFile)) } catch { fail("\(error)") }
+    do { try Data(String(fake.server.port).utf8).write(to: URL(fileURLWithPath: portFile)) } catch { arguments.fail("\(error)") }
 }
 Thread.sleep(forTimeInterval: TimeInterval(seconds))
 print("fake X API: served \(fake.apiRequests.count) API and \(fake.mediaRequests) media requests")

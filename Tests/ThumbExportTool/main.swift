@@ -9,29 +9,18 @@
 
 import Foundation
 import Imaging
+import TestSupport
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("tc-thumb-export: \(message)\n".utf8))
-    exit(2)
+let arguments = ToolArguments(tool: "tc-thumb-export")
+guard arguments.positional.count == 2 else {
+    arguments.fail("usage: tc-thumb-export CORPUS_DIR OUT_DIR [--size N] [--linear 1|0] [--shrink-on-load 1|0]")
 }
-
-var options: [String: String] = [:]
-var positional: [String] = []
-var rest = Array(CommandLine.arguments.dropFirst())[...]
-while let word = rest.popFirst() {
-    if word.hasPrefix("--") {
-        guard let value = rest.popFirst() else { fail("\(word) needs a value") }
-        options[word] = value
-    } else {
-        positional.append(word)
-    }
-}
-guard positional.count == 2 else { fail("usage: tc-thumb-export CORPUS_DIR OUT_DIR [--size N] [--linear 1|0] [--shrink-on-load 1|0]") }
+let positional = arguments.positional
 let corpus = URL(fileURLWithPath: positional[0], isDirectory: true)
 let out = URL(fileURLWithPath: positional[1], isDirectory: true)
-guard let longEdge = Int(options["--size"] ?? "256") else { fail("--size takes a number") }
-let linearLight = (options["--linear"] ?? "1") != "0"
-let shrinkOnLoad = (options["--shrink-on-load"] ?? "1") != "0"
+let longEdge = arguments.number("--size", 256)
+let linearLight = (arguments.options["--linear"] ?? "1") != "0"
+let shrinkOnLoad = (arguments.options["--shrink-on-load"] ?? "1") != "0"
 let thumbOptions = ThumbnailOptions(linearLight: linearLight, shrinkOnLoad: shrinkOnLoad)
 
 do {
@@ -39,7 +28,7 @@ do {
     let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
         .filter { ["jpg", "jpeg", "png"].contains($0.pathExtension.lowercased()) }
         .sorted { $0.lastPathComponent < $1.lastPathComponent }
-    guard !files.isEmpty else { fail("no .jpg/.jpeg/.png files in \(corpus.path)") }
+    guard !files.isEmpty else { arguments.fail("no .jpg/.jpeg/.png files in \(corpus.path)") }
     var failures: [String] = []
     var seconds = 0.0
     for file in files {
@@ -58,5 +47,5 @@ do {
     for failure in failures { FileHandle.standardError.write(Data("  \(failure)\n".utf8)) }
     exit(failures.isEmpty ? 0 : 1)
 } catch {
-    fail("\(error)")
+    arguments.fail("\(error)")
 }
