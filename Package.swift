@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "MediaFetch", targets: ["MediaFetch"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        // ContentKind appears in MediaFetch's and Pipeline's public API, so users can name it.
+        .library(name: "MediaTypes", targets: ["MediaTypes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

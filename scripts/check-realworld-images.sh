@@ -19,6 +19,6 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 # Optimised, as scripts/test.sh runs the tests.
-TWEETCACHE_REALWORLD="$root" swift test -c release -Xswiftc -enable-testing --filter RealWorldTests >"$log" 2>&1 || status=$?
+TWEETCACHE_REALWORLD="$root" swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --filter RealWorldTests >"$log" 2>&1 || status=$?
 grep -E "RealWorld (PngSuite|JPEG)|✘|error:" "$log" || cat "$log"
 exit "$status"

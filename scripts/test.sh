@@ -10,5 +10,7 @@ source scripts/bootstrap.sh
 # needs unsafe flags for it, so the library products stay usable by other packages.
 # `-enable-testing` keeps `@testable import` working. A target that imports a module
 # it does not depend on is a build error here.
-swift build -c release --build-tests -Xswiftc -enable-testing --explicit-target-dependency-import-check error
-swift test -c release -Xswiftc -enable-testing --skip-build "$@"
+# A build folder of its own: the demo and benchmarks build release without -enable-testing.
+swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-tests \
+    --explicit-target-dependency-import-check error
+swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --skip-build "$@"

@@ -75,9 +75,6 @@ public struct SearchHistory: Sendable {
         }
     }
 
-    /// Puts `entry` at the top, dropping an older run of the same search and anything
-    /// past ``limit``. An unreadable file is kept beside the new one as
-    /// `history.json.damaged` rather than lost or allowed to block every later search.
     /// Records a finished search, the one place any front end (the CLI, a
     /// server) adds to the history: only a search that saved pages is worth
     /// running again, so one that saved none is not recorded.
@@ -89,6 +86,9 @@ public struct SearchHistory: Sendable {
             pages: outcome.pages.count, tweets: outcome.tweets, files: outcome.pages.map(\.file.path)))
     }
 
+    /// Puts `entry` at the top, dropping an older run of the same search and anything
+    /// past ``limit``. An unreadable file is kept beside the new one as
+    /// `history.json.damaged` rather than lost or allowed to block every later search.
     @discardableResult
     public func record(_ entry: Entry) throws(LiveSearchError) -> [Entry] {
         var list: [Entry]

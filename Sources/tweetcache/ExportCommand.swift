@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var options: InspectOptions
 
     func validate() throws {
-        do { try Exporter.validate(template: name) } catch { throw ValidationError(error.description) }
+        do { try Exporter.validate(template: name) } catch { throw ValidationError("--name: \(error.description)") }
         if let tiles, !["dz", "iiif3", "both"].contains(tiles) { throw ValidationError("--tiles takes dz, iiif3 or both") }
     }
 

@@ -31,7 +31,8 @@ struct InspectOptions: ParsableArguments {
     }
 
     func snapshot() throws -> CacheSnapshot {
-        guard FileManager.default.fileExists(atPath: cacheURL.path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: cacheURL.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CleanExit.message("no cache at \(cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
         do { return try CacheSnapshot(root: cacheURL) } catch { throw InspectFailure.exit(error) }

@@ -94,11 +94,14 @@ struct SearchCommand: AsyncParsableCommand {
         switch outcome.stop {
         case .countReached, .endOfResults:
             reporter.line("\(summary) (\(outcome.stop))")
-        case .rateLimited, .malformedPage:
+        case .rateLimited:
+            reporter.warn("\(summary); stopped early: \(outcome.stop) (or allow a longer wait with --max-wait)")
+        case .malformedPage:
             reporter.warn("\(summary); stopped early: \(outcome.stop)")
         case let .failed(error):
-            if outcome.pages.isEmpty { throw CleanExit.message(error.description, code: 2) }
-            reporter.warn("\(summary); stopped early: \(error.description)")
+            let hint = Self.hint(for: error)
+            if outcome.pages.isEmpty { throw CleanExit.message(error.description + hint, code: 2) }
+            reporter.warn("\(summary); stopped early: \(error.description)\(hint)")
         }
 
         let inputs = outcome.pages.map { ResultsInput(name: $0.file.path, data: $0.body) }
@@ -108,6 +111,12 @@ struct SearchCommand: AsyncParsableCommand {
         case .rateLimited: throw ExitCode(3)
         default: if report.failed(strict: options.strict) { throw ExitCode(1) }
         }
+    }
+
+    /// The flag that helps, where the library's error says what is wrong.
+    static func hint(for error: LiveSearchError) -> String {
+        if case .forbidden(api: .v1_1, _, _) = error { return " (try --api v2)" }
+        return ""
     }
 
     static func relative(_ path: String) -> String {

@@ -26,7 +26,10 @@ struct VerifyCommand: ParsableCommand {
         if let jobs { verifier.lanes = max(1, jobs) }
         let report: CacheVerifier.Report
         do { report = try verifier.run(repair: repair) } catch { throw InspectFailure.exit(error) }
-        if options.json { print(try InspectJSON.string(report)) } else { emit(report.text(style: options.style)) }
+        if options.json { print(try InspectJSON.string(report)) } else {
+            emit(report.text(style: options.style))
+            if !repair, report.remaining > 0 { emit("run `tweetcache verify --repair` to repair what can be\n") }
+        }
         if report.remaining > 0 { throw ExitCode(1) }
     }
 }
