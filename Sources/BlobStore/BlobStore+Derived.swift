@@ -48,6 +48,19 @@ extension BlobStore {
     /// forever), at most `limit` bytes.
     public func readDerived(_ relative: String, limit: Int = 1 << 30) throws(BlobStoreError) -> [UInt8] {
         let path = layout.path(relative)
+        let (bytes, size) = try readDerived(path, first: limit + 1)
+        guard size <= limit else { throw .io(operation: "read derived file (over \(limit) bytes)", path: path, code: EFBIG) }
+        return bytes
+    }
+
+    /// The first `count` bytes of the derived file at `relative` (all of it when
+    /// shorter), and the file's size: a pack's header and index without its tiles.
+    /// Regular files only, as ``readDerived(_:limit:)``.
+    public func readDerived(_ relative: String, upTo count: Int) throws(BlobStoreError) -> (bytes: [UInt8], fileSize: Int) {
+        try readDerived(layout.path(relative), first: count)
+    }
+
+    private func readDerived(_ path: String, first count: Int) throws(BlobStoreError) -> (bytes: [UInt8], fileSize: Int) {
         let fd = try FileSystem.openFile(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, operation: "open derived file")
         defer { close(fd) }
         var info = stat()
@@ -55,21 +68,21 @@ extension BlobStore {
             throw .io(operation: "read derived file (not a regular file)", path: path, code: EINVAL)
         }
         let size = Int(info.st_size)
-        guard size <= limit else { throw .io(operation: "read derived file (over \(limit) bytes)", path: path, code: EFBIG) }
-        var bytes = [UInt8](repeating: 0, count: size)
+        let wanted = max(0, min(size, count))
+        var bytes = [UInt8](repeating: 0, count: wanted)
         var filled = 0
-        while filled < size {
+        while filled < wanted {
             let result = bytes.withUnsafeMutableBytes { raw in
                 Result { () throws(BlobStoreError) -> Int in
                     try FileSystem.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), path: path)
                 }
             }
-            let count = try result.get()
-            if count == 0 { break }
-            filled += count
+            let read = try result.get()
+            if read == 0 { break }
+            filled += read
         }
-        if filled < size { bytes.removeSubrange(filled...) }
-        return bytes
+        if filled < wanted { bytes.removeSubrange(filled...) }
+        return (bytes, size)
     }
 
     /// Removes every derived file of `hash` (current and old layout); returns the bytes freed.

@@ -52,19 +52,15 @@ public enum DerivedRepair {
     /// Tile size, overlap and quality of the pyramid an image has: its pack's
     /// header (readable even when a tile is damaged), else its old `.dzi`.
     public static func existingPyramid(_ hash: BlobHash, store: BlobStore) -> (tileSize: Int, overlap: Int, quality: Int)? {
-        if let head = try? store.readDerived(CacheLayout.pack(hash), limit: 1 << 30),
-           let end = PyramidPack.indexEnd(header: head), end <= head.count,
-           let pack = try? PyramidPack(headerAndIndex: Array(head.prefix(end)), fileLength: head.count) {
+        let relative = CacheLayout.pack(hash)
+        if let (head, size) = try? store.readDerived(relative, upTo: PyramidPack.headerLength),
+           let end = PyramidPack.indexEnd(header: head),
+           let (index, _) = try? store.readDerived(relative, upTo: end),
+           let pack = try? PyramidPack(headerAndIndex: index, fileLength: size) {
             return (pack.geometry.tileSize, pack.geometry.overlap, pack.quality)
         }
-        guard let xml = try? store.readDerived(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10) else { return nil }
-        let text = String(decoding: xml, as: UTF8.self)
-        func attribute(_ name: String) -> Int? {
-            guard let start = text.range(of: "\(name)=\"") else { return nil }
-            return Int(text[start.upperBound...].prefix { $0.isASCII && $0.isNumber }.prefix(5))
-        }
-        guard let size = attribute("TileSize"), (1...8192).contains(size) else { return nil }
-        let overlap = attribute("Overlap").map { min(max(0, $0), size - 1) } ?? 0
-        return (size, overlap, DeriveOptions().quality)
+        guard let xml = try? store.readDerived(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),
+              let old = DeepZoomDescriptor(String(decoding: xml, as: UTF8.self)) else { return nil }
+        return (old.tileSize, old.overlap, DeriveOptions().quality)
     }
 }

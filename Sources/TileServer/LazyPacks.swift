@@ -57,6 +57,9 @@ final class LazyPacks: Sendable {
     }
 
     private func build(_ hash: BlobHash, relative: String, options: TilePyramidOptions, store: BlobStore) async {
+        // Another process (a fetch, a repair) may have published one since the
+        // request that scheduled this: keep it, here and after the build.
+        guard !files.exists(relative) else { return }
         do {
             let image = try await sources.pixels(hash)
             let single = TilePyramidOptions(tileSize: options.tileSize, overlap: options.overlap,
@@ -67,7 +70,6 @@ final class LazyPacks: Sendable {
                 }
             }
             try files.checkConfined(relative)
-            // Another process (a fetch, a repair) may have published one meanwhile: keep it.
             guard !files.exists(relative) else { return }
             try store.publishDerived(bytes, at: relative)
             reader.forget(hash)

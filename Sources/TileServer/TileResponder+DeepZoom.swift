@@ -106,22 +106,3 @@ extension TileResponder {
         }
     }
 }
-
-/// The two numbers of a `.dzi` the server needs back: tile size and overlap.
-struct DeepZoomDescriptor: Equatable {
-    var tileSize: Int
-    var overlap: Int
-
-    init?(_ xml: String) {
-        guard let size = Self.attribute("TileSize", in: xml), let overlap = Self.attribute("Overlap", in: xml),
-              (1...8192).contains(size), (0..<size).contains(overlap) else { return nil }
-        tileSize = size
-        self.overlap = overlap
-    }
-
-    private static func attribute(_ name: String, in xml: String) -> Int? {
-        guard let start = xml.range(of: "\(name)=\"") else { return nil }
-        let digits = xml[start.upperBound...].prefix { $0.isASCII && $0.isNumber }
-        return digits.isEmpty || digits.count > 5 ? nil : Int(digits)
-    }
-}

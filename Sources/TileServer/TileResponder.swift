@@ -142,10 +142,7 @@ struct TileResponder: HTTPResponder {
 
     /// Serves a derived file from memory or disk, or nil when neither has it.
     func cached(_ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable) -> Reply? {
-        if let hit = memory.get(relative) {
-            metrics.memoryHit()
-            return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: cacheControl)
-        }
+        if let hit = memoryHit(relative, etag: etag, cacheControl: cacheControl) { return hit }
         guard let bytes = try? files.read(relative, limit: 16 << 20) else { return nil }
         metrics.diskHit()
         let body = ByteBuffer(bytes: bytes)
@@ -154,10 +151,10 @@ struct TileResponder: HTTPResponder {
     }
 
     /// A tile or rendition already in memory under `key`.
-    func memoryHit(_ key: String, etag: String) -> Reply? {
+    func memoryHit(_ key: String, etag: String, cacheControl: String = Reply.immutable) -> Reply? {
         guard let hit = memory.get(key) else { return nil }
         metrics.memoryHit()
-        return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: Reply.immutable)
+        return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: cacheControl)
     }
 
     /// Makes a derived file once (however many requests want it at the same
