@@ -25,7 +25,7 @@ internal import Darwin
 /// a data race. Chunks must still be written in order by one producer.
 public final class BlobWriter: @unchecked Sendable {
     /// How many bytes are batched before one `write(2)`.
-    public static let bufferCapacity = 256 * 1024
+    public static var bufferCapacity: Int { BufferPool.shared.bufferSize }
 
     private enum State {
         case open
@@ -59,7 +59,7 @@ public final class BlobWriter: @unchecked Sendable {
         case .open, .failed: _ = try? FileSystem.unlinkIfPresent(temporaryPath)
         case .finished, .discarded: break
         }
-        buffer?.deallocate()
+        if let buffer { BufferPool.shared.recycle(buffer) }
     }
 
     /// The number of bytes accepted so far, for progress and size limits.
@@ -185,7 +185,7 @@ public final class BlobWriter: @unchecked Sendable {
         if let buffer {
             storage = buffer
         } else {
-            storage = .allocate(byteCount: Self.bufferCapacity, alignment: 16)
+            storage = BufferPool.shared.take()
             buffer = storage
         }
         UnsafeMutableRawBufferPointer(rebasing: storage[buffered..<(buffered + bytes.count)])
@@ -209,7 +209,7 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     private func releaseBuffer() {
-        buffer?.deallocate()
+        if let buffer { BufferPool.shared.recycle(buffer) }
         buffer = nil
         buffered = 0
     }

@@ -54,24 +54,24 @@ enum FileSystem {
         }
     }
 
-    /// SHA-256 of a whole file, read from offset 0 in 1 MiB chunks (`pread`, so the
-    /// descriptor's position does not matter).
+    /// SHA-256 of a whole file, read from offset 0 in pooled 256 KiB chunks (`pread`, so
+    /// the descriptor's position does not matter; chunks that fit the CPU's cache).
     static func hashContents(_ fd: Int32, path: String) throws(BlobStoreError) -> BlobHash {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        var hasher = SHA256()
-        var offset: off_t = 0
-        while true {
-            let count = pread(fd, chunk.baseAddress, chunk.count, offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .lastSystemError("read", path: path)
+        try BufferPool.shared.withBuffer { (chunk) throws(BlobStoreError) -> BlobHash in
+            var hasher = SHA256()
+            var offset: off_t = 0
+            while true {
+                let count = pread(fd, chunk.baseAddress, chunk.count, offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw .lastSystemError("read", path: path)
+                }
+                if count == 0 { break }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                offset += off_t(count)
             }
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
-            offset += off_t(count)
+            return BlobHash(digest: hasher.finalize())
         }
-        return BlobHash(digest: hasher.finalize())
     }
 
     static func sync(_ fd: Int32, path: String) throws(BlobStoreError) {

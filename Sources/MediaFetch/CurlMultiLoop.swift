@@ -28,6 +28,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     // Owned by the loop thread.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var perHost: [String: Int] = [:]
+    private var multiplexedHosts: Set<String> = []
     private var waiting: [CurlTransfer] = []
 
     init(maxTotal: Int, maxPerHost: Int) throws(FetchError) {
@@ -89,13 +90,26 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             admit()
             curl_multi_perform(multi, &running)
+            if !waiting.isEmpty { noteMultiplexedHosts() }
             let completedAny = drainMessages()
             // Finished transfers free slots: start waiting ones before sleeping in poll,
             // or each batch would wait out the poll timeout on idle keep-alive sockets.
-            if completedAny, !waiting.isEmpty { continue }
+            let startMore = (completedAny || admissible) && !waiting.isEmpty
+            admissible = false
+            if startMore { continue }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         finished.signal()
+    }
+
+    /// Set when a host turned out to multiplex, so waiting transfers start before the poll.
+    private var admissible = false
+
+    private func noteMultiplexedHosts() {
+        for t in active.values where t.multiplexed && !multiplexedHosts.contains(t.hostKey) {
+            multiplexedHosts.insert(t.hostKey)
+            admissible = true
+        }
     }
 
     private func admit() {
@@ -103,7 +117,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         var kept: [CurlTransfer] = []
         kept.reserveCapacity(waiting.count)
         for t in waiting {
-            if active.count < maxTotal, perHost[t.hostKey, default: 0] < maxPerHost {
+            let cap = multiplexedHosts.contains(t.hostKey) ? maxTotal : maxPerHost
+            if active.count < maxTotal, perHost[t.hostKey, default: 0] < cap {
                 let rc = curl_multi_add_handle(multi, t.easy)
                 if rc == CURLM_OK {
                     active[t.easy] = t
@@ -159,6 +174,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 }
 
+/// What a transfer sets for CURLOPT_CAINFO and CURLOPT_CAPATH (see ``CurlGlobal/trustOptions(for:)``).
+struct CurlTrustOptions: Sendable {
+    var bundleFile: String?
+    /// Set CAINFO to NULL, so libcurl's built-in bundle is not loaded.
+    var clearsBundle: Bool
+    var directory: String?
+}
+
 /// `curl_global_init` must run once, before any other libcurl call, and is not
 /// thread-safe in libcurl 7.88: a lock makes "once" true under concurrency.
 enum CurlGlobal {
@@ -173,6 +196,60 @@ enum CurlGlobal {
         }
         guard rc == CURLE_OK else { throw .curlUnavailable(String(cString: curl_easy_strerror(rc))) }
     }
+
+    /// The CA options to give libcurl for these authorities.
+    ///
+    /// With the system trust store, libcurl hands OpenSSL both its CA bundle and its CA
+    /// directory. OpenSSL 3 parses the whole bundle (~150 certificates) for every new TLS
+    /// context: about 15 ms of CPU, more than the handshake itself and a tenth of
+    /// fetching 50 MB over HTTP/2. From a directory of subject-hash names it reads only
+    /// the one or two certificates a server's chain needs. So when the authorities are
+    /// the system's — by default, or because `CURL_CA_BUNDLE` / `SSL_CERT_FILE` name the
+    /// system bundle itself, as many images set them — and the system directory has
+    /// hash names, only the directory is used. Debian's `update-ca-certificates` writes
+    /// both from one list, so the trust is the same. Anything else is passed as given.
+    static func trustOptions(for authorities: CertificateAuthorities) -> CurlTrustOptions {
+        if let cached = trustCache.withLock({ $0[authorities] }) { return cached }
+        let system = systemCALocations
+        func same(_ a: String, _ b: String?) -> Bool {
+            guard let b else { return false }
+            return a == b || (realpath(a, nil).map { p in defer { free(p) }; return String(cString: p) }
+                == realpath(b, nil).map { p in defer { free(p) }; return String(cString: p) })
+        }
+        let bundleIsSystem = authorities.bundleFile.map { same($0, system.bundle) } ?? true
+        let directoryIsSystem = authorities.directory.map { same($0, system.directory) } ?? true
+        let options: CurlTrustOptions
+        if bundleIsSystem, directoryIsSystem, let directory = system.directory, system.directoryIsHashed {
+            options = CurlTrustOptions(bundleFile: nil, clearsBundle: true, directory: directory)
+        } else {
+            options = CurlTrustOptions(
+                bundleFile: authorities.bundleFile, clearsBundle: false, directory: authorities.directory)
+        }
+        trustCache.withLock { $0[authorities] = options }
+        return options
+    }
+
+    private static let trustCache = Mutex<[CertificateAuthorities: CurlTrustOptions]>([:])
+
+    /// libcurl's built-in CA bundle and directory (CURLINFO_CAINFO/CAPATH, libcurl 7.84+),
+    /// and whether the directory holds OpenSSL's subject-hash names.
+    private static let systemCALocations: (bundle: String?, directory: String?, directoryIsHashed: Bool) = {
+        guard (try? initialize()) != nil, let easy = curl_easy_init() else { return (nil, nil, false) }
+        defer { curl_easy_cleanup(easy) }
+        func info(_ what: CURLINFO) -> String? {
+            var path: UnsafePointer<CChar>?
+            guard tc_easy_getinfo_string(easy, what, &path) == CURLE_OK, let path else { return nil }
+            return String(cString: path)
+        }
+        let bundle = info(CURLINFO_CAINFO), directory = info(CURLINFO_CAPATH)
+        let names = directory.map { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] } ?? []
+        let hashed = names.contains { name in
+            let parts = name.split(separator: ".")
+            return parts.count == 2 && parts[0].count == 8 && parts[0].allSatisfy(\.isHexDigit)
+                && parts[1].allSatisfy(\.isNumber)
+        }
+        return (bundle, directory, hashed)
+    }()
 
     /// libcurl's version and whether it was built with HTTP/2, for `--version` and logs.
     static var versionSummary: String {

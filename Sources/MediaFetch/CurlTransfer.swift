@@ -53,6 +53,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var abortReason: FetchFailure?
     private var responseHeaders: [String: String] = [:]
 
+    /// Whether a response came over HTTP/2 or later, where one connection carries many
+    /// transfers; the loop then stops counting this host's transfers as connections.
+    private(set) var multiplexed = false
+
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
 
@@ -108,8 +112,23 @@ final class CurlTransfer: @unchecked Sendable {
         tc_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, c.lowSpeedTime.milliseconds / 1000))
         tc_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.maxBytes))
         tc_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        tc_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
-        tc_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 * 1024)
+        // Wait for a connection being set up to say whether it multiplexes rather than open
+        // another: on HTTP/2 every transfer to a host then shares one connection, one TLS
+        // handshake and one load of the CA store (which costs more CPU than the handshake).
+        tc_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
+        if trust.clearsBundle {
+            tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil)
+            tc_easy_setopt_pointer(easy, CURLOPT_PROXY_CAINFO, nil)
+        }
+        if let bundle = trust.bundleFile {
+            tc_easy_setopt_string(easy, CURLOPT_CAINFO, bundle)
+            tc_easy_setopt_string(easy, CURLOPT_PROXY_CAINFO, bundle)
+        }
+        if let directory = trust.directory {
+            tc_easy_setopt_string(easy, CURLOPT_CAPATH, directory)
+            tc_easy_setopt_string(easy, CURLOPT_PROXY_CAPATH, directory)
+        }
         tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         if isAPI {
@@ -173,6 +192,7 @@ final class CurlTransfer: @unchecked Sendable {
         if text.starts(with: "HTTP/".utf8) {
             let afterVersion = text.drop { $0 != 0x20 }.drop { $0 == 0x20 }
             status = Int(Self.latin1(afterVersion.prefix { $0 != 0x20 })) ?? 0
+            multiplexed = text.starts(with: "HTTP/2".utf8) || text.starts(with: "HTTP/3".utf8)
             contentType = nil
             retryAfter = nil
             responseHeaders = [:]
@@ -275,6 +295,8 @@ final class CurlTransfer: @unchecked Sendable {
             return .connectionFailed(message)
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .connectionInterrupted(message)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
+            return .untrustedCertificate(message)
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled
         default: return .transport(code: Int(code.rawValue), message: message)
         }

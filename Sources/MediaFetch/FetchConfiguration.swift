@@ -29,6 +29,9 @@ public struct FetchConfiguration: Sendable {
     public var maxRetryAfter: Duration = .seconds(60)
     /// Host → base URL replacements applied before fetching; the caller keeps the original URL.
     public var mirrors: MirrorMap = MirrorMap()
+    /// Whom a server's TLS certificate must be signed by; the system's trust store unless
+    /// the user names their own CA.
+    public var certificateAuthorities: CertificateAuthorities = .system
     /// Sent as `User-Agent`.
     public var userAgent: String = "TweetCache/0.1 (+libcurl)"
     /// Optional shared counter of body bytes received, for progress displays.

@@ -3,11 +3,13 @@ public import MediaTypes
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMirror(String, String)
     case curlUnavailable(String)
+    case unusableCertificateAuthorities(String)
 
     public var description: String {
         switch self {
         case let .invalidMirror(spec, why): "invalid mirror '\(spec)' (HOST=BASEURL): \(why)"
         case let .curlUnavailable(why): "libcurl could not be initialised: \(why)"
+        case let .unusableCertificateAuthorities(why): why
         }
     }
 }
@@ -26,6 +28,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(String)
     case connectionFailed(String)
     case connectionInterrupted(String)
+    case untrustedCertificate(String)
     case rateLimited(retryAfterSeconds: Int)
     case transport(code: Int, message: String)
     case storage(String)
@@ -45,6 +48,7 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .timedOut: "timed_out"
         case .connectionFailed: "connection_failed"
         case .connectionInterrupted: "connection_interrupted"
+        case .untrustedCertificate: "untrusted_certificate"
         case .rateLimited: "rate_limited"
         case .transport: "transport_error"
         case .storage: "storage_error"
@@ -73,6 +77,8 @@ public enum FetchFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case let .timedOut(what): "timed out: \(what)"
         case let .connectionFailed(why): "could not connect: \(why)"
         case let .connectionInterrupted(why): "the connection broke mid-transfer: \(why)"
+        case let .untrustedCertificate(why):
+            "the server's TLS certificate is not signed by a trusted CA (behind a TLS-inspecting proxy or using a private mirror? trust its CA certificate): \(why)"
         case let .rateLimited(s): "rate limited; the server asks to retry after \(s) s"
         case let .transport(code, message): "transfer failed (curl \(code)): \(message)"
         case let .storage(why): "could not store the body: \(why)"

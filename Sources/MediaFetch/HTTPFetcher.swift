@@ -19,6 +19,9 @@ public final class HTTPFetcher: Sendable {
     public init(configuration: FetchConfiguration = .init(), logger: Logger = Logger(label: "tweetcache.fetch"))
         throws(FetchError)
     {
+        if let problem = configuration.certificateAuthorities.problem {
+            throw .unusableCertificateAuthorities(problem)
+        }
         self.configuration = configuration
         self.logger = logger
         self.loop = try CurlMultiLoop(

@@ -19,8 +19,11 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "Transfers at once, all hosts together.")
     var concurrency: Int = 16
 
-    @Option(name: .long, help: "Transfers at once to one host.")
+    @Option(name: .long, help: "Transfers at once to one host over HTTP/1.1 (its connections); over HTTP/2 one connection carries up to --concurrency.")
     var perHost: Int = 8
+
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file (a TLS-inspecting proxy's, a private mirror's) instead of the system bundle; default: $CURL_CA_BUNDLE, else $SSL_CERT_FILE / $SSL_CERT_DIR, else the system's.", valueName: "FILE"))
+    var cacert: String?
 
     @Option(name: .long, help: ArgumentHelp("Largest body accepted, e.g. 32MB, 500KB.", valueName: "SIZE"))
     var maxSize: String = "32MB"
@@ -69,11 +72,20 @@ struct FetchOptions: ParsableArguments {
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be between 16 and 4096") }
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
         do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
+        if let problem = certificateAuthorities.problem {
+            throw ValidationError(cacert != nil ? "--cacert: \(problem)" : "\(problem) (named by CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR)")
+        }
     }
 
     var cacheURL: URL {
         let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
         return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    /// `--cacert`, or what the environment names the way curl reads it.
+    var certificateAuthorities: CertificateAuthorities {
+        cacert.map { CertificateAuthorities(bundleFile: $0) }
+            ?? .fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
     func parsedMaxSize() throws -> Int {
@@ -103,6 +115,7 @@ struct FetchOptions: ParsableArguments {
         fetch.lowSpeedTime = .seconds(stallTimeout)
         fetch.maxAttempts = attempts
         fetch.mirrors = try MirrorMap(specs: mirror + extraMirrors)
+        fetch.certificateAuthorities = certificateAuthorities
         var options = PipelineOptions(cacheRoot: cacheURL, fetch: fetch)
         options.includeVideos = videos
         options.extraManifestPath = manifest.map { URL(fileURLWithPath: $0) }

@@ -71,6 +71,7 @@ struct SearchCommand: AsyncParsableCommand {
             search.attempts = options.attempts
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
+            search.fetch.certificateAuthorities = options.certificateAuthorities
             client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: token, options: search)
         } catch LiveSearchError.missingToken {
             // The library says what is missing; the flags that give it are the CLI's to name.
