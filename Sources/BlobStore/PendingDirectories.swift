@@ -1,3 +1,4 @@
+internal import Foundation
 internal import Synchronization
 
 /// Directories that gained entries (new blobs, new shards) whose flush to disk
@@ -18,23 +19,65 @@ public final class PendingDirectories: Sendable {
         _ = paths.withLock { $0.insert(path) }
     }
 
-    /// Flushes every pending directory. On ext4 and XFS the first flush commits
-    /// the journal with all the others' entries, so the rest cost little.
+    /// Flushes every pending directory, many at once.
+    ///
+    /// A directory's flush waits for the file system's journal to commit the running
+    /// transaction. Flushed one after another while blobs keep landing, each waits for
+    /// a commit of its own: 32 directories took 10-15 ms. Flushed together, they wait on
+    /// the same commit, so a batch costs about one.
     public func sync() throws(BlobStoreError) {
         let batch = paths.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        do {
-            // Parents (the store's shard list) before their children, for file
-            // systems that flush each directory on its own.
-            for path in batch.sorted(by: { $0.utf8.count < $1.utf8.count }) {
-                try FileSystem.syncDirectory(path)
+        guard !batch.isEmpty else { return }
+        // Parents (the store's shard list) before their children, for file systems that
+        // flush each directory on its own; the children all together.
+        let byDepth = Dictionary(grouping: batch, by: { $0.utf8.count })
+        var failure: BlobStoreError?
+        for depth in byDepth.keys.sorted() {
+            if let error = Self.syncAll(byDepth[depth] ?? []) {
+                failure = error
+                break
             }
-        } catch {
-            paths.withLock { $0.formUnion(batch) }
-            throw error
         }
+        if let failure {
+            paths.withLock { $0.formUnion(batch) }
+            throw failure
+        }
+    }
+
+    /// The most directories flushed at once (threads that mostly wait on the journal).
+    static let parallelism = 16
+
+    /// Flushes `group` on up to ``parallelism`` threads; returns the first error.
+    private static func syncAll(_ group: [String]) -> BlobStoreError? {
+        if group.count == 1 {
+            do { try FileSystem.syncDirectory(group[0]) } catch { return error }
+            return nil
+        }
+        let firstError = Mutex<BlobStoreError?>(nil)
+        let next = Atomic<Int>(0)
+        let threads = min(parallelism, group.count)
+        let done = DispatchSemaphore(value: 0)
+        let work = { @Sendable in
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < group.count else { break }
+                do throws(BlobStoreError) { try FileSystem.syncDirectory(group[i]) } catch {
+                    firstError.withLock { if $0 == nil { $0 = error } }
+                }
+            }
+            done.signal()
+        }
+        for _ in 1..<threads {
+            let t = Thread(block: work)
+            t.stackSize = 128 * 1024
+            t.start()
+        }
+        work()
+        for _ in 0..<threads { done.wait() }
+        return firstError.withLock { $0 }
     }
 
     public var isEmpty: Bool { paths.withLock { $0.isEmpty } }

@@ -224,7 +224,7 @@ public final class CachePipeline: Sendable {
                 }
             }
         }
-        recorder.flush()
+        await recorder.finish()
         // Whatever a failed batch left pending is tried once more; if the cache's
         // directories cannot be flushed, the run stops before a manifest or an index
         // row names a blob a power cut could take away.

@@ -10,6 +10,11 @@ import MediaFetch
 /// Blobs are published with their directories' flush deferred (``directories``);
 /// each batch flushes them first, so a row never names a blob a power cut could
 /// take away, and a run pays one journal commit per batch rather than two per blob.
+///
+/// A batch is flushed and recorded on a serial queue of its own, in order, while the
+/// run goes on: a flush waits for the file system's journal (milliseconds), and done
+/// inline it held up the task that hands finished downloads on, on a cooperative pool
+/// of one thread per core. ``finish()`` waits for every batch.
 struct IndexRecorder {
     let index: CacheIndex
     let directories: PendingDirectories
@@ -17,6 +22,7 @@ struct IndexRecorder {
     var batchSize = 32
     private var urls: [URLRecord] = []
     private var blobs: [BlobRecord] = []
+    private let queue = DispatchQueue(label: "tweetcache.index-recorder")
 
     init(index: CacheIndex, directories: PendingDirectories, logger: Logger) {
         self.index = index
@@ -42,16 +48,35 @@ struct IndexRecorder {
         }
     }
 
+    /// Hands the rows gathered so far to the recording queue.
     mutating func flush() {
         guard !urls.isEmpty else { return }
+        let (urls, blobs) = (self.urls, self.blobs)
+        self.urls.removeAll(keepingCapacity: true)
+        self.blobs.removeAll(keepingCapacity: true)
+        let (index, directories, logger) = (self.index, self.directories, self.logger)
+        queue.async {
+            Self.record(urls: urls, blobs: blobs, index: index, directories: directories, logger: logger)
+        }
+    }
+
+    /// Flushes what is left and waits until every batch is recorded (or logged as not).
+    mutating func finish() async {
+        flush()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { done.resume() }
+        }
+    }
+
+    private static func record(
+        urls: [URLRecord], blobs: [BlobRecord], index: CacheIndex, directories: PendingDirectories, logger: Logger
+    ) {
         do {
             try directories.sync()
         } catch {
             // Not recorded: the next run looks these URLs up, finds nothing and
             // publishes them again (the same names, so nothing is duplicated).
             logger.error("could not flush the blob directories; \(urls.count) URLs left out of the index: \(error)")
-            urls.removeAll(keepingCapacity: true)
-            blobs.removeAll(keepingCapacity: true)
             return
         }
         do {
@@ -59,7 +84,5 @@ struct IndexRecorder {
         } catch {
             logger.error("could not record \(urls.count) URLs in the index: \(error)")
         }
-        urls.removeAll(keepingCapacity: true)
-        blobs.removeAll(keepingCapacity: true)
     }
 }
