@@ -1,21 +1,42 @@
 #!/usr/bin/env bash
-# Benchmark: `tweetcache fetch` (download + SHA-256 + atomic store + index + manifest)
-# against `curl --parallel --parallel-max 16` on the same URLs, in the same run.
+# Benchmark: `tweetcache fetch` (download + SHA-256 + durable store + index + manifest)
+# against `curl --parallel --parallel-max 16` on the same URLs, in the same run, and
+# against that curl followed by `sync -f` (the same durability: tweetcache fsyncs every
+# blob before its name exists).
 #
-# Usage: bench/fetch-vs-curl.sh [CORPUS_DIR] [RUNS]
-#   CORPUS_DIR  made by ../shared/bench/make-corpus.py (default: a fresh one in $TMPDIR)
-#   RUNS        hyperfine runs per command (default 20: downloads are noisy here)
-# Needs: nginx, hyperfine, curl, python3 (+numpy, Pillow to make a corpus).
+# Usage: bench/fetch-vs-curl.sh [--mode loopback|h2|h2-small] [CORPUS_DIR] [RUNS]
+#   loopback  (default) HTTP/1.1 from nginx on 127.0.0.1; CORPUS_DIR from
+#             ../shared/bench/make-corpus.py (default: a fresh one). 20 runs.
+#   h2        HTTPS with HTTP/2 from nginx in a network namespace over a veth link, as
+#             the media CDN serves it (../shared/bench/serve-corpus-h2.sh; needs root).
+#             Same corpus as loopback. 20 runs.
+#   h2-small  The same origin, 10,000 photos of ~20 KB each (the first 10,000 of
+#             CORPUS_DIR/media from bench/make-scale-corpus.py), where per-request cost
+#             dominates; reports files per second too. 5 runs.
+# Needs: nginx, hyperfine, curl, python3 (+numpy, Pillow to make a corpus), openssl and
+# iproute2 for the h2 modes.
+# Environment: TC_SCRATCH (build folder, default .build), SHARED_BENCH.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 shared=${SHARED_BENCH:-$repo/../shared/bench}
-runs=${2:-20}
+mode=loopback
+if [ "${1:-}" = "--mode" ]; then mode=${2:?--mode needs loopback, h2 or h2-small}; shift 2; fi
+case "$mode" in
+  loopback|h2) default_runs=20 ;;
+  h2-small) default_runs=5 ;;
+  *) echo "unknown mode $mode (loopback, h2, h2-small)" >&2; exit 2 ;;
+esac
+runs=${2:-$default_runs}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tc-fetch-bench.XXXXXX")
 corpus=${1:-}
 if [ -z "$corpus" ]; then
   corpus=$work/corpus
-  python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
+  if [ "$mode" = h2-small ]; then
+    python3 "$here/make-scale-corpus.py" "$corpus" >&2
+  else
+    python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
+  fi
 fi
 corpus=$(cd "$corpus" && pwd)
 
@@ -23,30 +44,54 @@ scratch=${TC_SCRATCH:-.build}
 (cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
 bin=$repo/$scratch/release/tweetcache
 
-out=$("$shared/serve-corpus.sh" "$corpus" 8089)
-eval "$(echo "$out" | tail -n 1)"
-trap 'kill "$NGINX_PID" 2>/dev/null || true; rm -rf "$work"' EXIT
-
-python3 "$here/make-results.py" "$corpus/urls.txt" > "$work/page.json"
+cleanup() { :; }
+trap 'cleanup; rm -rf "$work"' EXIT
+case "$mode" in
+  loopback)
+    out=$("$shared/serve-corpus.sh" "$corpus" 8089)
+    eval "$(echo "$out" | tail -n 1)"
+    cleanup() { kill "$NGINX_PID" 2>/dev/null || true; }
+    cp "$corpus/urls.txt" "$work/urls.txt"
+    ;;
+  h2)
+    "$shared/serve-corpus-h2.sh" start "$corpus" >&2
+    cleanup() { "$shared/serve-corpus-h2.sh" stop >&2 || true; }
+    sed 's#^http://127.0.0.1:8089/#https://10.200.0.2/media/#' "$corpus/urls.txt" > "$work/urls.txt"
+    ;;
+  h2-small)
+    "$shared/serve-corpus-h2.sh" start "$corpus/media" >&2
+    cleanup() { "$shared/serve-corpus-h2.sh" stop >&2 || true; }
+    (cd "$corpus/media" && ls | sort | head -n 10000 | sed 's#^#https://10.200.0.2/media/#') > "$work/urls.txt"
+    ;;
+esac
+count=$(wc -l < "$work/urls.txt")
+sed 's/.*/url = "&"/' "$work/urls.txt" > "$work/curl-urls.cfg"
+python3 "$here/make-results.py" "$work/urls.txt" > "$work/page.json"
 mkdir -p "$work/out"
 cd "$work"
+curl_cmd="curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --remote-name-all --config $work/curl-urls.cfg"
 hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" \
   -n tweetcache --prepare "rm -rf $work/out/tc && sync" \
     "$bin fetch $work/page.json --cache $work/out/tc --quiet --tiles none --thumb-sizes ''" \
   -n 'curl --parallel' --prepare "rm -rf $work/out/curl && mkdir -p $work/out/curl && sync" \
-    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curl --remote-name-all \$(cat $corpus/urls.txt)" \
+    "$curl_cmd --output-dir $work/out/curl" \
   -n 'curl --parallel + sync' --prepare "rm -rf $work/out/curls && mkdir -p $work/out/curls && sync" \
-    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-dir $work/out/curls --remote-name-all \$(cat $corpus/urls.txt) && sync -f $work/out/curls"
+    "$curl_cmd --output-dir $work/out/curls && sync -f $work/out/curls"
 
-python3 - "$work/fetch-vs-curl.json" <<'PY'
+python3 - "$work/fetch-vs-curl.json" "$mode" "$count" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+mode, n = sys.argv[2], int(sys.argv[3])
 tc, cu, cs = r["tweetcache"], r["curl --parallel"], r["curl --parallel + sync"]
-print(f"tweetcache median {tc['median']*1000:.1f} ms, curl median {cu['median']*1000:.1f} ms, "
-      f"ratio {tc['median']/cu['median']:.2f}x (mean ratio {tc['mean']/cu['mean']:.2f}x); "
-      f"cpu tweetcache {tc['user']+tc['system']:.3f} s, curl {cu['user']+cu['system']:.3f} s")
+cpu = lambda x: x["user"] + x["system"]
+print(f"[{mode}, {n} files] tweetcache median {tc['median']*1000:.1f} ms, curl median {cu['median']*1000:.1f} ms, "
+      f"ratio {tc['median']/cu['median']:.2f}x (mean ratio {tc['mean']/cu['mean']:.2f}x)")
 print(f"with the same durability (curl, then sync -f of its files' file system): curl+sync median "
-      f"{cs['median']*1000:.1f} ms, ratio {tc['median']/cs['median']:.2f}x")
+      f"{cs['median']*1000:.1f} ms, ratio {tc['median']/cs['median']:.2f}x (mean ratio {tc['mean']/cs['mean']:.2f}x)")
+print(f"cpu (user+sys, mean): tweetcache {cpu(tc)*1000:.0f} ms, curl {cpu(cu)*1000:.0f} ms, "
+      f"ratio {cpu(tc)/cpu(cu):.2f}x; curl+sync {cpu(cs)*1000:.0f} ms")
+print(f"files per second (median): tweetcache {n/tc['median']:.0f}, curl {n/cu['median']:.0f} "
+      f"({(n/tc['median'])/(n/cu['median']):.2f}x), curl+sync {n/cs['median']:.0f} ({(n/tc['median'])/(n/cs['median']):.2f}x)")
 PY
 # Check the cache is complete and correct after the last run.
 "$bin" fetch "$work/page.json" --cache "$work/out/tc" --json --quiet | python3 -c '

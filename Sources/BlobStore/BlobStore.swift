@@ -32,6 +32,11 @@ public final class BlobStore: Sendable {
     public let layout: CacheLayout
     let blobsPath: String
     let temporaryPath: String
+    /// Whether blobs are written as unnamed files (`O_TMPFILE`) and given their one name
+    /// with `linkat`; see ``createBlobFile()``.
+    let writesUnnamedFiles: Bool
+    /// Flushes streamed blobs to disk in groups (see ``GroupSync``).
+    let groupSync = GroupSync()
 
     /// Opens (creating if needed) the store under `root`, then removes
     /// temporary files left by dead processes or older than an hour.
@@ -44,6 +49,7 @@ public final class BlobStore: Sendable {
         for directory in [rootPath, FileSystem.parentPath(of: blobsPath), blobsPath, temporaryPath] {
             try FileSystem.makeDirectoryTree(directory)
         }
+        writesUnnamedFiles = FileSystem.supportsUnnamedFiles(in: temporaryPath)
         removeStaleTemporaryFiles()
     }
 
@@ -83,7 +89,7 @@ public final class BlobStore: Sendable {
     /// left to ``PendingDirectories/sync()`` (the blob's bytes are still flushed
     /// before the name appears); see ``PendingDirectories`` for when that is safe.
     public func makeWriter(deferringDirectorySync pending: PendingDirectories? = nil) throws(BlobStoreError) -> BlobWriter {
-        let (fd, path) = try createTemporaryFile()
+        let (fd, path) = try createBlobFile()
         return BlobWriter(store: self, descriptor: fd, temporaryPath: path, pendingDirectories: pending)
     }
 
@@ -195,6 +201,66 @@ public final class BlobStore: Sendable {
                 guard error.systemErrorCode == EEXIST, attempt < 8 else { throw error }
             }
         }
+    }
+
+    /// Creates the file a blob is written into before it has a name.
+    ///
+    /// Where the kernel allows, an unnamed file in `tmp/` (`O_TMPFILE`), later linked
+    /// under its hash by descriptor. A named temporary file costs two changes to `tmp/`
+    /// (create, then unlink once published), each holding that one directory's lock:
+    /// with 10,000 small downloads most of the run's CPU went to waiting for it and to
+    /// the file system scanning for free inodes. An unnamed file touches no directory
+    /// until its final name, and a crash leaves nothing behind to clean up. Returns
+    /// nil for the path when the file is unnamed.
+    func createBlobFile() throws(BlobStoreError) -> (descriptor: Int32, path: String?) {
+        if writesUnnamedFiles, let fd = FileSystem.openUnnamedFile(in: temporaryPath) { return (fd, nil) }
+        let (fd, path) = try createTemporaryFile()
+        return (fd, path)
+    }
+
+    /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;
+    /// the descriptor must still be open. The same rules as the named form below: an
+    /// existing blob of the right size means another writer got there first; one of
+    /// the wrong size is replaced, through a temporary name and `rename(2)`.
+    func publish(
+        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) -> StoredBlob {
+        let hex = hash.hex
+        let shardPath = blobsPath + "/" + hex.prefix(2)
+        let finalPath = shardPath + "/" + hex
+        if let pending {
+            pending.insert(blobsPath)
+            pending.insert(shardPath)
+        }
+        if try FileSystem.makeDirectory(shardPath), pending == nil {
+            try FileSystem.syncDirectory(blobsPath)
+        }
+        let stored = { (alreadyPresent: Bool) in
+            StoredBlob(hash: hash, size: size, path: URL(fileURLWithPath: finalPath, isDirectory: false),
+                       alreadyPresent: alreadyPresent)
+        }
+        let linked = FileSystem.linkUnnamed(descriptor, to: finalPath)
+        if linked == 0 {
+            if pending == nil { try FileSystem.syncDirectory(shardPath) }
+            return stored(false)
+        }
+        guard linked == EEXIST else {
+            throw .io(operation: "publish a new blob as", path: finalPath, code: linked)
+        }
+        if FileSystem.regularFileSize(finalPath) == size { return stored(true) }
+        // The existing file cannot hold what its name promises: replace it.
+        let (probe, named) = try createTemporaryFile()
+        close(probe)
+        try FileSystem.unlinkIfPresent(named)
+        let code = FileSystem.linkUnnamed(descriptor, to: named)
+        guard code == 0 else { throw .io(operation: "name a new blob", path: named, code: code) }
+        guard rename(named, finalPath) == 0 else {
+            let error = BlobStoreError.lastSystemError("publish \(named) as", path: finalPath)
+            _ = try? FileSystem.unlinkIfPresent(named)
+            throw error
+        }
+        if pending == nil { try FileSystem.syncDirectory(shardPath) }
+        return stored(false)
     }
 
     /// Gives a flushed temporary file its content address.

@@ -35,7 +35,10 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     private let store: BlobStore
-    private let temporaryPath: String
+    /// The temporary file's name, or nil when it has none (see ``BlobStore/createBlobFile()``).
+    private let temporaryPath: String?
+    /// What error messages call the file.
+    private var fileLabel: String { temporaryPath ?? store.temporaryPath + "/(unnamed new blob)" }
     private let pendingDirectories: PendingDirectories?
     private let lock = NSLock()
     private var descriptor: Int32
@@ -44,7 +47,7 @@ public final class BlobWriter: @unchecked Sendable {
     private var total = 0
     private var state = State.open
 
-    init(store: BlobStore, descriptor: Int32, temporaryPath: String, pendingDirectories: PendingDirectories? = nil) {
+    init(store: BlobStore, descriptor: Int32, temporaryPath: String?, pendingDirectories: PendingDirectories? = nil) {
         self.store = store
         self.descriptor = descriptor
         self.temporaryPath = temporaryPath
@@ -56,7 +59,7 @@ public final class BlobWriter: @unchecked Sendable {
         // leave no temporary file behind.
         if descriptor >= 0 { close(descriptor) }
         switch state {
-        case .open, .failed: _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+        case .open, .failed: if let temporaryPath { _ = try? FileSystem.unlinkIfPresent(temporaryPath) }
         case .finished, .discarded: break
         }
         if let buffer { BufferPool.shared.recycle(buffer) }
@@ -80,7 +83,7 @@ public final class BlobWriter: @unchecked Sendable {
         guard !bytes.isEmpty else { return }
         let (newTotal, overflow) = total.addingReportingOverflow(bytes.count)
         guard !overflow else {
-            let error = BlobStoreError.io(operation: "append to", path: temporaryPath, code: EFBIG)
+            let error = BlobStoreError.io(operation: "append to", path: fileLabel, code: EFBIG)
             state = .failed(error)
             throw error
         }
@@ -117,17 +120,24 @@ public final class BlobWriter: @unchecked Sendable {
             // runs on the transfer thread, which every download shares, while `finish`
             // runs on a publishing thread, so hashing moves to the other cores. The
             // bytes are still in the page cache, so reading them back costs little.
-            let hash = try FileSystem.hashContents(descriptor, path: temporaryPath)
-            try FileSystem.sync(descriptor, path: temporaryPath)
-            closeDescriptor()
-            let stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total,
+            let hash = try FileSystem.hashContents(descriptor, path: fileLabel)
+            try store.groupSync.sync(descriptor, path: fileLabel)
+            let stored: StoredBlob
+            if let temporaryPath {
+                closeDescriptor()
+                stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total,
                                            deferring: pendingDirectories)
+            } else {
+                // An unnamed file is named through its descriptor, so it stays open until then.
+                stored = try store.publish(unnamed: descriptor, hash: hash, size: total, deferring: pendingDirectories)
+                closeDescriptor()
+            }
             state = .finished
             releaseBuffer()
             return stored
         } catch {
             closeDescriptor()
-            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            if let temporaryPath { _ = try? FileSystem.unlinkIfPresent(temporaryPath) }
             state = .failed(error)
             releaseBuffer()
             throw error
@@ -144,7 +154,7 @@ public final class BlobWriter: @unchecked Sendable {
             return
         case .open, .failed:
             closeDescriptor()
-            _ = try? FileSystem.unlinkIfPresent(temporaryPath)
+            if let temporaryPath { _ = try? FileSystem.unlinkIfPresent(temporaryPath) }
             releaseBuffer()
             state = .discarded
         }
@@ -156,7 +166,7 @@ public final class BlobWriter: @unchecked Sendable {
         switch state {
         case .open: return
         case .failed(let error): throw error
-        case .finished, .discarded: throw .writerClosed(path: temporaryPath)
+        case .finished, .discarded: throw .writerClosed(path: fileLabel)
         }
     }
 
@@ -173,7 +183,7 @@ public final class BlobWriter: @unchecked Sendable {
         // The buffer is empty here. A chunk at least as large as the buffer
         // gains nothing from a copy: hand it to the kernel directly.
         if remaining.count >= capacity {
-            try FileSystem.writeAll(descriptor, remaining, path: temporaryPath)
+            try FileSystem.writeAll(descriptor, remaining, path: fileLabel)
         } else {
             copyIntoBuffer(remaining)
         }
@@ -196,7 +206,7 @@ public final class BlobWriter: @unchecked Sendable {
     private func flushBuffer() throws(BlobStoreError) {
         guard buffered > 0, let buffer else { return }
         try FileSystem.writeAll(
-            descriptor, UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]), path: temporaryPath
+            descriptor, UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]), path: fileLabel
         )
         buffered = 0
     }

@@ -25,6 +25,46 @@ enum FileSystem {
         }
     }
 
+    /// A new file in `directory` with no name (`O_TMPFILE`, Linux 3.11+), or nil where
+    /// the kernel or file system has none.
+    static func openUnnamedFile(in directory: String) -> Int32? {
+        #if os(Linux)
+        while true {
+            // O_TMPFILE is a C macro Swift does not import: __O_TMPFILE (020000000 in
+            // asm-generic/fcntl.h, which x86-64 and arm64 use) with O_DIRECTORY.
+            let fd = open(directory, O_DIRECTORY | 0o20000000 | O_RDWR | O_CLOEXEC, fileMode)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            return nil
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// Names an unnamed file by its descriptor (`linkat` through `/proc/self/fd`, which
+    /// needs no privilege, unlike `AT_EMPTY_PATH`). Returns 0 or the errno.
+    static func linkUnnamed(_ fd: Int32, to path: String) -> Int32 {
+        #if os(Linux)
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return 0 }
+        return errno
+        #else
+        return ENOTSUP
+        #endif
+    }
+
+    /// Whether unnamed files can be made in `directory` and then named: tried once,
+    /// when a store opens (no `/proc`, an old kernel or a file system without
+    /// `O_TMPFILE` or hard links all say no, and named temporary files are used).
+    static func supportsUnnamedFiles(in directory: String) -> Bool {
+        guard let fd = openUnnamedFile(in: directory) else { return false }
+        defer { close(fd) }
+        let probe = directory + "/tc-probe-\(getpid())-\(UInt64.random(in: .min ... .max))"
+        guard linkUnnamed(fd, to: probe) == 0 else { return false }
+        unlink(probe)
+        return true
+    }
+
     /// Writes every byte, retrying short writes and signal interruptions.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(BlobStoreError) {
         guard var base = bytes.baseAddress else { return }

@@ -14,7 +14,7 @@ final class BlockingExecutor: Sendable {
     private let pending = DispatchSemaphore(value: 0)
 
     /// Shared by every fetcher in the process; threads start on first use.
-    static let shared = BlockingExecutor(threads: 16)
+    static let shared = BlockingExecutor(threads: 48)
 
     init(threads: Int) {
         for i in 0..<max(1, threads) {

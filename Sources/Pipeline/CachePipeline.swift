@@ -188,7 +188,7 @@ public final class CachePipeline: Sendable {
         }
         defer { fetcher.shutdown() }
         let store = self.store
-        let window = max(configuration.maxConcurrentTransfers * 2, 8)
+        let window = max(configuration.maxConcurrentTransfers * 8, 8)
         var result = Fetched()
         let directories = PendingDirectories()
         var recorder = IndexRecorder(index: index, directories: directories, logger: logger)
