@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        // Tests only: the HTTPS + HTTP/2 origin (TLSTestSupport).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         // System libraries: a modulemap and pkg-config, nothing else.
@@ -110,7 +112,20 @@ let package = Package(
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
         .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
-        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "MediaTypes", "TestSupport"]),
+        // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.
+        .target(
+            name: "TLSTestSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/TLSSupport"
+        ),
+        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "MediaTypes", "TestSupport", "TLSTestSupport"]),
         .testTarget(
             name: "BlobStoreTests",
             dependencies: [
@@ -142,6 +157,6 @@ let package = Package(
             dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
         ),
         // Runs the built `tweetcache` binary as a process.
-        .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport", "TLSTestSupport"]),
     ]
 )

@@ -40,7 +40,13 @@ public final class BlobStore: Sendable {
 
     /// Opens (creating if needed) the store under `root`, then removes
     /// temporary files left by dead processes or older than an hour.
-    public init(root: URL) throws(BlobStoreError) {
+    public convenience init(root: URL) throws(BlobStoreError) {
+        try self.init(root: root, allowUnnamedFiles: true)
+    }
+
+    /// `allowUnnamedFiles: false` writes named temporary files even where unnamed ones
+    /// work, so tests cover the path other systems take.
+    init(root: URL, allowUnnamedFiles: Bool) throws(BlobStoreError) {
         let rootPath = root.standardizedFileURL.path
         self.root = URL(fileURLWithPath: rootPath, isDirectory: true)
         layout = CacheLayout(root: self.root)
@@ -49,7 +55,7 @@ public final class BlobStore: Sendable {
         for directory in [rootPath, FileSystem.parentPath(of: blobsPath), blobsPath, temporaryPath] {
             try FileSystem.makeDirectoryTree(directory)
         }
-        writesUnnamedFiles = FileSystem.supportsUnnamedFiles(in: temporaryPath)
+        writesUnnamedFiles = allowUnnamedFiles && FileSystem.supportsUnnamedFiles(in: temporaryPath)
         removeStaleTemporaryFiles()
     }
 

@@ -1,4 +1,4 @@
-import BlobStore
+@testable import BlobStore
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -157,7 +157,7 @@ struct BlobStoreTests {
 
     @Test func staleTemporaryFilesAreSweptOnOpen() throws {
         let directory = try TemporaryDirectory()
-        let store = try BlobStore(root: directory.url)
+        let store = try BlobStore(root: directory.url, allowUnnamedFiles: false)
         let tmp = directory.appending("tmp")
 
         let deadPID = try Self.pidOfAnExitedProcess()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TLSTestSupport
 
 /// A v1.1 page: two tweets by one user (shared avatar), three photos, one of them gone.
 let cliPage = """
@@ -151,5 +152,54 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         let s2 = try summary(again)
         #expect(s2["downloaded"] as? Int == 0)
         #expect(s2["cached"] as? Int == s["urls"] as? Int)
+    }
+}
+
+/// `--cacert` and the environment variables curl users already set, against an HTTPS
+/// origin (HTTP/2) whose certificate only its own CA signs.
+@Suite struct FetchTrustTests {
+    let bin: URL
+    init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
+
+    @Test func fetchesOverHTTPSTrustingTheCAItIsGiven() async throws {
+        let origin = try await TLSOrigin.start { path in path.contains("GONE") ? nil : jpegBytes(8_000, UInt8(path.utf8.count)) }
+        defer { Task { await origin.stop() } }
+        let dir = try tempDir()
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        func fetch(_ cache: String, _ extra: [String], environment: [String: String] = [:]) async throws -> [String: Any] {
+            let out = try await CommandRunner.run(
+                bin, ["fetch", page.path, "--cache", dir.appendingPathComponent(cache).path,
+                      "--mirror", "pbs.twimg.com=\(origin.baseURL)", "--json"] + extra,
+                environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": "", "SSL_CERT_DIR": ""].merging(environment) { $1 })
+            #expect(out.status == 0, "\(out.stderr)")
+            return try summary(out)
+        }
+        // The system's CAs do not know this one: every download is refused, and says why.
+        let untrusted = try await fetch("c0", [])
+        #expect(untrusted["downloaded"] as? Int == 0)
+        #expect((untrusted["failures_by_reason"] as? [String: Int])?["untrusted_certificate"] == 4)
+        // Given on the command line, or the way curl reads it from the environment.
+        for (cache, extra, environment) in [("c1", ["--cacert", origin.caFile], [:]),
+                                            ("c2", [], ["CURL_CA_BUNDLE": origin.caFile]),
+                                            ("c3", [], ["SSL_CERT_FILE": origin.caFile])] {
+            let s = try await fetch(cache, extra, environment: environment)
+            #expect(s["downloaded"] as? Int == 3, "\(cache)")
+            #expect((s["failures_by_reason"] as? [String: Int])?["http_404"] == 1, "\(cache)")
+        }
+    }
+
+    @Test func aMissingCABundleIsAUsageError() async throws {
+        let dir = try tempDir()
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        let missing = dir.appendingPathComponent("nope.pem").path
+        let flag = try await CommandRunner.run(bin, ["fetch", page.path, "--cache", dir.path + "/c", "--cacert", missing])
+        #expect(flag.status == 64)
+        #expect(flag.stderr.contains("--cacert: the CA bundle \(missing) is not a file"))
+        let env = try await CommandRunner.run(
+            bin, ["fetch", page.path, "--cache", dir.path + "/c"], environment: ["CURL_CA_BUNDLE": missing])
+        #expect(env.status == 64)
+        #expect(env.stderr.contains("CURL_CA_BUNDLE"))
     }
 }

@@ -66,6 +66,9 @@ func slowWriter(root: URL, seed: UInt64, size: Int, chunk: Int, pauseMicros: UIn
     while true {
         let bytes = pattern(seed: seed &+ k, count: size)
         let writer = try store.makeWriter()
+        // Progress on stderr (unbuffered), so the test can tell a kill mid-blob from one
+        // between blobs even when the blob in progress is an unnamed file.
+        FileHandle.standardError.write(Data("writing \(k)\n".utf8))
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)
@@ -82,6 +85,7 @@ func slowWriter(root: URL, seed: UInt64, size: Int, chunk: Int, pauseMicros: UIn
             blobs: [BlobRecord(hash: stored.hash, size: stored.size)]
         )
         announce(stored.hash)
+        FileHandle.standardError.write(Data("published \(k)\n".utf8))
         k &+= 1
     }
 }

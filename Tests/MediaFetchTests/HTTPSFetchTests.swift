@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TLSTestSupport
+@testable import MediaFetch
+
+/// Fetching over HTTPS with HTTP/2 from a real TLS server on loopback, whose certificate
+/// is signed by a CA only the test knows.
+@Suite struct HTTPSFetchTests {
+    static func trusting(_ origin: TLSOrigin) -> FetchConfiguration {
+        var c = testConfiguration()
+        c.certificateAuthorities = CertificateAuthorities(bundleFile: origin.caFile)
+        return c
+    }
+
+    @Test func multiplexesOnOneConnectionBeyondThePerHostCap() async throws {
+        // Every response but the first waits until 12 requests are in flight at once: a
+        // client that counted streams as connections (2 per host here) would never get
+        // there, and the origin would give up waiting after 10 s and fail the test below.
+        let origin = try await TLSOrigin.start(holdUntil: 12, maxHold: .seconds(10)) { path in
+            fakeJPEG(4_000, seed: UInt8(path.utf8.count % 200))
+        }
+        defer { Task { await origin.stop() } }
+        var config = Self.trusting(origin)
+        config.maxConcurrentTransfers = 16
+        config.maxTransfersPerHost = 2
+        // Held responses must not time out and come back as new requests.
+        config.lowSpeedTime = .seconds(60)
+        config.maxAttempts = 1
+        let fetcher = try HTTPFetcher(configuration: config)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for i in 0..<24 {
+                group.addTask { (try? await fetchMemory(fetcher, origin.baseURL + "/m/\(i).jpg").get()) != nil }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0 })
+        #expect(origin.allHTTP2)
+        #expect(origin.maxInFlight >= 12, "in flight at once: \(origin.maxInFlight)")
+        #expect(origin.requests == 24)
+        // One connection, one TLS handshake: transfers wait for it rather than open more.
+        #expect(origin.connections == 1)
+    }
+
+    @Test func refusesACertificateFromACANotTrusted() async throws {
+        let origin = try await TLSOrigin.start { _ in fakeJPEG(1_000) }
+        defer { Task { await origin.stop() } }
+        let fetcher = try HTTPFetcher(configuration: testConfiguration())
+        let result = await fetchMemory(fetcher, origin.baseURL + "/a.jpg")
+        guard case let .failure(failure) = result, case .untrustedCertificate = failure else {
+            Issue.record("expected an untrusted certificate, got \(result)")
+            return
+        }
+        #expect(failure.code == "untrusted_certificate")
+        #expect(!failure.isTransient)
+        #expect(origin.requests == 0)
+    }
+
+    @Test func trustsTheCAItIsGiven() async throws {
+        let body = fakeJPEG(50_000)
+        let origin = try await TLSOrigin.start { _ in body }
+        defer { Task { await origin.stop() } }
+        let fetcher = try HTTPFetcher(configuration: Self.trusting(origin))
+        let result = try await fetchMemory(fetcher, origin.baseURL + "/a.jpg").get()
+        #expect(result.output == body)
+        #expect(result.attempts == 1)
+    }
+
+    @Test func anUnusableCABundleStopsTheFetcherBeforeAnyTransfer() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tc-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notPEM = dir.appendingPathComponent("not.pem")
+        try Data("hello".utf8).write(to: notPEM)
+        for (bundle, problem) in [(dir.appendingPathComponent("missing.pem").path, "is not a file"),
+                                  (dir.path, "is not a file"), (notPEM.path, "holds no PEM certificate")] {
+            var config = testConfiguration()
+            config.certificateAuthorities = CertificateAuthorities(bundleFile: bundle)
+            #expect {
+                _ = try HTTPFetcher(configuration: config)
+            } throws: { error in
+                guard case let .unusableCertificateAuthorities(why) = error as? FetchError else { return false }
+                return why.contains(problem) && why.contains(bundle)
+            }
+        }
+        var config = testConfiguration()
+        config.certificateAuthorities = CertificateAuthorities(directory: notPEM.path)
+        #expect(throws: FetchError.self) { _ = try HTTPFetcher(configuration: config) }
+    }
+
+    @Test func theEnvironmentNamesCAsTheWayCurlReadsIt() {
+        #expect(CertificateAuthorities.fromEnvironment([:]) == .system)
+        #expect(CertificateAuthorities.fromEnvironment(["CURL_CA_BUNDLE": ""]) == .system)
+        #expect(CertificateAuthorities.fromEnvironment(["CURL_CA_BUNDLE": "/a.pem", "SSL_CERT_FILE": "/b.pem"])
+            == CertificateAuthorities(bundleFile: "/a.pem"))
+        #expect(CertificateAuthorities.fromEnvironment(["SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/certs"])
+            == CertificateAuthorities(bundleFile: "/b.pem", directory: "/certs"))
+    }
+
+    @Test func aBundleOfOurOwnIsPassedAsGiven() throws {
+        let origin = "/nonexistent/but/not/the/system/bundle.pem"
+        let options = CurlGlobal.trustOptions(for: CertificateAuthorities(bundleFile: origin))
+        #expect(options.bundleFile == origin)
+        #expect(!options.clearsBundle)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+/// An HTTPS origin on 127.0.0.1 that speaks HTTP/2 (ALPN, falling back to HTTP/1.1), with
+/// a certificate signed by a throw-away CA of its own, as a TLS-inspecting proxy or a
+/// private mirror would have. Tests trust that CA explicitly, or see the certificate
+/// refused.
+///
+/// It counts what fetch tuning is about: TCP connections, and how many requests were in
+/// flight at once. With `holdUntil`, every response but the first waits until that many
+/// requests are in flight (or `maxHold` passes, so a failing test ends), which shows
+/// whether a client multiplexes more than its per-host connection cap.
+public final class TLSOrigin: Sendable {
+    public let port: Int
+    /// The CA certificate (PEM) that signed the server's certificate.
+    public let caFile: String
+    public let directory: URL
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    private let counters: Counters
+
+    public var baseURL: String { "https://127.0.0.1:\(port)" }
+    /// TCP connections accepted (distinct client ports seen).
+    public var connections: Int { counters.state.withLock { $0.clientPorts.count } }
+    /// The most requests in flight at once.
+    public var maxInFlight: Int { counters.state.withLock { $0.maxInFlight } }
+    public var requests: Int { counters.state.withLock { $0.requests } }
+    /// Whether every request came over HTTP/2.
+    public var allHTTP2: Bool { counters.state.withLock { $0.http1Requests == 0 } }
+
+    final class Counters: Sendable {
+        struct State {
+            var clientPorts: Set<Int> = []
+            var inFlight = 0
+            var maxInFlight = 0
+            var requests = 0
+            var http1Requests = 0
+            var held: [CheckedContinuation<Void, Never>] = []
+            var released = false
+        }
+        let state = Mutex(State())
+
+        /// Resumes every held response (once enough are in flight, or at the safety timeout).
+        func release() {
+            let held = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.released = true
+                defer { s.held.removeAll() }
+                return s.held
+            }
+            for c in held { c.resume() }
+        }
+
+        /// Waits until released; returns at once when already released.
+        func hold(until count: Int) async {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.released { return true }
+                    s.held.append(c)
+                    return false
+                }
+                if resumeNow { c.resume() }
+                if state.withLock({ $0.maxInFlight >= count }) { release() }
+            }
+        }
+    }
+
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let remotePort: Int?
+        /// An HTTP/2 request arrives on a stream channel, child of the connection's.
+        let isHTTP2: Bool
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            remotePort = source.channel.parent?.remoteAddress?.port ?? source.channel.remoteAddress?.port
+            isHTTP2 = source.channel.parent != nil
+        }
+    }
+
+    private init(port: Int, caFile: String, directory: URL, group: ServiceGroup, task: Task<Void, any Error>,
+                 counters: Counters) {
+        self.port = port
+        self.caFile = caFile
+        self.directory = directory
+        self.group = group
+        self.task = task
+        self.counters = counters
+    }
+
+    /// Serves `body(path)` (nil: 404) as image/jpeg.
+    public static func start(
+        holdUntil: Int = 0, maxHold: Duration = .seconds(5), body: @escaping @Sendable (String) -> [UInt8]?
+    ) async throws -> TLSOrigin {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tc-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (caFile, certFile, keyFile) = try makeCertificates(in: directory)
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certFile).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+
+        let counters = Counters()
+        let router = Router(context: Context.self)
+        router.get("**") { request, context -> Response in
+            let isFirst = counters.state.withLock { s -> Bool in
+                s.requests += 1
+                s.inFlight += 1
+                s.maxInFlight = max(s.maxInFlight, s.inFlight)
+                if let port = context.remotePort { s.clientPorts.insert(port) }
+                if !context.isHTTP2 { s.http1Requests += 1 }
+                return s.requests == 1
+            }
+            defer { counters.state.withLock { $0.inFlight -= 1 } }
+            if holdUntil > 0, !isFirst { await counters.hold(until: holdUntil) }
+            guard let bytes = body(request.uri.path) else { return Response(status: .notFound) }
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "tweetcache.tls-origin")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            server: try .http2Upgrade(tlsConfiguration: tls),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "tweetcache-tls-origin"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        if holdUntil > 0 {
+            // A safety net so a client that never gets there fails its test instead of hanging.
+            Task { [counters] in
+                try? await Task.sleep(for: maxHold)
+                counters.release()
+            }
+        }
+        var bound = 0
+        for await p in stream { bound = p }
+        guard bound > 0 else {
+            await group.triggerGracefulShutdown()
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        return TLSOrigin(port: bound, caFile: caFile, directory: directory, group: group, task: task, counters: counters)
+    }
+
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A CA and a server certificate for IP 127.0.0.1 signed by it, made with the
+    /// `openssl` command (P-256 keys, valid for a day).
+    static func makeCertificates(in directory: URL) throws -> (ca: String, cert: String, key: String) {
+        let d = directory.path
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem", "-days", "1", "-subj", "/CN=TweetCache test CA",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr", "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key",
+             "-CAcreateserial", "-out", "\(d)/server.pem", "-days", "1", "-extfile", "\(d)/ext.cnf"],
+        ]
+        try "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".write(
+            toFile: "\(d)/ext.cnf", atomically: true, encoding: .utf8)
+        for arguments in steps {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["openssl"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments[0]) failed"])
+            }
+        }
+        return ("\(d)/ca.pem", "\(d)/server.pem", "\(d)/server.key")
+    }
+}
