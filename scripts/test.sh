@@ -2,8 +2,8 @@
 # Runs every test. Installs what is missing, builds (optimised), then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Headless Chromium for the viewer's real-browser test.
-export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium"
+# Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates.
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl"
 source scripts/bootstrap.sh
 # Tests run on an optimised build: pixel loops are 20-50x slower unoptimised (the
 # imaging and serving tests take 140 s in a debug build, 11 s here), and no target
