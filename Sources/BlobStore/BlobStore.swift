@@ -1,4 +1,5 @@
 public import Foundation
+internal import Synchronization
 internal import Crypto
 #if canImport(Glibc)
 internal import Glibc
@@ -209,6 +210,22 @@ public final class BlobStore: Sendable {
         }
     }
 
+    /// Shard folders this store has seen exist: at most 256, and a `mkdir` that fails
+    /// with EEXIST still costs a path walk, once per blob published.
+    private let knownShards = Mutex(Set<String>())
+
+    /// Makes a shard folder unless it is known to exist; true when this call made it.
+    private func makeShard(_ path: String) throws(BlobStoreError) -> Bool {
+        if knownShards.withLock({ $0.contains(path) }) { return false }
+        let made = try FileSystem.makeDirectory(path)
+        knownShards.withLock { _ = $0.insert(path) }
+        return made
+    }
+
+    private func forgetShard(_ path: String) {
+        _ = knownShards.withLock { $0.remove(path) }
+    }
+
     /// Creates the file a blob is written into before it has a name.
     ///
     /// Where the kernel allows, an unnamed file in `tmp/` (`O_TMPFILE`), later linked
@@ -238,14 +255,20 @@ public final class BlobStore: Sendable {
             pending.insert(blobsPath)
             pending.insert(shardPath)
         }
-        if try FileSystem.makeDirectory(shardPath), pending == nil {
+        if try makeShard(shardPath), pending == nil {
             try FileSystem.syncDirectory(blobsPath)
         }
         let stored = { (alreadyPresent: Bool) in
             StoredBlob(hash: hash, size: size, path: URL(fileURLWithPath: finalPath, isDirectory: false),
                        alreadyPresent: alreadyPresent)
         }
-        let linked = FileSystem.linkUnnamed(descriptor, to: finalPath)
+        var linked = FileSystem.linkUnnamed(descriptor, to: finalPath)
+        if linked == ENOENT {
+            // The shard folder went away since it was seen (removed by hand): make it again.
+            forgetShard(shardPath)
+            if try makeShard(shardPath), pending == nil { try FileSystem.syncDirectory(blobsPath) }
+            linked = FileSystem.linkUnnamed(descriptor, to: finalPath)
+        }
         if linked == 0 {
             if pending == nil { try FileSystem.syncDirectory(shardPath) }
             return stored(false)
@@ -291,7 +314,7 @@ public final class BlobStore: Sendable {
         func syncDirectory(_ path: String) throws(BlobStoreError) {
             if pending == nil { try FileSystem.syncDirectory(path) }
         }
-        if try FileSystem.makeDirectory(shardPath) {
+        if try makeShard(shardPath) {
             try syncDirectory(blobsPath)
         }
         let stored = { (alreadyPresent: Bool) in
@@ -302,7 +325,14 @@ public final class BlobStore: Sendable {
             )
         }
 
-        if link(temporaryPath, finalPath) == 0 {
+        var linked = link(temporaryPath, finalPath) == 0
+        if !linked, errno == ENOENT, FileSystem.regularFileSize(temporaryPath) != nil {
+            // The shard folder went away since it was seen (removed by hand): make it again.
+            forgetShard(shardPath)
+            if try makeShard(shardPath) { try syncDirectory(blobsPath) }
+            linked = link(temporaryPath, finalPath) == 0
+        }
+        if linked {
             try syncDirectory(shardPath)
             _ = try? FileSystem.unlinkIfPresent(temporaryPath)
             return stored(false)

@@ -115,12 +115,21 @@ public final class BlobWriter: @unchecked Sendable {
         defer { lock.unlock() }
         try ensureOpen()
         do {
-            try flushBuffer()
-            // Hash what is on disk, here rather than chunk by chunk in `write`: `write`
-            // runs on the transfer thread, which every download shares, while `finish`
-            // runs on a publishing thread, so hashing moves to the other cores. The
-            // bytes are still in the page cache, so reading them back costs little.
-            let hash = try FileSystem.hashContents(descriptor, path: fileLabel)
+            // Hash here rather than chunk by chunk in `write`: `write` runs on the
+            // transfer thread, which every download shares, while `finish` runs on a
+            // publishing thread, so hashing moves to the other cores. A body that never
+            // outgrew the buffer (most photos and every avatar) is hashed where it is;
+            // a larger one is read back from the page cache, which costs little.
+            let hash: BlobHash
+            if let buffer, buffered == total {
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<buffered]))
+                hash = BlobHash(digest: hasher.finalize())
+                try flushBuffer()
+            } else {
+                try flushBuffer()
+                hash = try FileSystem.hashContents(descriptor, size: total, path: fileLabel)
+            }
             try store.groupSync.sync(descriptor, path: fileLabel)
             let stored: StoredBlob
             if let temporaryPath {

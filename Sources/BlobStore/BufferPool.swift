@@ -7,7 +7,7 @@ internal import Synchronization
 /// about a tenth of a fetch's CPU before buffers were reused. The pool keeps a few
 /// buffers alive for the life of the process instead.
 final class BufferPool: Sendable {
-    static let shared = BufferPool(bufferSize: 256 * 1024, keep: 32)
+    static let shared = BufferPool(bufferSize: 256 * 1024, keep: 256)
 
     let bufferSize: Int
     private let keep: Int

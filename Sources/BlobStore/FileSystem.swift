@@ -95,12 +95,14 @@ enum FileSystem {
     }
 
     /// SHA-256 of a whole file, read from offset 0 in pooled 256 KiB chunks (`pread`, so
-    /// the descriptor's position does not matter; chunks that fit the CPU's cache).
-    static func hashContents(_ fd: Int32, path: String) throws(BlobStoreError) -> BlobHash {
+    /// the descriptor's position does not matter; chunks that fit the CPU's cache). With
+    /// `size`, reading stops there instead of asking once more for the end of the file.
+    static func hashContents(_ fd: Int32, size: Int? = nil, path: String) throws(BlobStoreError) -> BlobHash {
         try BufferPool.shared.withBuffer { (chunk) throws(BlobStoreError) -> BlobHash in
             var hasher = SHA256()
             var offset: off_t = 0
-            while true {
+            let limit = off_t(size ?? Int(Int64.max))
+            while offset < limit {
                 let count = pread(fd, chunk.baseAddress, chunk.count, offset)
                 if count < 0 {
                     if errno == EINTR { continue }

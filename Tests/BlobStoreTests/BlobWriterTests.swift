@@ -202,3 +202,21 @@ struct BlobWriterTests {
         for hash in hashes { #expect(try store.verify(hash)) }
     }
 }
+
+@Suite struct ShardFolderTests {
+    @Test(arguments: [true, false])
+    func aShardFolderRemovedBehindTheStoresBackIsMadeAgain(unnamed: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let store = try BlobStore(root: directory.url, allowUnnamedFiles: unnamed)
+        let bytes = TestBytes.pattern(seed: 21, count: 5_000)
+        let first = try store.makeWriter()
+        try first.write(bytes)
+        let stored = try first.finish()
+        // The store remembers the shard folder exists; take it away.
+        try FileManager.default.removeItem(at: stored.path.deletingLastPathComponent())
+        let again = try store.makeWriter()
+        try again.write(bytes)
+        #expect(try !again.finish().alreadyPresent)
+        #expect(try store.verify(stored.hash))
+    }
+}
