@@ -61,7 +61,8 @@ case "$mode" in
   h2-small)
     "$shared/serve-corpus-h2.sh" start "$corpus/media" >&2
     cleanup() { "$shared/serve-corpus-h2.sh" stop >&2 || true; }
-    (cd "$corpus/media" && ls | sort | head -n 10000 | sed 's#^#https://10.200.0.2/media/#') > "$work/urls.txt"
+    # awk, not head: head stops reading early and, under pipefail, sort's SIGPIPE ends the script.
+    (cd "$corpus/media" && ls | sort | awk 'NR <= 10000 { print "https://10.200.0.2/media/" $0 }') > "$work/urls.txt"
     ;;
 esac
 count=$(wc -l < "$work/urls.txt")

@@ -37,7 +37,7 @@ public final class BlobStore: Sendable {
     /// with `linkat`; see ``createBlobFile()``.
     let writesUnnamedFiles: Bool
     /// Flushes streamed blobs to disk in groups (see ``GroupSync``).
-    let groupSync = GroupSync()
+    let groupSync: GroupSync
 
     /// Opens (creating if needed) the store under `root`, then removes
     /// temporary files left by dead processes or older than an hour.
@@ -57,6 +57,7 @@ public final class BlobStore: Sendable {
             try FileSystem.makeDirectoryTree(directory)
         }
         writesUnnamedFiles = allowUnnamedFiles && FileSystem.supportsUnnamedFiles(in: temporaryPath)
+        groupSync = GroupSync(directory: temporaryPath)
         removeStaleTemporaryFiles()
     }
 

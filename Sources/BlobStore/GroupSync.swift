@@ -13,68 +13,149 @@ internal import Glibc
 /// while `sync -f` after curl writes the same files in one go. Here the first writer
 /// to arrive flushes the file system (`syncfs`), and every writer that arrived while
 /// that ran is covered by the next one, so the number of flushes follows the disk's
-/// speed, not the number of files. A writer alone in its group flushes only its own
-/// file (`fsync`), so a single download never flushes other programs' writes. When a
-/// group flush fails, each writer in it flushes its own file, so an error is reported
-/// for the file it belongs to.
+/// speed, not the number of files.
+///
+/// Where a group flush could hide a failure, files are flushed one by one instead:
+/// - A writer alone in its group flushes only its own file (`fsync`), so a single
+///   download never flushes other programs' writes, and its error is its own.
+/// - `syncfs` reports write-back errors only since Linux 5.8, and only those since the
+///   descriptor it is given was opened; it is given one descriptor opened with the
+///   store, so no error between two group flushes goes unseen. On older kernels, on
+///   file systems not known to honour it (FUSE, network file systems), or without
+///   glibc's `syncfs`, every writer flushes its own file.
+/// - When a group flush fails, every writer in it (and any later group's) flushes its
+///   own file, so an error is reported for the file it belongs to.
 final class GroupSync: @unchecked Sendable {
+    /// Flushes one file; throws its error.
+    typealias FileSync = @Sendable (Int32, String) throws(BlobStoreError) -> Void
+    /// Flushes the whole file system; false when it reported an error.
+    typealias FileSystemSync = @Sendable () -> Bool
+
+    private let syncFile: FileSync
+    /// nil: files are always flushed one by one.
+    private let syncFileSystem: FileSystemSync?
+    /// The descriptor group flushes go through, closed with this object.
+    private let ownedDescriptor: Int32
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var started: UInt64 = 0
     private var completed: UInt64 = 0
     private var running = false
     private var arrivedForNext = 0
-    private var failedRound: UInt64 = 0
+    private var lastFailedRound: UInt64 = 0
 
-    /// Returns once the file's bytes are on disk.
+    /// Group flushes for the file system holding `directory` (the store's `tmp/`), where
+    /// they can be trusted; per-file flushes elsewhere.
+    convenience init(directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var fileSystemSync: FileSystemSync?
+        if fd >= 0, let syncfs = Self.syncfsFunction, Self.kernelReportsSyncfsErrors,
+           Self.fileSystemHonoursSyncfs(fd) {
+            // Kept open for the store's life: syncfs reports errors since this descriptor
+            // was opened, so every error after the store opened reaches some group flush.
+            fileSystemSync = {
+                while syncfs(fd) != 0 {
+                    if errno != EINTR { return false }
+                }
+                return true
+            }
+        } else if fd >= 0 {
+            close(fd)
+        }
+        self.init(syncFile: { (fd, path) throws(BlobStoreError) in try FileSystem.sync(fd, path: path) },
+                  syncFileSystem: fileSystemSync, owning: fileSystemSync == nil ? -1 : fd)
+    }
+
+    /// For tests: any way of flushing a file and the file system.
+    init(syncFile: @escaping FileSync, syncFileSystem: FileSystemSync?, owning descriptor: Int32 = -1) {
+        self.syncFile = syncFile
+        self.syncFileSystem = syncFileSystem
+        self.ownedDescriptor = descriptor
+    }
+
+    deinit {
+        if ownedDescriptor >= 0 { close(ownedDescriptor) }
+    }
+
+    /// Whether group flushes are used at all.
+    var groups: Bool { syncFileSystem != nil }
+
+    /// Returns once the file's bytes are on disk; throws when they may not be.
     func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
+        guard let syncFileSystem else { return try syncFile(fd, path) }
         condition.lock()
         let round = started + 1
         arrivedForNext += 1
         while completed < round {
-            if !running {
-                // Lead the round this writer needs; everyone who arrived so far is in it.
-                running = true
-                started += 1
-                let members = arrivedForNext
-                arrivedForNext = 0
-                condition.unlock()
-                let ok: Bool
-                if members == 1 || Self.syncfsFunction == nil {
-                    // Alone, or no syncfs: this file only; anyone else in the group
-                    // sees the round fail and flushes their own.
-                    ok = (try? FileSystem.sync(fd, path: path)) != nil && members == 1
-                } else {
-                    ok = Self.syncFileSystem(of: fd)
-                }
-                condition.lock()
-                running = false
-                completed = started
-                if !ok { failedRound = completed }
-                condition.broadcast()
-            } else {
+            if running {
                 condition.wait()
+                continue
+            }
+            // Lead the round this writer needs; everyone who arrived so far is in it.
+            running = true
+            started += 1
+            let members = arrivedForNext
+            arrivedForNext = 0
+            condition.unlock()
+            var ownError: BlobStoreError?
+            let groupFlushed: Bool
+            if members == 1 {
+                do throws(BlobStoreError) { try syncFile(fd, path) } catch { ownError = error }
+                groupFlushed = ownError == nil
+            } else {
+                groupFlushed = syncFileSystem()
+            }
+            condition.lock()
+            running = false
+            completed = started
+            if !groupFlushed { lastFailedRound = completed }
+            condition.broadcast()
+            if let ownError {
+                condition.unlock()
+                throw ownError
+            }
+            if members == 1 {
+                condition.unlock()
+                return
             }
         }
-        let groupFailed = failedRound == round
+        // A failed round at or after this writer's may have been the one that covered it.
+        let mustFlushOwn = lastFailedRound >= round
         condition.unlock()
-        if groupFailed { try FileSystem.sync(fd, path: path) }
+        if mustFlushOwn { try syncFile(fd, path) }
     }
 
-    private static func syncFileSystem(of fd: Int32) -> Bool {
-        guard let syncfs = syncfsFunction else { return fsync(fd) == 0 }
-        while syncfs(fd) != 0 {
-            if errno != EINTR { return false }
-        }
-        return true
-    }
-
-    /// glibc's `syncfs(2)` (Linux 2.6.39+). Its declaration needs `_GNU_SOURCE`, which
-    /// Swift's Glibc module does not set, so it is looked up by name; without it a
-    /// group flush falls back to flushing the leader's file only, and the others each
-    /// flush their own (see ``sync(_:path:)``: a failed group is retried per file).
+    /// glibc's `syncfs(2)`. Its declaration needs `_GNU_SOURCE`, which Swift's Glibc
+    /// module does not set, so it is looked up by name.
     private static let syncfsFunction: (@convention(c) (Int32) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
     }()
+
+    /// Linux 5.8 or later: before it, syncfs returned 0 whatever write-back failed.
+    private static let kernelReportsSyncfsErrors: Bool = {
+        var name = utsname()
+        guard uname(&name) == 0 else { return false }
+        let release = withUnsafeBytes(of: name.release) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        let parts = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        guard parts.count == 2 else { return false }
+        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 8)
+    }()
+
+    /// Local file systems whose syncfs writes and waits for everything: ext2/3/4, XFS,
+    /// Btrfs, F2FS, tmpfs. Not FUSE (no syncfs before 5.14) nor network file systems.
+    private static func fileSystemHonoursSyncfs(_ fd: Int32) -> Bool {
+        // fstatfs(2)'s header is not in Swift's Glibc module either. Its struct starts
+        // with `f_type` (a word) on every 64-bit Linux; 512 bytes hold the whole struct.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fstatfs") else { return false }
+        let fstatfs = unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutableRawPointer) -> Int32).self)
+        let info = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 8)
+        defer { info.deallocate() }
+        guard MemoryLayout<Int>.size == 8, fstatfs(fd, info) == 0 else { return false }
+        let type = info.load(as: Int.self) & 0xFFFF_FFFF
+        let known: Set<Int> = [0xEF53, 0x5846_5342, 0x9123_683E, 0xF2F5_2010, 0x0102_1994]
+        return known.contains(type)
+    }
 }

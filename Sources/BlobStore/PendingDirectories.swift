@@ -12,6 +12,7 @@ internal import Synchronization
 /// ever points at a name that could vanish.
 public final class PendingDirectories: Sendable {
     private let paths = Mutex(Set<String>())
+    private let flushing = NSLock()
 
     public init() {}
 
@@ -26,6 +27,10 @@ public final class PendingDirectories: Sendable {
     /// a commit of its own: 32 directories took 10-15 ms. Flushed together, they wait on
     /// the same commit, so a batch costs about one.
     public func sync() throws(BlobStoreError) {
+        // One flush at a time: a second caller must not return while the first is still
+        // flushing directories it took out of the set.
+        flushing.lock()
+        defer { flushing.unlock() }
         let batch = paths.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending

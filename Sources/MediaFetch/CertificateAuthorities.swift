@@ -10,7 +10,8 @@ import Foundation
 public struct CertificateAuthorities: Sendable, Hashable {
     /// A PEM file of CA certificates; replaces the system bundle (libcurl's `CAINFO`).
     public var bundleFile: String?
-    /// A directory of CA certificates named by subject hash (`c_rehash`; libcurl's `CAPATH`).
+    /// Directories of CA certificates named by subject hash (`c_rehash`; libcurl's
+    /// `CAPATH`), separated by colons.
     public var directory: String?
 
     public init(bundleFile: String? = nil, directory: String? = nil) {
@@ -46,9 +47,12 @@ public struct CertificateAuthorities: Sendable, Hashable {
             else { return "the CA bundle \(bundleFile) holds no PEM certificate (-----BEGIN CERTIFICATE-----)" }
         }
         if let directory {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-            else { return "the CA directory \(directory) is not a directory" }
+            // OpenSSL (and so curl) take a colon-separated list of directories.
+            for part in directory.split(separator: ":").map(String.init) where !part.isEmpty {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: part, isDirectory: &isDirectory), isDirectory.boolValue
+                else { return "the CA directory \(part) is not a directory" }
+            }
         }
         return nil
     }

@@ -105,10 +105,16 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Set when a host turned out to multiplex, so waiting transfers start before the poll.
     private var admissible = false
 
+    /// An origin that answered over HTTP/2 or later multiplexes; one that answered over
+    /// HTTP/1 (a new server behind the name, a proxy) is counted by connections again.
     private func noteMultiplexedHosts() {
-        for t in active.values where t.multiplexed && !multiplexedHosts.contains(t.hostKey) {
-            multiplexedHosts.insert(t.hostKey)
-            admissible = true
+        for t in active.values {
+            if t.responseVersion >= 2, !multiplexedHosts.contains(t.hostKey) {
+                multiplexedHosts.insert(t.hostKey)
+                admissible = true
+            } else if t.responseVersion == 1 {
+                multiplexedHosts.remove(t.hostKey)
+            }
         }
     }
 
@@ -211,10 +217,16 @@ enum CurlGlobal {
     static func trustOptions(for authorities: CertificateAuthorities) -> CurlTrustOptions {
         if let cached = trustCache.withLock({ $0[authorities] }) { return cached }
         let system = systemCALocations
+        func resolved(_ path: String) -> String? {
+            guard let p = realpath(path, nil) else { return nil }
+            defer { free(p) }
+            return String(cString: p)
+        }
         func same(_ a: String, _ b: String?) -> Bool {
             guard let b else { return false }
-            return a == b || (realpath(a, nil).map { p in defer { free(p) }; return String(cString: p) }
-                == realpath(b, nil).map { p in defer { free(p) }; return String(cString: p) })
+            if a == b { return true }
+            guard let ra = resolved(a), let rb = resolved(b) else { return false }
+            return ra == rb
         }
         let bundleIsSystem = authorities.bundleFile.map { same($0, system.bundle) } ?? true
         let directoryIsSystem = authorities.directory.map { same($0, system.directory) } ?? true
@@ -243,12 +255,14 @@ enum CurlGlobal {
         }
         let bundle = info(CURLINFO_CAINFO), directory = info(CURLINFO_CAPATH)
         let names = directory.map { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] } ?? []
-        let hashed = names.contains { name in
+        let hashNames = names.lazy.filter { name in
             let parts = name.split(separator: ".")
             return parts.count == 2 && parts[0].count == 8 && parts[0].allSatisfy(\.isHexDigit)
                 && parts[1].allSatisfy(\.isNumber)
-        }
-        return (bundle, directory, hashed)
+        }.count
+        // A store of the public CAs has well over a hundred; a few (a local CA, a snake-oil
+        // certificate) do not make a trust store that could replace the bundle.
+        return (bundle, directory, hashNames >= 50)
     }()
 
     /// libcurl's version and whether it was built with HTTP/2, for `--version` and logs.

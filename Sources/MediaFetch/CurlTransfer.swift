@@ -53,9 +53,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var abortReason: FetchFailure?
     private var responseHeaders: [String: String] = [:]
 
-    /// Whether a response came over HTTP/2 or later, where one connection carries many
-    /// transfers; the loop then stops counting this host's transfers as connections.
-    private(set) var multiplexed = false
+    /// The HTTP major version of the latest response (0 before any): from 2 on, one
+    /// connection carries many transfers, and the loop stops counting this origin's
+    /// transfers as connections.
+    private(set) var responseVersion = 0
 
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
@@ -86,7 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.maxRedirects = c.maxRedirects
         self.counter = c.byteCounter
         self.writeChunk = writeChunk
-        self.hostKey = URLComponents(string: url)?.host?.lowercased() ?? ""
+        self.hostKey = Self.originKey(url)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         prefix.reserveCapacity(ContentKind.sniffLength)
         configure(c)
@@ -119,15 +120,12 @@ final class CurlTransfer: @unchecked Sendable {
         let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
         if trust.clearsBundle {
             tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil)
-            tc_easy_setopt_pointer(easy, CURLOPT_PROXY_CAINFO, nil)
         }
         if let bundle = trust.bundleFile {
             tc_easy_setopt_string(easy, CURLOPT_CAINFO, bundle)
-            tc_easy_setopt_string(easy, CURLOPT_PROXY_CAINFO, bundle)
         }
         if let directory = trust.directory {
             tc_easy_setopt_string(easy, CURLOPT_CAPATH, directory)
-            tc_easy_setopt_string(easy, CURLOPT_PROXY_CAPATH, directory)
         }
         tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
@@ -192,7 +190,8 @@ final class CurlTransfer: @unchecked Sendable {
         if text.starts(with: "HTTP/".utf8) {
             let afterVersion = text.drop { $0 != 0x20 }.drop { $0 == 0x20 }
             status = Int(Self.latin1(afterVersion.prefix { $0 != 0x20 })) ?? 0
-            multiplexed = text.starts(with: "HTTP/2".utf8) || text.starts(with: "HTTP/3".utf8)
+            responseVersion = text.starts(with: "HTTP/1".utf8) ? 1 : text.starts(with: "HTTP/2".utf8) ? 2
+                : text.starts(with: "HTTP/3".utf8) ? 3 : responseVersion
             contentType = nil
             retryAfter = nil
             responseHeaders = [:]
@@ -213,6 +212,13 @@ final class CurlTransfer: @unchecked Sendable {
                 responseHeaders[key] = Self.latin1(value.prefix(8192))
             }
         }
+    }
+
+    /// Scheme, host and port: what shares connections (and so the per-host cap).
+    static func originKey(_ url: String) -> String {
+        guard let comps = URLComponents(string: url), let scheme = comps.scheme?.lowercased() else { return "" }
+        let port = comps.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(comps.host?.lowercased() ?? ""):\(port)"
     }
 
     /// Without leading and trailing spaces, tabs, CR and LF.

@@ -188,7 +188,10 @@ public final class CachePipeline: Sendable {
         }
         defer { fetcher.shutdown() }
         let store = self.store
-        let window = max(configuration.maxConcurrentTransfers * 8, 8)
+        // Wide enough that items waiting for a flush to disk do not idle the network,
+        // bounded because each item started holds a file descriptor.
+        let transfers = configuration.maxConcurrentTransfers
+        let window = max(8, min(transfers * 8, max(transfers * 2, 256)))
         var result = Fetched()
         let directories = PendingDirectories()
         var recorder = IndexRecorder(index: index, directories: directories, logger: logger)

@@ -22,7 +22,7 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "Transfers at once to one host over HTTP/1.1 (its connections); over HTTP/2 one connection carries up to --concurrency.")
     var perHost: Int = 8
 
-    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file (a TLS-inspecting proxy's, a private mirror's) instead of the system bundle; default: $CURL_CA_BUNDLE, else $SSL_CERT_FILE / $SSL_CERT_DIR, else the system's.", valueName: "FILE"))
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file (a TLS-inspecting proxy's, a private mirror's) in place of the system bundle (the system CA directory, if libcurl has one, still applies, as with curl); default: $CURL_CA_BUNDLE, else $SSL_CERT_FILE / $SSL_CERT_DIR, else the system's.", valueName: "FILE"))
     var cacert: String?
 
     @Option(name: .long, help: ArgumentHelp("Largest body accepted, e.g. 32MB, 500KB.", valueName: "SIZE"))

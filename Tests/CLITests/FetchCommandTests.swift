@@ -163,7 +163,6 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
 
     @Test func fetchesOverHTTPSTrustingTheCAItIsGiven() async throws {
         let origin = try await TLSOrigin.start { path in path.contains("GONE") ? nil : jpegBytes(8_000, UInt8(path.utf8.count)) }
-        defer { Task { await origin.stop() } }
         let dir = try tempDir()
         let page = dir.appendingPathComponent("page.json")
         try Data(cliPage.utf8).write(to: page)
@@ -187,6 +186,7 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
             #expect(s["downloaded"] as? Int == 3, "\(cache)")
             #expect((s["failures_by_reason"] as? [String: Int])?["http_404"] == 1, "\(cache)")
         }
+        await origin.stop()
     }
 
     @Test func aMissingCABundleIsAUsageError() async throws {

@@ -19,7 +19,6 @@ import TLSTestSupport
         let origin = try await TLSOrigin.start(holdUntil: 12, maxHold: .seconds(10)) { path in
             fakeJPEG(4_000, seed: UInt8(path.utf8.count % 200))
         }
-        defer { Task { await origin.stop() } }
         var config = Self.trusting(origin)
         config.maxConcurrentTransfers = 16
         config.maxTransfersPerHost = 2
@@ -39,13 +38,14 @@ import TLSTestSupport
         #expect(origin.requests == 24)
         // One connection, one TLS handshake: transfers wait for it rather than open more.
         #expect(origin.connections == 1)
+        await origin.stop()
     }
 
     @Test func refusesACertificateFromACANotTrusted() async throws {
         let origin = try await TLSOrigin.start { _ in fakeJPEG(1_000) }
-        defer { Task { await origin.stop() } }
         let fetcher = try HTTPFetcher(configuration: testConfiguration())
         let result = await fetchMemory(fetcher, origin.baseURL + "/a.jpg")
+        await origin.stop()
         guard case let .failure(failure) = result, case .untrustedCertificate = failure else {
             Issue.record("expected an untrusted certificate, got \(result)")
             return
@@ -58,11 +58,12 @@ import TLSTestSupport
     @Test func trustsTheCAItIsGiven() async throws {
         let body = fakeJPEG(50_000)
         let origin = try await TLSOrigin.start { _ in body }
-        defer { Task { await origin.stop() } }
         let fetcher = try HTTPFetcher(configuration: Self.trusting(origin))
-        let result = try await fetchMemory(fetcher, origin.baseURL + "/a.jpg").get()
-        #expect(result.output == body)
-        #expect(result.attempts == 1)
+        let result = await fetchMemory(fetcher, origin.baseURL + "/a.jpg")
+        await origin.stop()
+        let fetched = try result.get()
+        #expect(fetched.output == body)
+        #expect(fetched.attempts == 1)
     }
 
     @Test func anUnusableCABundleStopsTheFetcherBeforeAnyTransfer() throws {
@@ -97,9 +98,27 @@ import TLSTestSupport
     }
 
     @Test func aBundleOfOurOwnIsPassedAsGiven() throws {
-        let origin = "/nonexistent/but/not/the/system/bundle.pem"
-        let options = CurlGlobal.trustOptions(for: CertificateAuthorities(bundleFile: origin))
-        #expect(options.bundleFile == origin)
-        #expect(!options.clearsBundle)
+        for bundle in ["/nonexistent/but/not/the/system/bundle.pem", "/another/missing.pem"] {
+            // Two paths that do not resolve are not "the same" as the system bundle either.
+            let options = CurlGlobal.trustOptions(for: CertificateAuthorities(bundleFile: bundle))
+            #expect(options.bundleFile == bundle)
+            #expect(!options.clearsBundle)
+        }
+        let directory = CurlGlobal.trustOptions(for: CertificateAuthorities(directory: "/some/where"))
+        #expect(directory.directory == "/some/where")
+        #expect(!directory.clearsBundle)
+    }
+
+    @Test func theSystemStoreIsLookedUpByHashWhereTheSystemHasOne() throws {
+        let system = CurlGlobal.trustOptions(for: .system)
+        guard system.clearsBundle else { return }  // no hashed system directory: the bundle as built
+        #expect(system.bundleFile == nil)
+        let directory = try #require(system.directory)
+        // Naming libcurl's own bundle (as CURL_CA_BUNDLE often does) is the system store too.
+        for name in ["/etc/ssl/certs/ca-certificates.crt"] where FileManager.default.fileExists(atPath: name) {
+            let named = CurlGlobal.trustOptions(for: CertificateAuthorities(bundleFile: name))
+            #expect(named.clearsBundle)
+            #expect(named.directory == directory)
+        }
     }
 }

@@ -24,6 +24,7 @@ public final class TLSOrigin: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let counters: Counters
+    private let holdTimer: Task<Void, Never>?
 
     public var baseURL: String { "https://127.0.0.1:\(port)" }
     /// TCP connections accepted (distinct client ports seen).
@@ -83,7 +84,8 @@ public final class TLSOrigin: Sendable {
     }
 
     private init(port: Int, caFile: String, directory: URL, group: ServiceGroup, task: Task<Void, any Error>,
-                 counters: Counters) {
+                 counters: Counters, holdTimer: Task<Void, Never>?) {
+        self.holdTimer = holdTimer
         self.port = port
         self.caFile = caFile
         self.directory = directory
@@ -136,24 +138,28 @@ public final class TLSOrigin: Sendable {
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task { try await group.run() }
-        if holdUntil > 0 {
-            // A safety net so a client that never gets there fails its test instead of hanging.
-            Task { [counters] in
-                try? await Task.sleep(for: maxHold)
-                counters.release()
-            }
-        }
+        // A safety net so a client that never gets there fails its test instead of hanging.
+        let holdTimer: Task<Void, Never>? = holdUntil > 0 ? Task { [counters] in
+            try? await Task.sleep(for: maxHold)
+            counters.release()
+        } : nil
         var bound = 0
         for await p in stream { bound = p }
         guard bound > 0 else {
             await group.triggerGracefulShutdown()
             throw POSIXError(.EADDRNOTAVAIL)
         }
-        return TLSOrigin(port: bound, caFile: caFile, directory: directory, group: group, task: task, counters: counters)
+        return TLSOrigin(port: bound, caFile: caFile, directory: directory, group: group, task: task,
+                         counters: counters, holdTimer: holdTimer)
     }
 
     public func stop() async {
-        await group.triggerGracefulShutdown()
+        holdTimer?.cancel()
+        counters.release()
+        // Cancelled rather than shut down gracefully: a graceful HTTP/2 shutdown waits for
+        // the client to close the connection after GOAWAY, and libcurl does not read an
+        // idle pooled connection until it wants it again.
+        task.cancel()
         _ = await task.result
         try? FileManager.default.removeItem(at: directory)
     }
