@@ -63,7 +63,7 @@ public final class PendingDirectories: Sendable {
         }
         let firstError = Mutex<BlobStoreError?>(nil)
         let next = Atomic<Int>(0)
-        let threads = min(parallelism, group.count)
+        let helpers = min(parallelism, group.count) - 1
         let done = DispatchSemaphore(value: 0)
         let work = { @Sendable in
             while true {
@@ -73,17 +73,46 @@ public final class PendingDirectories: Sendable {
                     firstError.withLock { if $0 == nil { $0 = error } }
                 }
             }
-            done.signal()
         }
-        for _ in 1..<threads {
-            let t = Thread(block: work)
-            t.stackSize = 128 * 1024
-            t.start()
+        for _ in 0..<helpers {
+            FlushThreads.shared.run {
+                work()
+                done.signal()
+            }
         }
         work()
-        for _ in 0..<threads { done.wait() }
+        for _ in 0..<helpers { done.wait() }
         return firstError.withLock { $0 }
     }
 
     public var isEmpty: Bool { paths.withLock { $0.isEmpty } }
+}
+
+/// Threads kept for flushing directories: a batch flushes up to 16 at once, a run has
+/// hundreds of batches, and starting threads for each cost more than the flushes.
+private final class FlushThreads: Sendable {
+    static let shared = FlushThreads(count: PendingDirectories.parallelism - 1)
+
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let pending = DispatchSemaphore(value: 0)
+
+    init(count: Int) {
+        for i in 0..<max(1, count) {
+            let t = Thread { [self] in
+                while true {
+                    pending.wait()
+                    let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                    job?()
+                }
+            }
+            t.name = "tweetcache.dirsync.\(i)"
+            t.stackSize = 128 * 1024
+            t.start()
+        }
+    }
+
+    func run(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+        pending.signal()
+    }
 }
