@@ -242,16 +242,15 @@ public final class BlobStore: Sendable {
         return (fd, path)
     }
 
-    /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;
-    /// the descriptor must still be open. The same rules as the named form below: an
-    /// existing blob of the right size means another writer got there first; one of
-    /// the wrong size is replaced, through a temporary name and `rename(2)`.
-    func publish(
-        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
-    ) throws(BlobStoreError) -> StoredBlob {
+    /// The shard folder and final path of a blob, with the folder made (and `blobs/`
+    /// flushed when it is new) or, deferring, both folders queued in `pending` whatever
+    /// happens: the shard or the name may have just been made by another writer whose
+    /// own flush is still pending, and this blob must not be recorded before it.
+    private func prepareShard(
+        for hash: BlobHash, deferring pending: PendingDirectories?
+    ) throws(BlobStoreError) -> (shard: String, final: String) {
         let hex = hash.hex
         let shardPath = blobsPath + "/" + hex.prefix(2)
-        let finalPath = shardPath + "/" + hex
         if let pending {
             pending.insert(blobsPath)
             pending.insert(shardPath)
@@ -259,6 +258,17 @@ public final class BlobStore: Sendable {
         if try makeShard(shardPath), pending == nil {
             try FileSystem.syncDirectory(blobsPath)
         }
+        return (shardPath, shardPath + "/" + hex)
+    }
+
+    /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;
+    /// the descriptor must still be open. The same rules as the named form below: an
+    /// existing blob of the right size means another writer got there first; one of
+    /// the wrong size is replaced, through a temporary name and `rename(2)`.
+    func publish(
+        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) -> StoredBlob {
+        let (shardPath, finalPath) = try prepareShard(for: hash, deferring: pending)
         let stored = { (alreadyPresent: Bool) in
             StoredBlob(hash: hash, size: size, path: URL(fileURLWithPath: finalPath, isDirectory: false),
                        alreadyPresent: alreadyPresent)
@@ -302,21 +312,9 @@ public final class BlobStore: Sendable {
     func publish(
         temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
     ) throws(BlobStoreError) -> StoredBlob {
-        let hex = hash.hex
-        let shardPath = blobsPath + "/" + hex.prefix(2)
-        let finalPath = shardPath + "/" + hex
-        // Deferring, both directories go to the pending set whatever happens below:
-        // the shard or the name may have just been made by another writer whose own
-        // flush is still pending, and this blob must not be recorded before it.
-        if let pending {
-            pending.insert(blobsPath)
-            pending.insert(shardPath)
-        }
+        let (shardPath, finalPath) = try prepareShard(for: hash, deferring: pending)
         func syncDirectory(_ path: String) throws(BlobStoreError) {
             if pending == nil { try FileSystem.syncDirectory(path) }
-        }
-        if try makeShard(shardPath) {
-            try syncDirectory(blobsPath)
         }
         let stored = { (alreadyPresent: Bool) in
             StoredBlob(
