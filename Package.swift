@@ -142,7 +142,10 @@ let package = Package(
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Demo", "TestSupport", "MediaTypes"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Imaging", "TweetModel"]),
         .testTarget(
             name: "TileServerTests",

@@ -48,41 +48,72 @@ struct IndexRecorder {
         }
     }
 
+    /// Rows a batch could not record yet (its directories could not be flushed, or the
+    /// index refused the write); the next batch, or ``finish()``, tries them again.
+    /// Touched only on `queue`.
+    private final class Leftovers: @unchecked Sendable {
+        var urls: [URLRecord] = []
+        var blobs: [BlobRecord] = []
+    }
+    private let leftovers = Leftovers()
+
     /// Hands the rows gathered so far to the recording queue.
     mutating func flush() {
         guard !urls.isEmpty else { return }
         let (urls, blobs) = (self.urls, self.blobs)
         self.urls.removeAll(keepingCapacity: true)
         self.blobs.removeAll(keepingCapacity: true)
-        let (index, directories, logger) = (self.index, self.directories, self.logger)
+        let (index, directories, logger, leftovers) = (self.index, self.directories, self.logger, self.leftovers)
         queue.async {
-            Self.record(urls: urls, blobs: blobs, index: index, directories: directories, logger: logger)
+            Self.record(urls: urls, blobs: blobs, index: index, directories: directories, leftovers: leftovers,
+                        logger: logger, last: false)
+        }
+    }
+
+    /// Waits until the batches handed over so far have been tried.
+    func settled() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { done.resume() }
         }
     }
 
     /// Flushes what is left and waits until every batch is recorded (or logged as not).
     mutating func finish() async {
         flush()
+        let (index, directories, logger, leftovers) = (self.index, self.directories, self.logger, self.leftovers)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            queue.async { done.resume() }
+            queue.async {
+                Self.record(urls: [], blobs: [], index: index, directories: directories, leftovers: leftovers,
+                            logger: logger, last: true)
+                done.resume()
+            }
         }
     }
 
     private static func record(
-        urls: [URLRecord], blobs: [BlobRecord], index: CacheIndex, directories: PendingDirectories, logger: Logger
+        urls: [URLRecord], blobs: [BlobRecord], index: CacheIndex, directories: PendingDirectories,
+        leftovers: Leftovers, logger: Logger, last: Bool
     ) {
+        let urls = leftovers.urls + urls
+        let blobs = leftovers.blobs + blobs
+        leftovers.urls = []
+        leftovers.blobs = []
+        guard !urls.isEmpty else { return }
         do {
             try directories.sync()
-        } catch {
-            // Not recorded: the next run looks these URLs up, finds nothing and
-            // publishes them again (the same names, so nothing is duplicated).
-            logger.error("could not flush the blob directories; \(urls.count) URLs left out of the index: \(error)")
-            return
-        }
-        do {
             try index.record(urls, blobs: blobs)
         } catch {
-            logger.error("could not record \(urls.count) URLs in the index: \(error)")
+            guard last else {
+                // Kept for the next batch: a row is written only after its blob's
+                // directory entries are known to be durable.
+                logger.warning("\(urls.count) URLs not recorded yet, will retry: \(error)")
+                leftovers.urls = urls
+                leftovers.blobs = blobs
+                return
+            }
+            // Not recorded: the next run looks these URLs up, finds nothing and
+            // publishes them again (the same names, so nothing is duplicated).
+            logger.error("\(urls.count) URLs left out of the index: \(error)")
         }
     }
 }
