@@ -106,9 +106,10 @@ public final class BlobWriter: @unchecked Sendable {
 
     /// Flushes the bytes to disk and publishes them under their hash.
     ///
-    /// Exactly one `fsync` of the file (plus one of the shard directory, unless
-    /// the writer defers it to a ``PendingDirectories``): the price of a name
-    /// that always matches its content after a power cut.
+    /// The file is flushed to disk first, by its own `fsync` or by a file-system flush
+    /// shared with the writers finishing at the same time (``GroupSync``), then the
+    /// shard directory (unless the writer defers that to a ``PendingDirectories``):
+    /// the price of a name that always matches its content after a power cut.
     /// On failure the temporary file is removed and the writer is spent.
     public func finish() throws(BlobStoreError) -> StoredBlob {
         lock.lock()
