@@ -13,25 +13,15 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
 
     /// The format whose signature `bytes` starts with, or `nil` for anything else.
     ///
-    /// Looks at no more than the first 12 bytes.
+    /// Looks at no more than the first 12 bytes. The signatures are ContentKind's;
+    /// the image kinds share their names with these cases.
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
-        switch ContentKind.sniff(bytes) {
-        case .jpeg: .jpeg
-        case .png: .png
-        case .gif: .gif
-        case .webp: .webp
-        case .mp4, .html, .unknown: nil
-        }
+        ImageFormat(rawValue: ContentKind.sniff(bytes).rawValue)
     }
 
-    /// The media type to serve or record the file with.
+    /// The media type to serve or record the file with (ContentKind's, the one table).
     public var mimeType: String {
-        switch self {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .gif: "image/gif"
-        case .webp: "image/webp"
-        }
+        ContentKind(rawValue: rawValue)?.mimeType ?? "application/octet-stream"
     }
 
     /// The conventional file extension, without a dot.
