@@ -136,7 +136,9 @@ let package = Package(
         ),
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        // Test-only: writes the PNG variants the decoder must read (through the shim's raw PNG writer).
+        .target(name: "ImagingTestSupport", dependencies: ["Imaging", "CTweetCache"], path: "Tests/ImagingSupport"),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport"]),
         // Our thumbnails of a folder as PNG, for scripts/compare-thumbs.sh to set against vipsthumbnail's.
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
@@ -153,13 +155,43 @@ let package = Package(
                 "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "InspectTests",
             dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
         ),
+        // What each fuzz target checks (Fuzz/Checks), shared by scripts/fuzz.sh's libFuzzer
+        // binaries and FuzzRegressionTests, which replays Fuzz/Regressions and the seeds.
+        .target(
+            name: "FuzzChecks",
+            dependencies: [
+                "TweetModel", "Imaging", "TileServer", "BlobStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            path: "Fuzz/Checks"
+        ),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"]),
         // Runs the built `tweetcache` binary as a process.
         .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport", "TLSTestSupport"]),
     ]
 )
+
+// libFuzzer targets (`scripts/fuzz.sh`): thin entry points over FuzzChecks that start
+// libFuzzer's driver. They need `-sanitize=fuzzer` to link, so they exist only when the
+// script asks for them.
+if Context.environment["TWEETCACHE_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/Driver"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["FuzzChecks", "CFuzzDriver"], path: "Fuzz/Support"))
+    for name in ["fuzz-results", "fuzz-iiif", "fuzz-decode", "fuzz-pack", "fuzz-server"] {
+        package.targets.append(.executableTarget(name: name, dependencies: ["FuzzChecks", "FuzzSupport"], path: "Fuzz/\(name)"))
+    }
+}

@@ -113,10 +113,15 @@ final class CurlTransfer: @unchecked Sendable {
         tc_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, c.lowSpeedTime.milliseconds / 1000))
         tc_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.maxBytes))
         tc_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        // Wait for a connection being set up to say whether it multiplexes rather than open
-        // another: on HTTP/2 every transfer to a host then shares one connection, one TLS
-        // handshake and one load of the CA store (which costs more CPU than the handshake).
-        tc_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Over HTTPS, wait for a connection being set up to say whether it multiplexes
+        // rather than open another: on HTTP/2 every transfer to a host then shares one
+        // connection, one TLS handshake and one load of the CA store (which costs more CPU
+        // than the handshake). Plain http:// is HTTP/1.1 here (HTTP/2 only through TLS), so
+        // there is nothing to wait for: waiting held every transfer to a new host until the
+        // first one's answer, and an HTTP/1.1 origin then got fewer connections than its cap.
+        if url.utf8.count >= 6, url.prefix(6).lowercased() == "https:" {
+            tc_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        }
         let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
         if trust.clearsBundle {
             tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil)

@@ -37,7 +37,8 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The rest of a request answered here (its body and end) is dropped.
     private var discarding = false
     private var needsFlush = false
-    private var lastActive = NIODeadline.now()
+    /// On the event loop's clock (`EventLoop.now`), which tests advance by hand.
+    private var lastActive = NIODeadline.uptimeNanoseconds(0)
     private var idleCheck: Scheduled<Void>?
 
     init(cache: MemoryCache<HotResponse.Key, HotResponse>, idleTimeout: Duration) {
@@ -47,7 +48,7 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastActive = .now()
+        lastActive = context.eventLoop.now
         switch unwrapInboundIn(data) {
         case let .head(request):
             if withResponder == 0, context.channel.isWritable, let hit = hit(for: request) {
@@ -84,7 +85,7 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .end = unwrapOutboundIn(data) {
             // Not below zero: an answer to a request that never parsed (400) has no head here.
             withResponder = max(0, withResponder - 1)
-            lastActive = .now()
+            lastActive = context.eventLoop.now
         }
         context.write(data, promise: promise)
     }
@@ -107,11 +108,13 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Idle timeout
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { scheduleIdleCheck(context, at: .now() + idleTimeout) }
+        lastActive = context.eventLoop.now
+        if context.channel.isActive { scheduleIdleCheck(context, at: lastActive + idleTimeout) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        scheduleIdleCheck(context, at: .now() + idleTimeout)
+        lastActive = context.eventLoop.now
+        scheduleIdleCheck(context, at: lastActive + idleTimeout)
         context.fireChannelActive()
     }
 
@@ -130,12 +133,13 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
             idleCheck = nil
             let due = lastActive + idleTimeout
             let idle = withResponder == 0 && !discarding
-            if idle, due <= .now() {
+            let now = context.eventLoop.now
+            if idle, due <= now {
                 context.close(promise: nil)
             } else {
                 // A request still with the responder is bounded by the request
                 // time limit; look again a whole timeout later.
-                scheduleIdleCheck(context, at: idle ? due : .now() + idleTimeout)
+                scheduleIdleCheck(context, at: idle ? due : now + idleTimeout)
             }
         }
     }

@@ -196,11 +196,12 @@ struct TileResponder: HTTPResponder {
         // cancellation would hold the 503 back until it finished. Here whichever of
         // the work and the timer ends first answers; the other's result is dropped.
         let limit = configuration.requestTimeout
+        let clock = configuration.clock
         let answered = OnceFlag()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
             let first = { @Sendable () -> Bool in answered.claim() }
             let timer = Task {
-                try await Task.sleep(for: limit)
+                try await clock.sleep(for: limit)
                 if first() { continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)")) }
             }
             Task {

@@ -39,46 +39,15 @@ public final class TileServer: Sendable {
 
     /// Starts serving and returns once the socket is listening.
     public static func start(_ configuration: TileServerConfiguration, logger: Logger? = nil) async throws -> TileServer {
-        let files = try CacheFiles(root: configuration.cacheRoot)
-        let pool = RenderPool(width: configuration.renderConcurrency)
-        let boundPort = Mutex(configuration.port)
-        let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
-        let metrics = ServerMetrics()
         var log = logger ?? Logger(label: "tweetcache.serve")
         if logger == nil { log.logLevel = .warning }
-        let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
-                                   capacity: configuration.decodedCacheBytes)
-        let packs = PackReader(files: files, logger: log)
-        // A cache the server cannot write is served all the same, with tiles cut on request.
-        let store = configuration.buildsPacks ? try? BlobStore(root: files.root) : nil
-        let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: log)
-        let responder = TileResponder(
-            configuration: configuration,
-            files: files,
-            memory: ByteCache(capacity: configuration.memoryCacheBytes),
-            hot: hot,
-            sources: sources,
-            packs: packs,
-            lazyPacks: lazyPacks,
-            pool: pool,
-            metrics: metrics,
-            catalog: CatalogCache(cacheRoot: files.root),
-            boundPort: { boundPort.withLock { $0 } })
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            responder: responder,
-            server: HTTPServerBuilder { responder in
-                TileServerChannel(responder: responder, hot: hot, idleTimeout: configuration.idleTimeout)
-            },
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                 serverName: TileServer.serverName),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: log)
+        let made = try application(configuration, logger: log) { channel in
+            continuation.yield(channel.localAddress?.port ?? 0)
+            continuation.finish()
+        }
         // A service group: stopping is a graceful shutdown (open requests finish).
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: log))
+        let group = ServiceGroup(configuration: .init(services: [made.app], gracefulShutdownSignals: [], logger: log))
         let task = Task { try await group.run() }
         var bound = 0
         for await port in stream { bound = port }
@@ -90,8 +59,50 @@ public final class TileServer: Sendable {
             }
             throw TileServerError.bindFailed("\(configuration.host):\(configuration.port)")
         }
-        boundPort.withLock { $0 = bound }
-        return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: lazyPacks)
+        made.boundPort.port = bound
+        return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: made.lazyPacks)
+    }
+
+    /// The server's application, not yet running: the responder with every route,
+    /// over the HTTP/1.1 channel with the hot-response handler. ``start(_:logger:)``
+    /// runs it on a socket; tests hand it to HummingbirdTesting's `.router` mode,
+    /// which calls the responder directly, with no port and no connection.
+    static func application(
+        _ configuration: TileServerConfiguration, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort) {
+        let files = try CacheFiles(root: configuration.cacheRoot)
+        let pool = RenderPool(width: configuration.renderConcurrency)
+        let boundPort = SharedPort(configuration.port)
+        let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
+        let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
+                                   capacity: configuration.decodedCacheBytes)
+        let packs = PackReader(files: files, logger: logger)
+        // A cache the server cannot write is served all the same, with tiles cut on request.
+        let store = configuration.buildsPacks ? try? BlobStore(root: files.root) : nil
+        let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
+        let responder = TileResponder(
+            configuration: configuration,
+            files: files,
+            memory: ByteCache(capacity: configuration.memoryCacheBytes),
+            hot: hot,
+            sources: sources,
+            packs: packs,
+            lazyPacks: lazyPacks,
+            pool: pool,
+            metrics: ServerMetrics(),
+            catalog: CatalogCache(cacheRoot: files.root),
+            boundPort: { boundPort.port })
+        let app = Application(
+            responder: responder,
+            server: HTTPServerBuilder { responder in
+                TileServerChannel(responder: responder, hot: hot, idleTimeout: configuration.idleTimeout)
+            },
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: TileServer.serverName),
+            onServerRunning: onServerRunning,
+            logger: logger)
+        return (app, lazyPacks, boundPort)
     }
 
     /// Stops accepting connections and returns once open requests are answered.
@@ -103,5 +114,18 @@ public final class TileServer: Sendable {
     /// Returns when the server stops.
     public func wait() async throws {
         try await task.value
+    }
+}
+
+/// The port the server bound, known only once it runs; the responder reads it for
+/// IIIF ids when neither a public URL nor a usable `Host` is given.
+final class SharedPort: Sendable {
+    private let value: Atomic<Int>
+
+    init(_ port: Int) { value = Atomic(port) }
+
+    var port: Int {
+        get { value.load(ordering: .acquiring) }
+        set { value.store(newValue, ordering: .releasing) }
     }
 }

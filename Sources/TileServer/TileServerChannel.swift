@@ -23,23 +23,32 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            var limits = NIOHTTPDecoderLimitConfiguration()
-            limits.maxHeaderFieldSize = 80 * 1024
-            limits.maxHeaderListSize = 80 * 1024
-            limits.maxHeaderFieldCount = 1000
-            let pipeline = channel.pipeline.syncOperations
-            try pipeline.configureHTTPServerPipeline(
-                withPipeliningAssistance: false,  // answers stay in order: see HotResponseHandler
-                withErrorHandling: false,  // Hummingbird answers parse errors
-                withOutboundHeaderValidation: false,  // HTTPTypes validated the responder's headers
-                withEncoderConfiguration: .init(),
-                withDecoderLimitConfiguration: limits)
-            try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout))
-            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+            try Self.addHandlers(to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger)
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
+    }
+
+    /// The handlers between the socket and the responder, in order. Separate from
+    /// ``setup(channel:logger:)`` so tests and the fuzzer can put the same request
+    /// parsing on an `EmbeddedChannel`.
+    static func addHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations, hot: MemoryCache<HotResponse.Key, HotResponse>,
+        idleTimeout: Duration, logger: Logger
+    ) throws {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = 80 * 1024
+        limits.maxHeaderListSize = 80 * 1024
+        limits.maxHeaderFieldCount = 1000
+        try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: false,  // answers stay in order: see HotResponseHandler
+            withErrorHandling: false,  // Hummingbird answers parse errors
+            withOutboundHeaderValidation: false,  // HTTPTypes validated the responder's headers
+            withEncoderConfiguration: .init(),
+            withDecoderLimitConfiguration: limits)
+        try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout))
+        try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+        try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
     }
 
     func handle(value: Value, logger: Logger) async {

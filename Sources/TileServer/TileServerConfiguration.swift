@@ -1,4 +1,5 @@
 import Foundation
+import MediaFetch
 
 /// How `tweetcache serve` serves a cache.
 public struct TileServerConfiguration: Sendable {
@@ -26,6 +27,8 @@ public struct TileServerConfiguration: Sendable {
     /// A request that has not been answered by then gets 503 (the work goes on and
     /// its result is kept for the next request).
     public var requestTimeout: Duration = .seconds(30)
+    /// What the request time limit is measured on; tests give a clock they drive.
+    public var clock: any WallClock = SystemWallClock()
     /// A keep-alive connection with no request for this long is closed.
     public var idleTimeout: Duration = .seconds(75)
     /// Hot small files kept in memory (and, as much again, the complete answers

@@ -66,10 +66,14 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
     @Test func respectsThePerHostCap() async throws {
         let inFlight = Atomic<Int>(0)
         let peak = Atomic<Int>(0)
+        // Each request is held until three are in the server at once (or, should the
+        // fetcher never allow three, 2 s pass): if the cap let more through, the peak
+        // would show it, and no timing decides when requests overlap.
+        let meeting = Meeting(size: 3)
         let server = try LoopbackHTTPServer { _ in
             let now = inFlight.add(1, ordering: .relaxed).newValue
             peak.max(now, ordering: .relaxed)
-            Thread.sleep(forTimeInterval: 0.03)
+            meeting.arriveAndWait(timeout: 2)
             inFlight.subtract(1, ordering: .relaxed)
             return .respond(status: 200, body: fakeJPEG(1000))
         }
@@ -80,8 +84,7 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<30 { group.addTask { _ = await fetchMemory(fetcher, server.baseURL + "/p\(i).jpg") } }
         }
-        #expect(peak.load(ordering: .relaxed) <= 3)
-        #expect(peak.load(ordering: .relaxed) >= 2)
+        #expect(peak.load(ordering: .relaxed) == 3)
     }
 
     @Test func abandonsASlowBody() async throws {
@@ -275,15 +278,12 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
     }
 
     @Test func refusedConnectionIsAConnectFailure() async throws {
-        // Bind then close a server to get a port with nothing listening.
-        let server = try LoopbackHTTPServer { _ in .hangUp }
-        let url = server.baseURL + "/x.jpg"
-        server.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        // A port held by a socket that never listens: nothing can accept there.
+        let closed = try ClosedPort()
         var config = testConfiguration()
         config.maxAttempts = 2
         let fetcher = try HTTPFetcher(configuration: config)
-        let result = await fetchMemory(fetcher, url)
+        let result = await fetchMemory(fetcher, "http://127.0.0.1:\(closed.port)/x.jpg")
         #expect(result.failure?.code == "connection_failed")
     }
 
@@ -299,15 +299,20 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
     }
 
     @Test func cancellationEndsATransfer() async throws {
+        // The body would take 2 s; the task is cancelled as soon as the server has
+        // the request, so a result before the body's end can only come from cancelling.
+        let (requested, arrival) = AsyncStream<Void>.makeStream()
         let server = try LoopbackHTTPServer { _ in
-            .trickle(status: 200, body: fakeJPEG(100_000), chunk: 10_000, delay: .milliseconds(200))
+            arrival.yield()
+            return .trickle(status: 200, body: fakeJPEG(100_000), chunk: 10_000, delay: .milliseconds(200))
         }
         var config = testConfiguration()
         config.lowSpeedLimit = 1
         config.lowSpeedTime = .seconds(30)
         let fetcher = try HTTPFetcher(configuration: config)
         let task = Task { await fetchMemory(fetcher, server.baseURL + "/c.jpg") }
-        try await Task.sleep(for: .milliseconds(300))
+        var arrivals = requested.makeAsyncIterator()
+        _ = await arrivals.next()
         task.cancel()
         let result = await task.value
         #expect(result.failure == .cancelled)
@@ -319,5 +324,34 @@ extension Result {
     var failure: Failure? {
         if case let .failure(f) = self { return f }
         return nil
+    }
+}
+
+/// Holds each arriving thread until `size` have arrived, then lets that group go; a
+/// thread waits at most `timeout` seconds (and then leaves the group), so a broken
+/// expectation fails the test instead of hanging it.
+final class Meeting: @unchecked Sendable {
+    private let size: Int
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var waiting = 0
+    private var generation = 0
+
+    init(size: Int) { self.size = size }
+
+    func arriveAndWait(timeout: TimeInterval) {
+        condition.lock()
+        defer { condition.unlock() }
+        let mine = generation
+        waiting += 1
+        if waiting == size {
+            waiting = 0
+            generation += 1
+            condition.broadcast()
+            return
+        }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while generation == mine, condition.wait(until: deadline) {}
+        if generation == mine { waiting -= 1 }
     }
 }

@@ -1,11 +1,12 @@
-internal import CTweetCache
+import CTweetCache
+@testable import Imaging
 
 /// Writes PNG colour types and bit depths that ``PNGEncoder`` never produces
 /// (palette, 1/2/4/16-bit, gray + alpha, tRNS, Adam7), from rows already packed
 /// the way PNG stores them. It exists so tests can build every kind of PNG the
-/// decoder must read; production code has no use for it.
-struct PNGRawEncoder {
-    enum ColorType: Int32 {
+/// decoder must read, so it lives with the tests; production code has no use for it.
+public struct PNGRawEncoder {
+    public enum ColorType: Int32 {
         case gray = 0
         case rgb = 2
         case palette = 3
@@ -13,17 +14,29 @@ struct PNGRawEncoder {
         case rgba = 6
     }
 
-    var colorType: ColorType
-    var bitDepth: Int
-    var interlaced = false
+    public var colorType: ColorType
+    public var bitDepth: Int
+    public var interlaced: Bool
     /// RGB triples, for `.palette`.
-    var palette: [UInt8] = []
+    public var palette: [UInt8]
     /// Alpha of the first palette entries (tRNS), for `.palette`.
-    var paletteAlpha: [UInt8] = []
+    public var paletteAlpha: [UInt8]
     /// The one sample value meaning "transparent" (tRNS) for `.gray` ([g]) or `.rgb` ([r, g, b]).
-    var transparentColor: [UInt16]?
+    public var transparentColor: [UInt16]?
 
-    func encode(rows: [UInt8], width: Int, height: Int, stride: Int) throws(ImagingError) -> [UInt8] {
+    public init(
+        colorType: ColorType, bitDepth: Int, interlaced: Bool = false, palette: [UInt8] = [],
+        paletteAlpha: [UInt8] = [], transparentColor: [UInt16]? = nil
+    ) {
+        self.colorType = colorType
+        self.bitDepth = bitDepth
+        self.interlaced = interlaced
+        self.palette = palette
+        self.paletteAlpha = paletteAlpha
+        self.transparentColor = transparentColor
+    }
+
+    public func encode(rows: [UInt8], width: Int, height: Int, stride: Int) throws(ImagingError) -> [UInt8] {
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max), stride > 0,
               stride.multipliedReportingOverflow(by: height).partialValue <= rows.count
         else {

@@ -1,0 +1,10 @@
+import FuzzChecks
+import FuzzSupport
+
+// libFuzzer's entry points for `IIIFCheck`; SwiftPM links `main` to `fuzz_iiif_main`.
+@_cdecl("fuzz_iiif_main")
+public func start(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { FuzzEntry.main(argc, argv, fuzzOneInput) }
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt { FuzzEntry.initialize(IIIFCheck.self) }
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { FuzzEntry.run(IIIFCheck.self, data, size) }
