@@ -16,13 +16,16 @@ public struct DeepZoomWriter: Sendable {
     public let name: String
     /// Folder that holds `NAME.dzi` and `NAME_files`.
     public let directory: URL
+    /// The tiles' encoding, named by the descriptor's `Format` and the tiles' extension.
+    public let format: PyramidPack.TileFormat
     /// `NAME_files` as a path, computed once rather than per tile.
     private let tilesRoot: String
 
-    public init(geometry: PyramidGeometry, name: String, directory: URL) {
+    public init(geometry: PyramidGeometry, name: String, directory: URL, format: PyramidPack.TileFormat = .jpeg) {
         self.geometry = geometry
         self.name = name
         self.directory = directory
+        self.format = format
         tilesRoot = directory.appending(path: "\(name)_files", directoryHint: .isDirectory).pyramidRootPath
     }
 
@@ -53,11 +56,12 @@ public struct DeepZoomWriter: Sendable {
 extension DeepZoomWriter: TileSink {
     func target(level: PyramidLevel, column: Int, row: Int) -> TileTarget? {
         guard let rect = geometry.tileRect(level: level.index, column: column, row: row) else { return nil }
-        return TileTarget(rect: rect, paths: [tilesRoot + "/" + Self.tilePath(level: level.index, column: column, row: row)])
+        let path = Self.tilePath(level: level.index, column: column, row: row, format: format.fileExtension)
+        return TileTarget(rect: rect, paths: [tilesRoot + "/" + path])
     }
 
     func writeDescriptor() throws(ImagingError) -> Int {
-        let bytes = Array(Self.descriptor(for: geometry).utf8)
+        let bytes = Array(Self.descriptor(for: geometry, format: format.fileExtension).utf8)
         try TileFiles.write(bytes, to: descriptorURL.pyramidRootPath)
         return bytes.count
     }

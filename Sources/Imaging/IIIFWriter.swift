@@ -14,13 +14,16 @@ public struct IIIFWriter: Sendable {
     public let id: String
     /// Folder that plays the role of the base URI: holds `info.json` and the tile folders.
     public let directory: URL
+    /// The tiles' encoding: their extension, and `preferredFormats` for PNG.
+    public let format: PyramidPack.TileFormat
     /// ``directory`` as a path, computed once rather than per tile.
     private let root: String
 
-    public init(geometry: PyramidGeometry, id: String, directory: URL) {
+    public init(geometry: PyramidGeometry, id: String, directory: URL, format: PyramidPack.TileFormat = .jpeg) {
         self.geometry = geometry
         self.id = id
         self.directory = directory
+        self.format = format
         root = directory.pyramidRootPath
     }
 
@@ -28,12 +31,20 @@ public struct IIIFWriter: Sendable {
     public var infoURL: URL { directory.appending(path: "info.json", directoryHint: .notDirectory) }
 
     /// What `info.json` says.
-    public var info: IIIFImageInfo { IIIFImageInfo(geometry: geometry, id: id) }
+    public var info: IIIFImageInfo {
+        var info = IIIFImageInfo(geometry: geometry, id: id)
+        // A level-0 service promises only jpg: PNG tiles are named as an extra format too.
+        if format == .png {
+            info.preferredFormats = ["png"]
+            info.extraFormats = ["png"]
+        }
+        return info
+    }
 }
 
 extension IIIFWriter: TileSink {
     func target(level: PyramidLevel, column: Int, row: Int) -> TileTarget? {
-        let paths = geometry.iiifPaths(level: level.index, column: column, row: row)
+        let paths = geometry.iiifPaths(level: level.index, column: column, row: row, format: format.fileExtension)
         guard !paths.isEmpty, let rect = geometry.iiifTileRect(level: level.index, column: column, row: row) else {
             return nil
         }

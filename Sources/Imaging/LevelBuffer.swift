@@ -6,7 +6,7 @@ internal import Musl
 internal import Darwin
 #endif
 
-/// Uninitialised RGB memory for pyramid levels, freed when the owner goes away.
+/// Uninitialised memory for pyramid levels, freed when the owner goes away.
 ///
 /// `malloc` rather than `[UInt8]` so that an allocation failure becomes
 /// ``ImagingError/outOfMemory`` instead of a trap, and so that nothing is
@@ -21,9 +21,9 @@ final class LevelBuffer {
         self.capacity = capacity
     }
 
-    /// Room for an RGB image of the given size.
-    convenience init(rgbWidth width: Int, height: Int) throws(ImagingError) {
-        let (row, rowOverflow) = width.multipliedReportingOverflow(by: 3)
+    /// Room for an RGB (or, with `channels` 4, RGBA) image of the given size.
+    convenience init(width: Int, height: Int, channels: Int = 3) throws(ImagingError) {
+        let (row, rowOverflow) = width.multipliedReportingOverflow(by: channels)
         let (count, overflow) = row.multipliedReportingOverflow(by: height)
         guard !rowOverflow, !overflow else { throw .outOfMemory }
         try self.init(capacity: count)

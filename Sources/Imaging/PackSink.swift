@@ -6,12 +6,14 @@
 final class PackSink: TileSink, @unchecked Sendable {
     let geometry: PyramidGeometry
     let quality: Int
+    let format: PyramidPack.TileFormat
     private let starts: [Int]
     private let slots: UnsafeMutableBufferPointer<[UInt8]>
 
-    init(geometry: PyramidGeometry, quality: Int) {
+    init(geometry: PyramidGeometry, quality: Int, format: PyramidPack.TileFormat = .jpeg) {
         self.geometry = geometry
         self.quality = quality
+        self.format = format
         starts = PyramidPack.levelStarts(geometry)
         slots = .allocate(capacity: starts.last ?? 0)
         slots.initialize(repeating: [])
@@ -35,7 +37,7 @@ final class PackSink: TileSink, @unchecked Sendable {
     /// The finished pack.
     func pack(source: [UInt8]?) throws(ImagingError) -> [UInt8] {
         do {
-            return try PyramidPack.assemble(geometry: geometry, format: .jpeg, quality: quality, source: source,
+            return try PyramidPack.assemble(geometry: geometry, format: format, quality: quality, source: source,
                                              tiles: Array(slots))
         } catch {
             throw .encodeFailed("cannot assemble the pyramid pack: \(error)")

@@ -30,3 +30,15 @@ extension PixelBuffer {
         return UInt8(truncatingIfNeeded: (t &+ (t >> 8)) >> 8)
     }
 }
+
+extension PyramidPack.TileFormat {
+    /// PNG for an image with alpha (JPEG has none: its tiles would be drawn on
+    /// white), JPEG for everything else. Decided from the header alone (the
+    /// decoder gives RGBA exactly when the header has alpha), so a server can name
+    /// the format in a descriptor before anything is decoded, and a pyramid built
+    /// later by `fetch` agrees.
+    public static func suited(to info: ImageInfo) -> Self { info.hasAlpha ? .png : .jpeg }
+
+    /// ``suited(to:)-(ImageInfo)`` for decoded pixels.
+    public static func suited(to image: PixelBuffer) -> Self { image.hasAlpha ? .png : .jpeg }
+}

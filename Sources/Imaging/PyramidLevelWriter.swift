@@ -9,6 +9,7 @@ internal import Dispatch
 struct PyramidLevelWriter: Sendable {
     let sinks: [any TileSink]
     let quality: Int
+    var format: PyramidPack.TileFormat = .jpeg
     let workers: Int
 
     /// Files and bytes written, per sink (index into ``sinks``).
@@ -73,22 +74,22 @@ struct PyramidLevelWriter: Sendable {
     private func writeTiles(
         _ first: Int, of step: Int, level: PyramidLevel, pixels: UnsafePointer<UInt8>, stride: Int, channels: Int
     ) -> Tally {
-        var encoder = TileEncoder(quality: quality)
+        var encoder = TileEncoder(quality: quality, format: format)
         var tally = Tally(sinks: sinks.count)
         do throws(ImagingError) {
             for index in Swift.stride(from: first, to: level.tileCount, by: step) {
                 let (row, column) = index.quotientAndRemainder(dividingBy: level.columns)
                 for job in jobs(level: level, column: column, row: row) {
-                    let jpeg = try encoder.encode(pixels, stride: stride, channels: channels, rect: job.rect)
+                    let tile = try encoder.encode(pixels, stride: stride, channels: channels, rect: job.rect)
                     for file in job.files {
-                        try TileFiles.write(jpeg, to: file.path)
+                        try TileFiles.write(tile, to: file.path)
                         tally.files[file.sink] += 1
-                        tally.bytes[file.sink] += jpeg.count
+                        tally.bytes[file.sink] += tile.count
                     }
                     for slot in job.slots {
-                        (sinks[slot.sink] as? PackSink)?.store(jpeg, at: slot.slot)
+                        (sinks[slot.sink] as? PackSink)?.store(tile, at: slot.slot)
                         tally.files[slot.sink] += 1
-                        tally.bytes[slot.sink] += jpeg.count
+                        tally.bytes[slot.sink] += tile.count
                     }
                 }
             }

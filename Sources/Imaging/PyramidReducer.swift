@@ -10,9 +10,11 @@ internal import Dispatch
 /// (done by repeating the edge pixel, which gives the same rounded mean), so
 /// level sizes are always `ceil(size / 2)`.
 ///
-/// The output is always RGB: RGBA input is composited over white on the way
-/// (the same arithmetic as ``PixelBuffer/flattened(red:green:blue:)``), since
-/// pyramid tiles are JPEG.
+/// For JPEG tiles the output is RGB: RGBA input is composited over white on the
+/// way (the same arithmetic as ``PixelBuffer/flattened(red:green:blue:)``). For PNG
+/// tiles RGBA stays RGBA (`keepAlpha`): colours are averaged weighted by their
+/// alpha (premultiplied), so a transparent pixel's colour, which nobody sees, does
+/// not bleed into its visible neighbours as a dark or coloured fringe.
 enum PyramidReducer {
     /// Size of the reduced image: `ceil(width / 2) x ceil(height / 2)`.
     static func reducedSize(width: Int, height: Int) -> (width: Int, height: Int) {
@@ -20,23 +22,31 @@ enum PyramidReducer {
     }
 
     /// Reduces `width x height` pixels (`channels` 3 or 4, rows `sourceStride`
-    /// bytes apart) into tightly packed RGB at `destination`, splitting the
-    /// output rows across `workers` threads. The buffers must not overlap.
+    /// bytes apart) into tightly packed pixels at `destination` (RGBA when
+    /// `keepAlpha` and the source has alpha, else RGB; see ``outputChannels``),
+    /// splitting the output rows across `workers` threads. The buffers must not overlap.
     static func reduce(
         source: UnsafePointer<UInt8>, sourceStride: Int, channels: Int, width: Int, height: Int,
-        into destination: UnsafeMutablePointer<UInt8>, linearLight: Bool, workers: Int
+        into destination: UnsafeMutablePointer<UInt8>, linearLight: Bool, keepAlpha: Bool = false, workers: Int
     ) {
         let outHeight = (height + 1) / 2
         let bands = max(1, min(workers, outHeight / 16))
         let job = Job(source: source, sourceStride: sourceStride, width: width, height: height,
                       destination: destination, linear: linearLight ? LinearLightTable.shared : nil)
+        let alpha = keepAlpha && channels == 4
         if bands == 1 {
-            job.run(channels: channels, rows: 0..<outHeight)
+            alpha ? job.runRGBA(rows: 0..<outHeight) : job.run(channels: channels, rows: 0..<outHeight)
             return
         }
         DispatchQueue.concurrentPerform(iterations: bands) { band in
-            job.run(channels: channels, rows: outHeight * band / bands..<outHeight * (band + 1) / bands)
+            let rows = outHeight * band / bands..<outHeight * (band + 1) / bands
+            alpha ? job.runRGBA(rows: rows) : job.run(channels: channels, rows: rows)
         }
+    }
+
+    /// Channels of the reduced image: alpha is kept only when asked for and present.
+    static func outputChannels(source channels: Int, keepAlpha: Bool) -> Int {
+        keepAlpha && channels == 4 ? 4 : 3
     }
 
     /// One reduction, shared read-only by the threads that each write their
@@ -56,6 +66,55 @@ enum PyramidReducer {
             case (_, nil): run(rows: rows, sampler: RGBSampler())
             case (_, let table?): run(rows: rows, sampler: LinearSampler(base: RGBSampler(), table: table))
             }
+        }
+
+        /// RGBA to RGBA: alpha is the rounded mean; each colour is the alpha-weighted
+        /// mean of the (up to) four pixels, in linear light when asked; a block with
+        /// no opacity at all is transparent black.
+        func runRGBA(rows: Range<Int>) {
+            let outWidth = (width + 1) / 2
+            for y in rows {
+                let top = source + 2 * y * sourceStride
+                let bottom = 2 * y + 1 < height ? top + sourceStride : top
+                var out = destination + y * outWidth * 4
+                for x in 0..<outWidth {
+                    let left = 2 * x * 4
+                    let right = 2 * x + 1 < width ? left + 4 : left
+                    var alphaSum: UInt32 = 0
+                    var sums: (UInt64, UInt64, UInt64) = (0, 0, 0)
+                    @inline(__always) func add(_ p: UnsafePointer<UInt8>) {
+                        let a = UInt32(p[3])
+                        alphaSum &+= a
+                        sums.0 &+= UInt64(load(p[0]) &* a)
+                        sums.1 &+= UInt64(load(p[1]) &* a)
+                        sums.2 &+= UInt64(load(p[2]) &* a)
+                    }
+                    add(top + left)
+                    add(top + right)
+                    add(bottom + left)
+                    add(bottom + right)
+                    if alphaSum == 0 {
+                        out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0
+                    } else {
+                        let half = UInt64(alphaSum / 2)
+                        out[0] = store(UInt32((sums.0 &+ half) / UInt64(alphaSum)))
+                        out[1] = store(UInt32((sums.1 &+ half) / UInt64(alphaSum)))
+                        out[2] = store(UInt32((sums.2 &+ half) / UInt64(alphaSum)))
+                        out[3] = UInt8(truncatingIfNeeded: (alphaSum &+ 2) >> 2)
+                    }
+                    out += 4
+                }
+            }
+        }
+
+        /// A colour sample in the averaging domain (linear light, or as stored).
+        @inline(__always) private func load(_ sample: UInt8) -> UInt32 {
+            linear.map { UInt32($0.toLinear[Int(sample)]) } ?? UInt32(sample)
+        }
+
+        /// An averaged value back to an 8-bit sample.
+        @inline(__always) private func store(_ value: UInt32) -> UInt8 {
+            linear.map { $0.toSRGB[Int(value)] } ?? UInt8(truncatingIfNeeded: value)
         }
 
         /// The loop, specialised per sampler so the per-sample work inlines.

@@ -1,6 +1,7 @@
 internal import CTweetCache
 
-/// JPEG-encodes one tile straight out of a level's pixels.
+/// Encodes one tile straight out of a level's pixels: JPEG, or PNG for pyramids
+/// that keep transparency.
 ///
 /// RGB levels are handed to libjpeg in place (a pointer to the tile's first
 /// pixel and the level's row stride), so cutting a tile copies nothing. RGBA
@@ -10,22 +11,35 @@ internal import CTweetCache
 /// is byte-identical to the same tile written by the builder.
 struct TileEncoder {
     private var settings: tc_jpeg_encode_options
+    private let format: PyramidPack.TileFormat
     /// Flattened RGBA tiles; grows once to the largest tile and is reused.
     private var scratch: [UInt8] = []
 
-    init(quality: Int) {
+    init(quality: Int, format: PyramidPack.TileFormat = .jpeg) {
         settings = tc_jpeg_encode_options(
             quality: Int32(quality), progressive: 0, optimize_coding: 0, color: TC_JPEG_ENCODE_YCBCR,
             exif_orientation: 0)
+        self.format = format
     }
 
-    /// The JPEG for `rect` of a level whose pixels start at `pixels`, rows
+    /// The tile for `rect` of a level whose pixels start at `pixels`, rows
     /// `stride` bytes apart, `channels` 3 or 4. The caller guarantees that
     /// `rect` lies inside the level.
     mutating func encode(
         _ pixels: UnsafePointer<UInt8>, stride: Int, channels: Int, rect: TileRect
     ) throws(ImagingError) -> [UInt8] {
         let origin = pixels + rect.y * stride + rect.x * channels
+        if format == .png {
+            let row = rect.width * channels
+            let tile = [UInt8](unsafeUninitializedCapacity: row * rect.height) { out, count in
+                for y in 0..<rect.height {
+                    (out.baseAddress! + y * row).update(from: origin + y * stride, count: row)
+                }
+                count = row * rect.height
+            }
+            return try PNGEncoder.encode(
+                PixelBuffer(unchecked: rect.width, height: rect.height, channels: channels, bytes: tile))
+        }
         guard channels == 4 else {
             return try compress(origin, width: rect.width, height: rect.height, stride: stride)
         }

@@ -16,8 +16,10 @@ import Foundation
 /// encoder per thread. Passing the image as its last use lets the builder drop
 /// the full-resolution pixels right after the first halving.
 ///
-/// JPEG has no alpha: transparent pixels are composited over white (libvips
-/// flattens too, over black by default; white matches ``JPEGEncoder``).
+/// JPEG has no alpha: for JPEG tiles transparent pixels are composited over white
+/// (libvips flattens too, over black by default; white matches ``JPEGEncoder``).
+/// With ``TilePyramidOptions/format`` `.png` an RGBA image keeps its alpha at every
+/// level, and its level buffers are RGBA.
 public enum TilePyramidBuilder {
     /// Writes one layout of `image` into `directory` (created if needed).
     /// Deep Zoom: `<deepZoomName>.dzi` and `<deepZoomName>_files/`; IIIF:
@@ -66,11 +68,12 @@ public enum TilePyramidBuilder {
         var sinks: [any TileSink] = []
         if let directory = outputs[.deepZoom] {
             order.append(.deepZoom)
-            sinks.append(DeepZoomWriter(geometry: geometry, name: options.deepZoomName, directory: directory))
+            sinks.append(DeepZoomWriter(
+                geometry: geometry, name: options.deepZoomName, directory: directory, format: options.format))
         }
         if let directory = outputs[.iiif3], let id = options.iiifID {
             order.append(.iiif3)
-            sinks.append(IIIFWriter(geometry: geometry, id: id, directory: directory))
+            sinks.append(IIIFWriter(geometry: geometry, id: id, directory: directory, format: options.format))
         }
         let summaries = try run(image: image, geometry: geometry, sinks: sinks, options: options)
         return Dictionary(uniqueKeysWithValues: zip(order, summaries))
@@ -87,7 +90,7 @@ public enum TilePyramidBuilder {
         try options.validate(for: [])
         let geometry = try PyramidGeometry(
             width: image.width, height: image.height, tileSize: options.tileSize, overlap: options.overlap)
-        let sink = PackSink(geometry: geometry, quality: options.quality)
+        let sink = PackSink(geometry: geometry, quality: options.quality, format: options.format)
         var summary = try run(image: image, geometry: geometry, sinks: [sink], options: options)[0]
         let bytes = try sink.pack(source: source)
         summary.bytes = bytes.count
@@ -98,7 +101,9 @@ public enum TilePyramidBuilder {
     private static func run(
         image: consuming PixelBuffer, geometry: PyramidGeometry, sinks: [any TileSink], options: TilePyramidOptions
     ) throws(ImagingError) -> [PyramidSummary] {
-        let writer = PyramidLevelWriter(sinks: sinks, quality: options.quality, workers: options.workerCount)
+        let writer = PyramidLevelWriter(
+            sinks: sinks, quality: options.quality, format: options.format, workers: options.workerCount)
+        let keepAlpha = options.format == .png
         var tally = PyramidLevelWriter.Tally(sinks: sinks.count)
 
         // Full resolution, straight from the caller's pixels.
@@ -110,29 +115,31 @@ public enum TilePyramidBuilder {
         })
 
         if geometry.maxLevel > 0 {
-            // Two RGB buffers take turns: level L is read from one while L-1 is written into the other.
+            // Two level buffers take turns: level L is read from one while L-1 is written into the other.
+            let kept = PyramidReducer.outputChannels(source: channels, keepAlpha: keepAlpha)
             let first = geometry.uncheckedLevel(geometry.maxLevel - 1)
-            var current = try LevelBuffer(rgbWidth: first.width, height: first.height)
+            var current = try LevelBuffer(width: first.width, height: first.height, channels: kept)
             readPixels(of: source) { pixels in
                 PyramidReducer.reduce(
                     source: pixels, sourceStride: top.width * channels, channels: channels,
                     width: top.width, height: top.height, into: current.pointer,
-                    linearLight: options.linearLight, workers: writer.workers)
+                    linearLight: options.linearLight, keepAlpha: keepAlpha, workers: writer.workers)
             }
             source = nil
             var spare: LevelBuffer? = nil
             if geometry.maxLevel > 1 {
                 let second = geometry.uncheckedLevel(geometry.maxLevel - 2)
-                spare = try LevelBuffer(rgbWidth: second.width, height: second.height)
+                spare = try LevelBuffer(width: second.width, height: second.height, channels: kept)
             }
             for index in stride(from: geometry.maxLevel - 1, through: 0, by: -1) {
                 let level = geometry.uncheckedLevel(index)
-                tally.add(try writer.write(level: level, pixels: current.pointer, stride: level.width * 3, channels: 3))
+                tally.add(try writer.write(
+                    level: level, pixels: current.pointer, stride: level.width * kept, channels: kept))
                 guard index > 0, let next = spare else { break }
                 PyramidReducer.reduce(
-                    source: current.pointer, sourceStride: level.width * 3, channels: 3,
+                    source: current.pointer, sourceStride: level.width * kept, channels: kept,
                     width: level.width, height: level.height, into: next.pointer,
-                    linearLight: options.linearLight, workers: writer.workers)
+                    linearLight: options.linearLight, keepAlpha: keepAlpha, workers: writer.workers)
                 spare = current
                 current = next
             }
@@ -148,8 +155,8 @@ public enum TilePyramidBuilder {
         return summaries
     }
 
-    /// One Deep Zoom tile (overlap included) or IIIF tile (no overlap) as
-    /// JPEG, made from the decoded image alone: only the part of the image
+    /// One Deep Zoom tile (overlap included) or IIIF tile (no overlap) in the
+    /// options' format, made from the decoded image alone: only the part of the image
     /// under the tile is reduced, and the result is byte-identical to the
     /// file ``build(image:layout:options:into:)`` writes for that tile. For
     /// servers that make tiles lazily; levels and tiles as in ``PyramidGeometry``.
@@ -161,7 +168,7 @@ public enum TilePyramidBuilder {
             throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
         }
         let pixels = try tilePixels(of: image, level: level, column: column, row: row, layout: layout, options: options)
-        return try JPEGEncoder.encode(pixels, quality: options.quality)
+        return options.format == .png ? try PNGEncoder.encode(pixels) : try JPEGEncoder.encode(pixels, quality: options.quality)
     }
 
     /// The pixels of one tile, as ``tile(of:level:column:row:layout:options:)`` encodes them.
@@ -182,14 +189,16 @@ public enum TilePyramidBuilder {
                 with \(options.tileSize)-pixel tiles (levels 0-\(geometry.maxLevel))
                 """)
         }
-        return try levelPixels(of: image, level: level, rect: rect, linearLight: options.linearLight)
+        return try levelPixels(
+            of: image, level: level, rect: rect, linearLight: options.linearLight, keepAlpha: options.format == .png)
     }
 
     /// Any rectangle of any pyramid level, computed by halving only the part
     /// of `image` under it, exactly as a full build would: the general
     /// primitive behind on-demand tiles (a server can crop IIIF regions with it).
+    /// RGB, or RGBA when `keepAlpha` and the image has alpha (as a PNG pyramid keeps it).
     public static func levelPixels(
-        of image: PixelBuffer, level index: Int, rect: TileRect, linearLight: Bool = false
+        of image: PixelBuffer, level index: Int, rect: TileRect, linearLight: Bool = false, keepAlpha: Bool = false
     ) throws(ImagingError) -> PixelBuffer {
         let geometry = try PyramidGeometry(width: image.width, height: image.height)
         guard let level = geometry.level(index) else {
@@ -206,26 +215,28 @@ public enum TilePyramidBuilder {
         let height = min(image.height, rect.maxY << shift) - y0
         let channels = image.channels
         let stride = image.bytesPerRow
+        let kept = PyramidReducer.outputChannels(source: channels, keepAlpha: keepAlpha)
         let result = image.bytes.withUnsafeBufferPointer { all in
             Result { () throws(ImagingError) -> [UInt8] in
                 guard let base = all.baseAddress else { throw .invalidArgument("image has no pixels") }
                 let origin = base + y0 * stride + x0 * channels
                 if shift == 0 {
-                    return crop(origin, stride: stride, channels: channels, width: width, height: height)
+                    return crop(origin, stride: stride, channels: channels, width: width, height: height, keepAlpha: keepAlpha)
                 }
                 // Halve `shift` times: source region → a → b → a ...
                 var size = PyramidReducer.reducedSize(width: width, height: height)
-                var current = try LevelBuffer(rgbWidth: size.width, height: size.height)
+                var current = try LevelBuffer(width: size.width, height: size.height, channels: kept)
                 PyramidReducer.reduce(source: origin, sourceStride: stride, channels: channels, width: width,
-                                      height: height, into: current.pointer, linearLight: linearLight, workers: 1)
+                                      height: height, into: current.pointer, linearLight: linearLight,
+                                      keepAlpha: keepAlpha, workers: 1)
                 var spare: LevelBuffer? = nil
                 for _ in 1..<shift {
                     let next = PyramidReducer.reducedSize(width: size.width, height: size.height)
                     let target: LevelBuffer
-                    if let spare { target = spare } else { target = try LevelBuffer(rgbWidth: next.width, height: next.height) }
-                    PyramidReducer.reduce(source: current.pointer, sourceStride: size.width * 3, channels: 3,
+                    if let spare { target = spare } else { target = try LevelBuffer(width: next.width, height: next.height, channels: kept) }
+                    PyramidReducer.reduce(source: current.pointer, sourceStride: size.width * kept, channels: kept,
                                           width: size.width, height: size.height, into: target.pointer,
-                                          linearLight: linearLight, workers: 1)
+                                          linearLight: linearLight, keepAlpha: keepAlpha, workers: 1)
                     spare = current
                     current = target
                     size = next
@@ -233,22 +244,23 @@ public enum TilePyramidBuilder {
                 guard size.width == rect.width, size.height == rect.height else {
                     throw .invalidArgument("internal pyramid size mismatch for \(rect) at level \(index)")
                 }
-                return Array(UnsafeBufferPointer(start: current.pointer, count: size.width * size.height * 3))
+                return Array(UnsafeBufferPointer(start: current.pointer, count: size.width * size.height * kept))
             }
         }
-        return PixelBuffer(unchecked: rect.width, height: rect.height, channels: 3, bytes: try result.get())
+        return PixelBuffer(unchecked: rect.width, height: rect.height, channels: kept, bytes: try result.get())
     }
 
-    /// Tightly packed RGB copy of a region, RGBA composited over white.
+    /// Tightly packed copy of a region: RGB, RGBA composited over white unless `keepAlpha`.
     private static func crop(
-        _ origin: UnsafePointer<UInt8>, stride: Int, channels: Int, width: Int, height: Int
+        _ origin: UnsafePointer<UInt8>, stride: Int, channels: Int, width: Int, height: Int, keepAlpha: Bool
     ) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
+        let kept = PyramidReducer.outputChannels(source: channels, keepAlpha: keepAlpha)
+        return [UInt8](unsafeUninitializedCapacity: width * height * kept) { out, count in
             for y in 0..<height {
                 let src = origin + y * stride
-                let dst = out.baseAddress! + y * width * 3
-                if channels == 3 {
-                    dst.update(from: src, count: width * 3)
+                let dst = out.baseAddress! + y * width * kept
+                if channels == kept {
+                    dst.update(from: src, count: width * kept)
                     continue
                 }
                 for x in 0..<width {
@@ -259,7 +271,7 @@ public enum TilePyramidBuilder {
                     }
                 }
             }
-            count = width * height * 3
+            count = width * height * kept
         }
     }
 

@@ -14,6 +14,9 @@ public struct TilePyramidOptions: Sendable, Hashable {
     public var overlap: Int
     /// JPEG quality, 1-100.
     public var quality: Int
+    /// How tiles are encoded: JPEG (transparency composited over white), or PNG,
+    /// which keeps alpha at every level (``PyramidPack/TileFormat/suited(to:)``).
+    public var format: PyramidPack.TileFormat
     /// IIIF only: the image's base URI, written as `id` in `info.json`;
     /// viewers build every tile URL from it, so it must be where the tree is served.
     public var iiifID: String?
@@ -29,12 +32,13 @@ public struct TilePyramidOptions: Sendable, Hashable {
     public var threads: Int?
 
     public init(
-        tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, iiifID: String? = nil,
-        deepZoomName: String = "image", linearLight: Bool = false, threads: Int? = nil
+        tileSize: Int = 256, overlap: Int = 0, quality: Int = 85, format: PyramidPack.TileFormat = .jpeg,
+        iiifID: String? = nil, deepZoomName: String = "image", linearLight: Bool = false, threads: Int? = nil
     ) {
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality
+        self.format = format
         self.iiifID = iiifID
         self.deepZoomName = deepZoomName
         self.linearLight = linearLight

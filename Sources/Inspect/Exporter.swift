@@ -129,7 +129,8 @@ public struct Exporter: Sendable {
     /// without one): `tiles`, or why not.
     private func tree(_ hash: BlobHash) -> String {
         var tileOptions = TilePyramidOptions(deepZoomName: hash.hex)
-        if let pyramid = DerivedRepair.existingPyramid(hash, store: snapshot.store) {
+        let pyramid = DerivedRepair.existingPyramid(hash, store: snapshot.store)
+        if let pyramid {
             tileOptions.tileSize = pyramid.tileSize
             tileOptions.overlap = pyramid.overlap
             tileOptions.quality = pyramid.quality
@@ -142,6 +143,8 @@ public struct Exporter: Sendable {
         }
         do {
             let image = try ImageDecoder.decode(try snapshot.store.read(hash))
+            // The pack's tile format; without one, PNG where the image has alpha.
+            tileOptions.format = pyramid?.format ?? .suited(to: image)
             _ = try TilePyramidBuilder.build(image: image, outputs: outputs, options: tileOptions)
             return "tiles"
         } catch {

@@ -51,16 +51,18 @@ public enum DerivedRepair {
 
     /// Tile size, overlap and quality of the pyramid an image has: its pack's
     /// header (readable even when a tile is damaged), else its old `.dzi`.
-    public static func existingPyramid(_ hash: BlobHash, store: BlobStore) -> (tileSize: Int, overlap: Int, quality: Int)? {
+    public static func existingPyramid(
+        _ hash: BlobHash, store: BlobStore
+    ) -> (tileSize: Int, overlap: Int, quality: Int, format: PyramidPack.TileFormat)? {
         let relative = CacheLayout.pack(hash)
         if let (head, size) = try? store.readDerived(relative, upTo: PyramidPack.headerLength),
            let end = PyramidPack.indexEnd(header: head),
            let (index, _) = try? store.readDerived(relative, upTo: end),
            let pack = try? PyramidPack(headerAndIndex: index, fileLength: size) {
-            return (pack.geometry.tileSize, pack.geometry.overlap, pack.quality)
+            return (pack.geometry.tileSize, pack.geometry.overlap, pack.quality, pack.format)
         }
         guard let xml = try? store.readDerived(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),
               let old = DeepZoomDescriptor(String(decoding: xml, as: UTF8.self)) else { return nil }
-        return (old.tileSize, old.overlap, DeriveOptions().quality)
+        return (old.tileSize, old.overlap, DeriveOptions().quality, .jpeg)
     }
 }

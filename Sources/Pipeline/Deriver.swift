@@ -152,6 +152,7 @@ struct Deriver: Sendable {
         tileOptions.tileSize = options.tileSize
         tileOptions.overlap = options.overlap
         tileOptions.quality = options.quality
+        tileOptions.format = .suited(to: image)
         tileOptions.threads = threadsPerImage
         let (bytes, summary) = try TilePyramidBuilder.pack(image: image, options: tileOptions, source: hash.bytes)
         let path = CacheLayout.pack(hash)

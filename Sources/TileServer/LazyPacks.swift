@@ -63,7 +63,7 @@ final class LazyPacks: Sendable {
         do {
             let image = try await sources.pixels(hash)
             let single = TilePyramidOptions(tileSize: options.tileSize, overlap: options.overlap,
-                                            quality: options.quality, threads: 1)
+                                            quality: options.quality, format: .suited(to: image), threads: 1)
             let bytes = try await withCheckedThrowingContinuation { (done: CheckedContinuation<[UInt8], any Error>) in
                 queue.async {
                     done.resume(with: Result { try TilePyramidBuilder.pack(image: image, options: single, source: hash.bytes).bytes })

@@ -1,4 +1,5 @@
 import BlobStore
+import Imaging
 
 /// What a request path asks for, after every part of it has been checked.
 ///
@@ -11,7 +12,9 @@ enum Route: Sendable, Equatable {
     case viewerAsset(String)
     case apiTweets
     case dziDescriptor(BlobHash)
-    case dziTile(BlobHash, level: Int, column: Int, row: Int)
+    /// The format is the extension asked for; the responder answers only the one
+    /// the image's descriptor names.
+    case dziTile(BlobHash, level: Int, column: Int, row: Int, format: PyramidPack.TileFormat)
     case iiifBase(BlobHash)
     case iiifInfo(BlobHash)
     case iiifImage(BlobHash, region: String, size: String, rotation: String, qualityFormat: String)
@@ -147,7 +150,7 @@ extension Route {
         }
     }
 
-    /// `<hash>.dzi` or `<hash>_files/<level>/<column>_<row>.jpg`.
+    /// `<hash>.dzi` or `<hash>_files/<level>/<column>_<row>.jpg` (`.png` for images with alpha).
     private static func parseDeepZoom(_ rest: [String]) throws(RouteError) -> Route {
         if rest.count == 1, rest[0].hasSuffix(".dzi") {
             return .dziDescriptor(try hash(String(rest[0].dropLast(4))))
@@ -155,12 +158,15 @@ extension Route {
         guard rest.count == 3, rest[0].hasSuffix("_files") else { throw .notFound }
         let id = try hash(String(rest[0].dropLast(6)))
         guard let level = number(rest[1]) else { throw .badRequest("tile level must be a number") }
-        guard rest[2].hasSuffix(".jpg") else { throw .notFound }
+        let format: PyramidPack.TileFormat
+        if rest[2].hasSuffix(".jpg") { format = .jpeg } else if rest[2].hasSuffix(".png") { format = .png } else {
+            throw .notFound
+        }
         let name = rest[2].dropLast(4).split(separator: "_", omittingEmptySubsequences: false)
         guard name.count == 2, let column = number(String(name[0])), let row = number(String(name[1])) else {
-            throw .badRequest("tile name must be <column>_<row>.jpg")
+            throw .badRequest("tile name must be <column>_<row>.jpg or .png")
         }
-        return .dziTile(id, level: level, column: column, row: row)
+        return .dziTile(id, level: level, column: column, row: row, format: format)
     }
 
     /// `3/<id>`, `3/<id>/info.json`, `3/<id>/<region>/<size>/<rotation>/<quality>.<format>`.

@@ -4,7 +4,8 @@ import Imaging
 import NIOCore
 import Pipeline
 
-/// `/dzi/<hash>.dzi` and `/dzi/<hash>_files/<level>/<column>_<row>.jpg`.
+/// `/dzi/<hash>.dzi` and `/dzi/<hash>_files/<level>/<column>_<row>.jpg` (`.png`
+/// for images with alpha: the descriptor's `Format` says which).
 ///
 /// A tile comes from the image's pyramid pack when it has one (one `pread` at
 /// the offset its index gives, served as stored), else from a tree of the old
@@ -18,12 +19,27 @@ extension TileResponder {
     /// changed (rebuilt with another tile size) gets the new one, not a 304.
     func deepZoomDescriptor(_ hash: BlobHash) throws -> Reply {
         let geometry = try deepZoomGeometry(hash)
-        return Reply(text: DeepZoomWriter.descriptor(for: geometry), contentType: Self.deepZoomType,
-                     etag: "\"\(hash.hex)-dzi-\(geometry.tileSize)+\(geometry.overlap)\"", cacheControl: Reply.revalidate)
+        let format = try tileFormat(hash).fileExtension
+        return Reply(text: DeepZoomWriter.descriptor(for: geometry, format: format), contentType: Self.deepZoomType,
+                     etag: "\"\(hash.hex)-dzi-\(geometry.tileSize)+\(geometry.overlap)-\(format)\"",
+                     cacheControl: Reply.revalidate)
     }
 
-    func deepZoomTile(_ hash: BlobHash, level: Int, column: Int, row: Int) async throws -> Reply {
+    /// How the image's pyramid tiles are encoded: its pack's format, else PNG when
+    /// the header has alpha (as the pack `fetch` or the server builds will be).
+    func tileFormat(_ hash: BlobHash) throws -> PyramidPack.TileFormat {
+        if let pack = try packs.pack(hash) { return pack.format }
+        return .suited(to: try sources.facts(hash).info)
+    }
+
+    func deepZoomTile(
+        _ hash: BlobHash, level: Int, column: Int, row: Int, format: PyramidPack.TileFormat
+    ) async throws -> Reply {
         let geometry = try deepZoomGeometry(hash)
+        let tileFormat = try tileFormat(hash)
+        guard format == tileFormat else {
+            throw HTTPFailure.notFound("this pyramid's tiles are .\(tileFormat.fileExtension)")
+        }
         let etag = "\"\(hash.hex)-dz-\(geometry.tileSize)+\(geometry.overlap)-\(level)-\(column)-\(row)\""
         let key = Self.tileKey(hash, geometry, level: level, column: column, row: row)
         if let hit = memoryHit(key, etag: etag) { return hit }
@@ -40,8 +56,9 @@ extension TileResponder {
         guard geometry.tileRect(level: level, column: column, row: row) != nil else {
             throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(geometry.maxLevel))")
         }
-        let options = TilePyramidOptions(tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality)
-        let reply = try await made(key, contentType: "image/jpeg", etag: etag, persist: false) { [sources, pool] in
+        let options = TilePyramidOptions(
+            tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality, format: format)
+        let reply = try await made(key, contentType: format.mediaType, etag: etag, persist: false) { [sources, pool] in
             let image = try await sources.pixels(hash)
             return try await pool.run {
                 try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row,
@@ -83,6 +100,7 @@ extension TileResponder {
         guard hasNoPack, DeriveOptions.wantsPyramid(width: geometry.width, height: geometry.height, tileSize: geometry.tileSize) else {
             return
         }
+        // The pack's format follows the decoded image (``PyramidPack/TileFormat/suited(to:)``).
         lazyPacks.schedule(hash, options: TilePyramidOptions(
             tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality))
     }

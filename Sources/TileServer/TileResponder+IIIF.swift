@@ -37,7 +37,9 @@ extension TileResponder {
 
     func iiifInfo(_ hash: BlobHash, request: Request) throws -> Reply {
         let geometry = try iiifGeometry(hash)
-        let info = IIIFImageInfo(geometry: geometry, id: "\(iiifBase(request))/\(hash.hex)").level2(limits: iiifLimits)
+        var info = IIIFImageInfo(geometry: geometry, id: "\(iiifBase(request))/\(hash.hex)").level2(limits: iiifLimits)
+        // Viewers ask for jpg unless told otherwise, and jpg has no alpha.
+        if try tileFormat(hash) == .png { info.preferredFormats = ["png"] }
         let body = try info.jsonBytes()
         // What it says depends on the request's host (the id) and the pack: the
         // validator is the bytes' own checksum, so a client revalidates for free.
@@ -67,7 +69,9 @@ extension TileResponder {
         let canonical = resolved.canonicalPath
         let contentType = resolved.format.mediaType
         let etag = "\"\(hash.hex)-iiif-\(canonical.replacingOccurrences(of: "\"", with: ""))\""
-        let plain = resolved.rotation == 0 && !resolved.mirrored && resolved.format == .jpg
+        // Pyramid tiles are kept in the image's tile format (PNG where it has alpha).
+        let tileFormat = try tileFormat(hash)
+        let plain = resolved.rotation == 0 && !resolved.mirrored && resolved.format.rawValue == tileFormat.fileExtension
             && resolved.canonicalQuality == "default"
         let geometry = try iiifGeometry(hash)
         // One of the pyramid's tiles (or a `sizes` entry): the pack's bytes, the
@@ -98,7 +102,8 @@ extension TileResponder {
                         return try await pool.run {
                             try TilePyramidBuilder.tile(
                                 of: image, level: tile.level, column: tile.column, row: tile.row, layout: .iiif3,
-                                options: TilePyramidOptions(tileSize: geometry.tileSize, quality: configuration.quality))
+                                options: TilePyramidOptions(
+                                    tileSize: geometry.tileSize, quality: configuration.quality, format: tileFormat))
                         }
                     }
                     let scale = resolved.decodeScaleDenominator()

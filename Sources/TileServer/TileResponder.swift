@@ -119,8 +119,8 @@ struct TileResponder: HTTPResponder {
             return try await offload { try apiTweets(request) }
         case let .dziDescriptor(hash):
             return try deepZoomDescriptor(hash)
-        case let .dziTile(hash, level, column, row):
-            return try await deepZoomTile(hash, level: level, column: column, row: row)
+        case let .dziTile(hash, level, column, row, format):
+            return try await deepZoomTile(hash, level: level, column: column, row: row, format: format)
         case let .iiifBase(hash):
             _ = try sources.facts(hash)
             return .redirect(to: "\(iiifBase(request))/\(hash.hex)/info.json")

@@ -73,7 +73,9 @@ import TestSupport
 
     @Test func routeParsingIsStrict() throws {
         let hex = String(repeating: "0123456789abcdef", count: 4)
-        #expect(try Route.parse(path: "/dzi/\(hex)_files/3/1_2.jpg") == .dziTile(BlobHash(hex: hex)!, level: 3, column: 1, row: 2))
+        #expect(try Route.parse(path: "/dzi/\(hex)_files/3/1_2.jpg") == .dziTile(BlobHash(hex: hex)!, level: 3, column: 1, row: 2, format: .jpeg))
+        #expect(try Route.parse(path: "/dzi/\(hex)_files/3/1_2.png") == .dziTile(BlobHash(hex: hex)!, level: 3, column: 1, row: 2, format: .png))
+        #expect(throws: RouteError.notFound) { try Route.parse(path: "/dzi/\(hex)_files/3/1_2.gif") }
         #expect(try Route.parse(path: "/iiif/3/\(hex)/pct%3A1,2,3,4/max/0/default.jpg")
                 == .iiifImage(BlobHash(hex: hex)!, region: "pct:1,2,3,4", size: "max", rotation: "0", qualityFormat: "default.jpg"))
         #expect(throws: RouteError.badRequest("identifier must be a SHA-256 in lowercase hex (64 characters)")) {

@@ -56,6 +56,25 @@ import TestSupport
         #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
     }
 
+    @Test func transparentPartsOfAnImageShowTheViewerBehindThem() async throws {
+        let (root, hash) = try TransparencyTests.cache()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var configuration = TileServerConfiguration(cacheRoot: root)
+        configuration.port = 0
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+        // The image fills the window's width: its left half is opaque red, its right
+        // half transparent, where the zoom view's dark background must show (JPEG
+        // tiles would have drawn it white).
+        let shot = try await screenshot("\(server.baseURL)/view/\(hash.hex)")
+        let left = pixel(shot, x: Self.width / 4, y: Self.height / 2)
+        let right = pixel(shot, x: Self.width * 3 / 4, y: Self.height / 2)
+        #expect(isClose(left, (220, 30, 30), tolerance: 30), "left half is \(left)")
+        #expect(isClose(right, (17, 17, 17), tolerance: 12), "right half is \(right)")
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hash.hex)?debug"])
+        #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
+    }
+
     @Test func listPageShowsTweetsWithTheirPhotos() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()
