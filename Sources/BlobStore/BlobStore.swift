@@ -243,22 +243,29 @@ public final class BlobStore: Sendable {
     }
 
     /// The shard folder and final path of a blob, with the folder made (and `blobs/`
-    /// flushed when it is new) or, deferring, both folders queued in `pending` whatever
-    /// happens: the shard or the name may have just been made by another writer whose
-    /// own flush is still pending, and this blob must not be recorded before it.
+    /// flushed when it is new, unless deferring: see ``queueFlush(of:in:)``).
     private func prepareShard(
         for hash: BlobHash, deferring pending: PendingDirectories?
     ) throws(BlobStoreError) -> (shard: String, final: String) {
         let hex = hash.hex
         let shardPath = blobsPath + "/" + hex.prefix(2)
-        if let pending {
-            pending.insert(blobsPath)
-            pending.insert(shardPath)
-        }
         if try makeShard(shardPath), pending == nil {
             try FileSystem.syncDirectory(blobsPath)
         }
         return (shardPath, shardPath + "/" + hex)
+    }
+
+    /// Deferring, queues the flush of both folders a published blob's name depends
+    /// on: its shard and `blobs/` (which gained the shard when it was new). Queued
+    /// after the name exists, whoever made it (this writer, or another whose own
+    /// flush may still be pending): a flush that takes them from the queue is then
+    /// sure to cover the name. Queued before it, a flush running in between could
+    /// take them too early (or find a shard not made yet) and leave the name unflushed
+    /// when the blob is recorded.
+    private func queueFlush(of hash: BlobHash, in pending: PendingDirectories?) {
+        guard let pending else { return }
+        pending.insert(blobsPath)
+        pending.insert(blobsPath + "/" + hash.hex.prefix(2))
     }
 
     /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;
@@ -267,6 +274,14 @@ public final class BlobStore: Sendable {
     /// the wrong size is replaced, through a temporary name and `rename(2)`.
     func publish(
         unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) -> StoredBlob {
+        let stored = try name(unnamed: descriptor, hash: hash, size: size, deferring: pending)
+        queueFlush(of: hash, in: pending)
+        return stored
+    }
+
+    private func name(
+        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories?
     ) throws(BlobStoreError) -> StoredBlob {
         let (shardPath, finalPath) = try prepareShard(for: hash, deferring: pending)
         let stored = { (alreadyPresent: Bool) in
@@ -311,6 +326,14 @@ public final class BlobStore: Sendable {
     /// synced so the new name survives a power cut, not only a crash.
     func publish(
         temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+    ) throws(BlobStoreError) -> StoredBlob {
+        let stored = try name(temporaryPath: temporaryPath, hash: hash, size: size, deferring: pending)
+        queueFlush(of: hash, in: pending)
+        return stored
+    }
+
+    private func name(
+        temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories?
     ) throws(BlobStoreError) -> StoredBlob {
         let (shardPath, finalPath) = try prepareShard(for: hash, deferring: pending)
         func syncDirectory(_ path: String) throws(BlobStoreError) {
