@@ -74,8 +74,15 @@ public enum CommandRunner {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
+        // Told when the child exits (set before it starts, so the exit cannot be missed).
+        let (exited, exit) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in
+            exit.yield()
+            exit.finish()
+        }
         try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        for await _ in exited {}
+        process.waitUntilExit()
         return CommandOutput(
             status: process.terminationStatus,
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",

@@ -9,6 +9,8 @@ import Glibc
 final class ChildProcess: @unchecked Sendable {
     let process = Process()
     let standardErrorURL: URL
+    /// Ends when the child exits (its handler is set before it starts).
+    private let exited: AsyncStream<Void>
 
     init(arguments: [String], logDirectory: URL, label: String) throws {
         process.executableURL = try Self.stressToolURL()
@@ -17,6 +19,12 @@ final class ChildProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: standardErrorURL)
+        let (exited, exit) = AsyncStream<Void>.makeStream()
+        self.exited = exited
+        process.terminationHandler = { _ in
+            exit.yield()
+            exit.finish()
+        }
         try process.run()
     }
 
@@ -26,11 +34,10 @@ final class ChildProcess: @unchecked Sendable {
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits without blocking a cooperative thread for long.
+    /// Waits for the child to exit without holding a thread.
     func waitForExit() async throws -> (status: Int32, reason: Process.TerminationReason) {
-        while process.isRunning {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        for await _ in exited {}
+        process.waitUntilExit()
         return (process.terminationStatus, process.terminationReason)
     }
 
