@@ -185,13 +185,11 @@ let package = Package(
     ]
 )
 
-// libFuzzer targets (`scripts/fuzz.sh`): thin entry points over FuzzChecks that start
-// libFuzzer's driver. They need `-sanitize=fuzzer` to link, so they exist only when the
-// script asks for them.
+// The libFuzzer binary (`scripts/fuzz.sh`): `fuzz TARGET`, entry points over FuzzChecks
+// that start libFuzzer's driver. It needs `-sanitize=fuzzer` to link, so it exists only
+// when the script asks for it.
 if Context.environment["TWEETCACHE_FUZZ"] != nil {
     package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/Driver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["FuzzChecks", "CFuzzDriver"], path: "Fuzz/Support"))
-    for name in ["fuzz-results", "fuzz-iiif", "fuzz-decode", "fuzz-pack", "fuzz-server"] {
-        package.targets.append(.executableTarget(name: name, dependencies: ["FuzzChecks", "FuzzSupport"], path: "Fuzz/\(name)"))
-    }
+    package.targets.append(.executableTarget(name: "fuzz", dependencies: ["FuzzChecks", "FuzzSupport"], path: "Fuzz/Main"))
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: scripts/check-realworld-parse.sh FILE...
+# Usage: scripts/check-realworld-parse.sh FILE...   (X, Mastodon or Bluesky responses, e.g. ../shared/realworld/mastodon/*.json)
 # Builds a throwaway binary from Sources/TweetModel plus check-realworld-parse.swift
 # (no SwiftPM build needed) and runs it on the given saved API responses.
 set -eu

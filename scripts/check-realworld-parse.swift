@@ -1,4 +1,4 @@
-// Summarises how TweetModel parses saved API responses, and checks that every entity
+// Summarises how TweetModel parses saved API responses (X, Mastodon, Bluesky), and checks that every entity
 // range slices to the text it names. Compiled together with Sources/TweetModel by
 // check-realworld-parse.sh; takes the files to check as arguments.
 import Foundation
@@ -16,11 +16,14 @@ for path in CommandLine.arguments.dropFirst() {
     for item in all.flatMap(\.media) { kinds[item.type, default: 0] += 1 }
     var checked = 0, mismatched: [String] = []
     for tweet in all {
+        // Mastodon mentions show `@user` for `user@host`; Bluesky and Mastodon links show
+        // their display text, X's their t.co URL.
+        let mentionShown = { (name: String) in tweet.network == .mastodon ? String(name.prefix { $0 != "@" }) : name }
         let expected: [(TextRange, String)] =
             tweet.entities.hashtags.map { ($0.range, "#" + $0.tag) }
             + tweet.entities.cashtags.map { ($0.range, "$" + $0.tag) }
-            + tweet.entities.mentions.map { ($0.range, "@" + $0.username) }
-            + tweet.entities.urls.map { ($0.range, $0.url) }
+            + tweet.entities.mentions.map { ($0.range, "@" + mentionShown($0.username)) }
+            + tweet.entities.urls.map { ($0.range, tweet.network == .x ? $0.url : ($0.displayURL ?? $0.url)) }
         for (range, text) in expected {
             checked += 1
             let slice = tweet.text.substring(codePoints: range).map(String.init)

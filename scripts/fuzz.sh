@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Fuzz/) with the fuzzer and AddressSanitizer (its
-# leak checker included) and runs each for a given time on its corpus.
+# Builds the libFuzzer binary (Fuzz/: `fuzz TARGET`) with the fuzzer and AddressSanitizer
+# (its leak checker included) and runs each target for a given time on its corpus.
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [TARGET...]
 #   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server (default: all)
@@ -30,25 +30,23 @@ done
 
 scratch=.build-fuzz
 export TWEETCACHE_FUZZ=1
-# Optimised, instrumented for coverage (Swift and the C shim alike), with ASan; no
-# `main` of its own (libFuzzer's), and `@testable` for the server's internal parsers.
+# Optimised, instrumented for coverage (Swift and the C shim alike), with ASan, and
+# `@testable` for the server's internal parsers.
 # One `-sanitize=fuzzer,address`: given as two flags (as `swift build --sanitize`
 # does), swiftc 6.3 keeps only the last and the Swift code gets no coverage at all.
 flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
        -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -enable-testing -Xswiftc -parse-as-library)
-for target in "${targets[@]}"; do
-  swift build "${flags[@]}" --product "$target" >&2
-done
-bin=$(swift build "${flags[@]}" --show-bin-path)
+swift build "${flags[@]}" --product fuzz >&2
+fuzz=$(swift build "${flags[@]}" --show-bin-path)/fuzz
 
 run() {
   local target=$1
   local corpus=$scratch/corpus/$target artifacts=$scratch/artifacts/$target/ regressions=Fuzz/Regressions/$target
   mkdir -p "$corpus" "$artifacts" "$regressions"
-  TWEETCACHE_FUZZ_SEEDS=$corpus "$bin/$target"
+  TWEETCACHE_FUZZ_SEEDS=$corpus "$fuzz" "$target"
   local log=$scratch/$target.log
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a decode bomb is a finding.
-  if "$bin/$target" "$corpus" "$regressions" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$fuzz" "$target" "$corpus" "$regressions" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1; then
     local stats
     stats=$(grep -E '^#[0-9]+.*(DONE|pulse)' "$log" | tail -n 1 || true)

@@ -73,5 +73,26 @@ enum ResultsSeeds {
         {"errors":[{"code":88,"message":"Rate limit exceeded"}]}
         """,
         "empty.json": #"{"statuses":[],"search_metadata":{"count":0}}"#,
+        "mastodon-tag.json": """
+        [{"id":"113","created_at":"2026-11-20T10:15:30.000Z","url":"https://example.social/@ana/113",\
+        "content":"<p>Lake <a href=\\"https://example.social/tags/astro\\" class=\\"mention hashtag\\">#<span>astro</span></a> \
+        <span class=\\"h-card\\"><a href=\\"https://other.host/@bo\\" class=\\"u-url mention\\">@<span>bo</span></a></span> &amp; \
+        <a href=\\"https://x.example/a\\"><span class=\\"invisible\\">https://</span><span class=\\"ellipsis\\">x.example</span></a><br>🌌</p>",\
+        "account":{"id":"109","acct":"ana","display_name":"Ana","avatar_static":"https://files.example.social/a.png"},\
+        "mentions":[{"id":"77","acct":"bo@other.host","url":"https://other.host/@bo"}],"sensitive":true,"spoiler_text":"cw",\
+        "media_attachments":[{"id":"5","type":"image","url":"https://files.example.social/m.jpg","remote_url":"https://o.example/m.jpg",\
+        "meta":{"original":{"width":40,"height":30}}},{"id":"6","type":"gifv","url":"https://f.example/l.mp4","preview_url":"https://f.example/l.png"}],\
+        "reblog":{"id":"100","content":"<p>orig</p>","account":{"id":"1"}}}]
+        """,
+        "bluesky-feed.json": """
+        {"feed":[{"post":{"uri":"at://did:plc:a/app.bsky.feed.post/3k","cid":"c","author":{"did":"did:plc:a","handle":"a.example"},\
+        "record":{"text":"café 🌌 #night @bo.example","facets":[{"index":{"byteStart":11,"byteEnd":17},\
+        "features":[{"$type":"app.bsky.richtext.facet#tag","tag":"night"}]},{"index":{"byteStart":18,"byteEnd":29},\
+        "features":[{"$type":"app.bsky.richtext.facet#mention","did":"did:plc:bo"}]}],"createdAt":"2026-11-21T08:00:00Z"},\
+        "embed":{"$type":"app.bsky.embed.recordWithMedia#view","media":{"$type":"app.bsky.embed.images#view",\
+        "images":[{"thumb":"https://cdn.example/t","fullsize":"https://cdn.example/f","alt":"m","aspectRatio":{"width":2,"height":1}}]},\
+        "record":{"record":{"uri":"at://did:plc:q/app.bsky.feed.post/q","author":{"did":"did:plc:q"},"value":{"text":"q"}}}}},\
+        "reason":{"$type":"app.bsky.feed.defs#reasonRepost","by":{"did":"did:plc:b","handle":"b.example"}}}],"cursor":"n"}
+        """,
     ]
 }

@@ -2,14 +2,40 @@ import CFuzzDriver
 import Foundation
 import FuzzChecks
 
-/// What every fuzz binary's two entry points do, for any ``FuzzCheck``.
+/// What the fuzz binary's entry points do: pick the target named by the first
+/// argument, hand the rest to libFuzzer's driver, run each input through the
+/// target's ``FuzzCheck``.
 public enum FuzzEntry {
+    /// The target this process fuzzes, chosen once in ``main(_:_:_:)`` before the
+    /// driver starts and only read after.
+    nonisolated(unsafe) static var check: (any FuzzCheck.Type)?
+
+    /// `fuzz TARGET [libFuzzer arguments]`.
+    public static func main(
+        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        _ oneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt {
+        guard let argv, argc >= 2, let name = argv[1].map({ String(cString: $0) }),
+              let chosen = allFuzzChecks.first(where: { $0.name == name })
+        else {
+            let names = allFuzzChecks.map(\.name).joined(separator: ", ")
+            FileHandle.standardError.write(Data("usage: fuzz TARGET [libFuzzer arguments]; targets: \(names)\n".utf8))
+            return 2
+        }
+        check = chosen
+        // The driver sees the program name and the arguments after the target's.
+        argv[1] = argv[0]
+        var count = argc - 1
+        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv + 1
+        return LLVMFuzzerRunDriver(&count, &arguments, oneInput)
+    }
+
     /// libFuzzer calls `LLVMFuzzerInitialize` before anything else; when the
     /// `TWEETCACHE_FUZZ_SEEDS` variable names a folder, the target writes its seeds
     /// (made by the project's own code) there and exits, so `scripts/fuzz.sh` needs no
     /// second tool to make them.
-    public static func initialize(_ check: any FuzzCheck.Type) -> CInt {
-        guard let folder = ProcessInfo.processInfo.environment["TWEETCACHE_FUZZ_SEEDS"] else { return 0 }
+    public static func initialize() -> CInt {
+        guard let check, let folder = ProcessInfo.processInfo.environment["TWEETCACHE_FUZZ_SEEDS"] else { return 0 }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (name, bytes) in try check.seeds() {
@@ -23,21 +49,12 @@ public enum FuzzEntry {
     }
 
     /// One input; a broken invariant stops the fuzzer like a crash, with its message.
-    public static func run(_ check: any FuzzCheck.Type, _ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    public static func run(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        guard let check else { return 0 }
         if let broken = check.run(Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))) {
             FileHandle.standardError.write(Data("invariant broken: \(broken)\n".utf8))
             abort()
         }
         return 0
-    }
-
-    /// The process's `main`: libFuzzer's driver with the target's one-input function.
-    public static func main(
-        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-        _ oneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-    ) -> CInt {
-        var count = argc
-        var arguments = argv
-        return LLVMFuzzerRunDriver(&count, &arguments, oneInput)
     }
 }

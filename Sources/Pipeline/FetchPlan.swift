@@ -23,7 +23,12 @@ public struct FetchPlan: Sendable {
                 add(avatar, role: .avatar, fallbacks: given.flatMap { $0 != avatar ? [$0] : nil } ?? [])
             }
             for m in tweet.media {
-                if let image = m.imageURL { add(image, role: m.type == .photo ? .photo : .poster) }
+                // The API's own URL (X before the original-size rewrite, Mastodon's
+                // `remote_url`, Bluesky's thumbnail) is tried when the image is gone.
+                if let image = m.imageURL {
+                    let fallback = m.sourceURL.flatMap { $0 != image ? [$0] : nil } ?? []
+                    add(image, role: m.type == .photo ? .photo : .poster, fallbacks: fallback)
+                }
                 if includeVideos, let video = m.videoURL { add(video, role: .video) }
             }
         }

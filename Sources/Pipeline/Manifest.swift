@@ -134,12 +134,22 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
     public var query: String?
     public var sourceFormat: String
     public var source: String
+    /// `x`, `mastodon` or `bluesky` (``TweetModel/Network``); always written, absent
+    /// only in manifests from before other networks, which were all X.
+    public var network: String? = nil
+    /// The post's page where the API gives one (Mastodon, Bluesky).
+    public var url: String? = nil
+    /// Marked sensitive by its author (Mastodon); written only when true.
+    public var sensitive: Bool? = nil
+    /// The content warning (Mastodon `spoiler_text`).
+    public var spoilerText: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case id, text, lang, author, entities, media, query, source
+        case id, text, lang, author, entities, media, query, source, network, url, sensitive
         case createdAt = "created_at"
         case referencedTweets = "referenced_tweets"
         case sourceFormat = "source_format"
+        case spoilerText = "spoiler_text"
     }
 
     public struct Author: Codable, Sendable, Equatable {

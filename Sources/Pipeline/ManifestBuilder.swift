@@ -82,7 +82,8 @@ struct ManifestBuilder {
                           avatar: ref(t.author.avatarURL)),
             entities: entities, media: media,
             referencedTweets: t.references.map { .init(type: $0.kind.rawValue, id: $0.id) },
-            query: page.query, sourceFormat: page.format.rawValue, source: source)
+            query: page.query, sourceFormat: page.format.rawValue, source: source,
+            network: t.network.rawValue, url: t.url, sensitive: t.sensitive ? true : nil, spoilerText: t.spoilerText)
     }
 }
 

@@ -174,6 +174,63 @@ struct DocumentReader {
             let tweet = converter.convert(wire, at: "tweet", strictMedia: true)
             return (ResultsPage(format: .v2Tweet, tweets: [tweet], problems: converter.problems), [])
 
+        case .mastodonStatuses(let list):
+            var converter = MastodonConverter(source: source, locationPrefix: prefix)
+            let posts = converter.convert(list, key: "")
+            return (ResultsPage(
+                format: .mastodonStatuses, tweets: posts, includedTweets: converter.included,
+                problems: converter.problems
+            ), [])
+
+        case .mastodonSearch(let wire):
+            var converter = MastodonConverter(source: source, locationPrefix: prefix)
+            let posts = converter.convert(wire.statuses, key: "statuses")
+            return (ResultsPage(
+                format: .mastodonSearch, tweets: posts, includedTweets: converter.included,
+                problems: converter.problems
+            ), [])
+
+        case .mastodonStatus(.failure(let message)):
+            return (nil, [problem(here, "unusable Mastodon status: \(message)")])
+
+        case .mastodonStatus(.value(let wire)):
+            var converter = MastodonConverter(source: source, locationPrefix: prefix)
+            guard let post = converter.convertReporting(wire, at: "status") else { return (nil, converter.problems) }
+            return (ResultsPage(
+                format: .mastodonStatus, tweets: [post], includedTweets: converter.included,
+                problems: converter.problems
+            ), [])
+
+        case .blueskyPosts(let wire):
+            var converter = BlueskyConverter(source: source, locationPrefix: prefix)
+            let posts = converter.convert(wire.posts, key: "posts")
+            return (ResultsPage(
+                format: .blueskyPosts, tweets: posts, includedTweets: converter.included,
+                nextToken: nonEmpty(wire.cursor), problems: converter.problems
+            ), [])
+
+        case .blueskyFeed(let wire):
+            var converter = BlueskyConverter(source: source, locationPrefix: prefix)
+            let posts = converter.convert(wire.feed, key: "feed")
+            return (ResultsPage(
+                format: .blueskyFeed, tweets: posts, includedTweets: converter.included,
+                nextToken: nonEmpty(wire.cursor), problems: converter.problems
+            ), [])
+
+        case .blueskyPost(.failure(let message)):
+            return (nil, [problem(here, "unusable Bluesky post: \(message)")])
+
+        case .blueskyPost(.value(let wire)):
+            var converter = BlueskyConverter(source: source, locationPrefix: prefix)
+            guard let post = converter.convertReporting(wire, at: "post") else { return (nil, converter.problems) }
+            return (ResultsPage(
+                format: .blueskyPost, tweets: [post], includedTweets: converter.included,
+                problems: converter.problems
+            ), [])
+
+        case .serviceError(let message):
+            return (nil, [problem(here, "the service returned an error: \(message.isEmpty ? "no details" : message)")])
+
         case .apiErrors(let errors):
             guard !errors.isEmpty else { return (nil, [problem(here, "the API returned an error without details")]) }
             return (nil, errors.map { problem(here, V2Converter.describe($0)) })
@@ -182,7 +239,7 @@ struct DocumentReader {
             return (nil, [problem(here, "broken \(format.displayName): \(message)")])
 
         case .unknown(let found):
-            return (nil, [problem(here, "not a Twitter API response: found \(found); expected a search page, a tweet or an array of tweets")])
+            return (nil, [problem(here, "not a Twitter API response, nor Mastodon's or Bluesky's: found \(found); expected a search page, a timeline, a feed or a single post")])
         }
     }
 

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Turns Mastodon statuses into ``Tweet``s: the HTML content into text with entity
+/// ranges, attachments into media, reblogs and quotes into references with the
+/// originals collected as included posts, and the problems met on the way.
+struct MastodonConverter {
+    let source: String
+    /// Prepended to every location, e.g. `line 12, ` inside JSON Lines.
+    let locationPrefix: String
+    private(set) var problems: [ParseProblem] = []
+    private(set) var included: [Tweet] = []
+    private var includedIDs: Set<String> = []
+
+    /// A reblog of a quote of a reblog… nests at most this deep on hostile input.
+    private static let maxNesting = 4
+
+    init(source: String, locationPrefix: String) {
+        self.source = source
+        self.locationPrefix = locationPrefix
+    }
+
+    /// Converts every status of an array, reporting the bad ones as `key[i]`.
+    mutating func convert(_ list: LossyArray<MastodonWireStatus>, key: String) -> [Tweet] {
+        var failures = list.failures[...]
+        var posts: [Tweet] = []
+        for (index, wire) in list.elements {
+            while let failure = failures.first, failure.index < index {
+                report("\(key)[\(failure.index)]", failure.reason)
+                failures.removeFirst()
+            }
+            if let post = convertReporting(wire, at: "\(key)[\(index)]") { posts.append(post) }
+        }
+        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
+        return posts
+    }
+
+    /// Converts one status and the statuses it reblogs or quotes; nil (with a problem) when unusable.
+    mutating func convertReporting(_ wire: MastodonWireStatus, at location: String, depth: Int = 0) -> Tweet? {
+        guard let id = wire.id?.string, !id.isEmpty else {
+            report(location, "status has no \"id\"")
+            return nil
+        }
+        guard depth < Self.maxNesting else { return nil }
+        for (key, nested) in [("reblog", wire.reblog), ("quote.quoted_status", wire.quote?.quoted_status)] {
+            switch nested {
+            case .failure(let message)?:
+                report("\(location).\(key)", message)
+            case .value(let inner)?:
+                if let post = convertReporting(inner, at: "\(location).\(key)", depth: depth + 1),
+                   includedIDs.insert(post.id).inserted {
+                    included.append(post)
+                }
+            case nil:
+                break
+            }
+        }
+        return Self.post(wire, id: id)
+    }
+
+    private mutating func report(_ location: String, _ message: String) {
+        problems.append(ParseProblem(source: source, location: locationPrefix + location, message: message))
+    }
+
+    // MARK: - One status
+
+    private static func post(_ wire: MastodonWireStatus, id: String) -> Tweet {
+        let html = MastodonHTML(wire.content ?? "")
+        var references: [TweetReference] = []
+        if case .value(let original)? = wire.reblog, let originalID = original.id?.string {
+            references.append(TweetReference(kind: .retweeted, id: originalID))
+        }
+        if case .value(let quoted)? = wire.quote?.quoted_status, let quotedID = quoted.id?.string {
+            references.append(TweetReference(kind: .quoted, id: quotedID))
+        }
+        if let parent = wire.in_reply_to_id?.string {
+            references.append(TweetReference(kind: .repliedTo, id: parent))
+        }
+        return Tweet(
+            id: id,
+            createdAt: wire.created_at.flatMap(TwitterDate.parse),
+            text: html.text,
+            author: author(wire.account),
+            entities: entities(html.links, mentions: wire.mentions?.values ?? []),
+            media: (wire.media_attachments?.values ?? []).compactMap(media),
+            references: references,
+            lang: nonEmpty(wire.language),
+            network: .mastodon,
+            url: nonEmpty(wire.url) ?? nonEmpty(wire.uri),
+            sensitive: wire.sensitive ?? false,
+            spoilerText: nonEmpty(wire.spoiler_text))
+    }
+
+    /// The still avatar (`avatar_static`) first: `avatar` may be an animation, and
+    /// both are the full-size upload.
+    private static func author(_ account: MastodonWireAccount?) -> Author {
+        Author(
+            id: account?.id?.string ?? "",
+            screenName: nonEmpty(account?.acct) ?? account?.username ?? "",
+            name: account?.display_name ?? "",
+            profileImageURL: nonEmpty(account?.avatar_static) ?? nonEmpty(account?.avatar))
+    }
+
+    /// Hashtag and mention links of the content become entities (mentions named by
+    /// the status's `mentions` list, which has the full `user@host`); other links
+    /// become URLs with the text the reader sees.
+    private static func entities(_ links: [MastodonHTML.Link], mentions: [MastodonWireMention]) -> Entities {
+        var entities = Entities()
+        for link in links {
+            if link.isHashtag {
+                let tag = link.text.hasPrefix("#") ? String(link.text.dropFirst()) : link.text
+                if !tag.isEmpty { entities.hashtags.append(Hashtag(range: link.range, tag: tag)) }
+            } else if link.isMention {
+                let known = mentions.first { $0.url != nil && $0.url == link.href }
+                let shown = link.text.hasPrefix("@") ? String(link.text.dropFirst()) : link.text
+                let name = nonEmpty(known?.acct) ?? shown
+                if !name.isEmpty { entities.mentions.append(Mention(range: link.range, username: name, id: known?.id?.string)) }
+            } else if let href = nonEmpty(link.href) {
+                entities.urls.append(URLEntity(range: link.range, url: href, expandedURL: href, displayURL: link.text))
+            }
+        }
+        return entities
+    }
+
+    /// Images are fetched at `url` (the server's copy), falling back to `remote_url`
+    /// (the origin server's) when the copy is gone; videos, GIFs and audio by their
+    /// preview as the poster, their file only with videos.
+    private static func media(_ wire: MastodonWireAttachment) -> MediaItem? {
+        guard let id = wire.id?.string else { return nil }
+        let kind: MediaKind
+        switch wire.type {
+        case "image": kind = .photo
+        case "gifv": kind = .animatedGIF
+        case "video": kind = .video
+        case "audio": kind = .audio
+        default: return nil
+        }
+        let file = nonEmpty(wire.url) ?? nonEmpty(wire.remote_url)
+        return MediaItem(
+            id: id,
+            type: kind,
+            imageURL: kind == .photo ? file : nonEmpty(wire.preview_url),
+            videoURL: kind == .photo ? nil : file,
+            width: wire.meta?.original?.width,
+            height: wire.meta?.original?.height,
+            altText: nonEmpty(wire.description),
+            sourceURL: kind == .photo ? nonEmpty(wire.remote_url) : nil)
+    }
+}
