@@ -35,9 +35,13 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
     public var urls: [Link]
     public var hashtags: [String]
     public var users: [String]
+    /// `x`, `mastodon` or `bluesky`.
+    public var network: String
+    /// The post on its network: X's from the handle and id, the others' as their API gave it.
+    public var link: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, age, text, images, urls, hashtags, users
+        case id, name, age, text, images, urls, hashtags, users, network, link
         case screenName = "screen_name"
         case createdAt = "created_at"
     }
@@ -63,6 +67,13 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         users = tweet.entities.mentions.map { "@\($0.username)" }.filter { seen.insert($0.lowercased()).inserted }
         entities = tweet.entities
         rawText = tweet.text
+        network = tweet.network ?? "x"
+        if network == "x" {
+            let handle = tweet.author.screenName
+            link = handle.isEmpty ? nil : "https://x.com/\(handle)/status/\(tweet.id)"
+        } else {
+            link = tweet.url
+        }
     }
 
     public func text(style: Style) -> String {
@@ -71,7 +82,8 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         lines.append(style.paint("@\(screenName)", .name) + " " + TweetList.oneLine(name) + style.paint(age, .dim))
         lines += EntitySpans(text: rawText, entities: entities).rendered(style)
             .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-        lines.append(style.paint("  id \(id)", .dim))
+        lines.append(style.paint("  id \(id)" + (network == "x" ? "" : " · \(network)"), .dim))
+        if let link { lines.append(style.paint("  \(link)", .dim)) }
         if !images.isEmpty {
             lines.append("Images")
             for image in images {

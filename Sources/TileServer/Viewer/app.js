@@ -176,12 +176,27 @@
     const body = el('div', 'body'), head = el('header');
     head.append(screen ? filterLink(name || screen, { user: screen }, 'name') : el('span', 'name', name || 'unknown'));
     if (screen) head.append(filterLink('@' + screen, { user: screen }, 'handle'));
+    // X posts are linked by handle and id; Mastodon and Bluesky posts by the page the API gave.
+    const network = ['x', 'mastodon', 'bluesky'].includes(t.network) ? t.network : 'x';
+    const page = network === 'x'
+      ? (screen && str(t.id) ? `https://x.com/${encodeURIComponent(screen)}/status/${encodeURIComponent(str(t.id))}` : null)
+      : httpURL(t.url);
+    if (network !== 'x') head.append(el('span', 'network', network === 'mastodon' ? 'Mastodon' : 'Bluesky'));
     const created = Date.parse(str(t.created_at));
     if (Number.isFinite(created)) {
       const time = el('time', 'when', '· ' + relativeTime(nowMs, created));
       time.dateTime = str(t.created_at);
       time.title = new Date(created).toLocaleString();
-      head.append(time);
+      if (page) {
+        const link = el('a', 'permalink');
+        link.href = page;
+        link.target = '_blank';
+        link.rel = 'noopener noreferrer';
+        link.append(time);
+        head.append(link);
+      } else {
+        head.append(time);
+      }
     }
     body.append(head, renderText(t));
     const media = renderMedia(t.media);
