@@ -1,6 +1,6 @@
 import Foundation
 
-/// The human part of an X API error body, for messages.
+/// The human part of an API error body (X, Mastodon, Bluesky), for messages.
 ///
 /// v2 answers with a problem object (`title`, `detail`, sometimes `reason`), v1.1 with
 /// `{"errors":[{"code":…,"message":…}]}`; proxies answer with anything. The text is
@@ -14,6 +14,11 @@ enum APIErrorDetail {
         if let title = object["title"] as? String { parts.append(title) }
         if let detail = object["detail"] as? String, detail != parts.first { parts.append(detail) }
         if let reason = object["reason"] as? String { parts.append("reason: \(reason)") }
+        // Mastodon: {"error": "…"}; Bluesky (XRPC): {"error": "ExpiredToken", "message": "…"}.
+        if parts.isEmpty, let error = object["error"] as? String {
+            parts.append(error)
+            if let message = object["message"] as? String, message != error { parts.append(message) }
+        }
         if parts.isEmpty, let errors = object["errors"] as? [[String: Any]], let first = errors.first {
             let message = (first["message"] as? String) ?? (first["detail"] as? String) ?? (first["title"] as? String)
             if let message {

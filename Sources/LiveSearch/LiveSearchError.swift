@@ -27,6 +27,15 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
     case history(path: String, reason: String)
     case setup(String)
     case cancelled
+    /// A Mastodon search names no instance.
+    case missingInstance
+    /// The service answered 401 or 403 to a search of another network than X (the
+    /// variable that holds its token, if any, is named, never its value).
+    case refusedByService(network: String, status: Int, tokenVariable: String?, hadToken: Bool, detail: String?)
+    /// `@user@host` that the instance does not know.
+    case noSuchAccount(String)
+    /// Any other refusal, answer or failure from another network than X.
+    case service(network: String, message: String)
 
     public var description: String {
         switch self {
@@ -73,6 +82,17 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
             why
         case .cancelled:
             "the search was cancelled"
+        case .missingInstance:
+            "a Mastodon search needs the instance to ask: --instance https://mastodon.example"
+        case let .refusedByService(network, status, variable, hadToken, detail):
+            "\(network) refused the search (HTTP \(status)\(Self.quoted(detail)))"
+                + (hadToken
+                    ? ": check the token in \(variable ?? "its variable") (its scopes must include reading)"
+                    : (variable.map { ": this search needs a token; set \($0)" } ?? ""))
+        case let .noSuchAccount(acct):
+            "the instance knows no account @\(acct)"
+        case let .service(network, message):
+            "\(network): \(message)"
         }
     }
 

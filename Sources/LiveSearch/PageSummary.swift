@@ -23,6 +23,27 @@ enum PageSummary: Sendable, Equatable {
             } catch {
                 return .malformed(describe(error))
             }
+        case .mastodon:
+            // A timeline is an array of statuses, `/api/v2/search` an object holding one.
+            let statuses: [V1Page.Status]
+            if let list = try? decoder.decode([V1Page.Status].self, from: Data(body)) {
+                statuses = list
+            } else {
+                do { statuses = try decoder.decode(MastodonSearch.self, from: Data(body)).statuses } catch {
+                    return .malformed(describe(error))
+                }
+            }
+            // Newest first; `max_id` is exclusive, so the next page starts below the lowest id.
+            let next = statuses.compactMap(\.id).min().map(PageCursor.maxID)
+            return .page(tweets: statuses.count, next: statuses.isEmpty ? nil : next)
+        case .bluesky:
+            do {
+                let page = try decoder.decode(BlueskyPage.self, from: Data(body))
+                let next = page.cursor.flatMap { $0.isEmpty ? nil : PageCursor.nextToken($0) }
+                return .page(tweets: page.posts.count, next: page.posts.isEmpty ? nil : next)
+            } catch {
+                return .malformed(describe(error))
+            }
         case .v1_1:
             do {
                 let page = try decoder.decode(V1Page.self, from: Data(body))
@@ -71,6 +92,15 @@ enum PageSummary: Sendable, Equatable {
         }
     }
 
+    private struct MastodonSearch: Decodable {
+        let statuses: [V1Page.Status]
+    }
+
+    private struct BlueskyPage: Decodable {
+        let posts: [Skipped]
+        let cursor: String?
+    }
+
     private struct V1Page: Decodable {
         let statuses: [Status]
         let search_metadata: Metadata?
@@ -89,6 +119,9 @@ enum PageSummary: Sendable, Equatable {
                 guard let c = try? decoder.container(keyedBy: Keys.self) else { id = nil; return }
                 if let text = try? c.decode(String.self, forKey: .id_str), let id = DecimalID(text) {
                     self.id = id
+                } else if let text = try? c.decode(String.self, forKey: .id), let id = DecimalID(text) {
+                    // Mastodon's ids are decimal strings under "id".
+                    self.id = id
                 } else if let number = try? c.decode(UInt64.self, forKey: .id) {
                     self.id = DecimalID(String(number))
                 } else {
@@ -101,8 +134,9 @@ enum PageSummary: Sendable, Equatable {
 
 /// Where the next page starts.
 enum PageCursor: Sendable, Hashable {
-    /// v2: `next_token` from the previous page's meta.
+    /// v2: `next_token` from the previous page's meta; Bluesky: its `cursor`.
     case nextToken(String)
-    /// v1.1: `max_id`, the lowest id seen minus one.
+    /// v1.1: `max_id`, the lowest id seen minus one; Mastodon: the lowest id seen
+    /// (its `max_id` is exclusive).
     case maxID(DecimalID)
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a response's `x-rate-limit-*` headers say about the current window.
+/// What a response's rate-limit headers (`x-rate-limit-*`, `ratelimit-*`) say about the current window.
 ///
 /// X counts requests per 15-minute window and says in every response how many are left
 /// and when the window resets (epoch seconds). Reading them lets a search wait for the
@@ -23,13 +23,28 @@ struct RateLimitStatus: Sendable, Equatable {
             guard let text = headers[name]?.trimmingCharacters(in: .whitespaces), text.utf8.count <= 18 else { return nil }
             return Int(text).flatMap { $0 >= 0 ? $0 : nil }
         }
-        limit = number("x-rate-limit-limit")
-        remaining = number("x-rate-limit-remaining")
-        if let epoch = number("x-rate-limit-reset") {
+        // X sends `x-rate-limit-*`, Mastodon `x-ratelimit-*` (its reset an ISO 8601 time),
+        // Bluesky the IETF draft's `ratelimit-*`.
+        limit = number("x-rate-limit-limit") ?? number("x-ratelimit-limit") ?? number("ratelimit-limit")
+        remaining = number("x-rate-limit-remaining") ?? number("x-ratelimit-remaining") ?? number("ratelimit-remaining")
+        if let epoch = number("x-rate-limit-reset") ?? number("ratelimit-reset") {
             reset = min(Date(timeIntervalSince1970: TimeInterval(epoch)), now.addingTimeInterval(86_400))
+        } else if let text = headers["x-ratelimit-reset"] ?? headers["x-rate-limit-reset"], let date = Self.isoDate(text) {
+            reset = min(date, now.addingTimeInterval(86_400))
         } else if let seconds = number("retry-after") {
             reset = now.addingTimeInterval(TimeInterval(min(seconds, 86_400)))
         }
+    }
+
+    /// `2026-11-24T22:20:00.123Z` with or without fractional seconds; nil otherwise.
+    static func isoDate(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.utf8.count <= 40 else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: trimmed) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: trimmed)
     }
 
     /// When the window is used up: the time to wait for before the next request.

@@ -1,4 +1,4 @@
-/// Which X API search endpoint a search uses.
+/// Which search endpoint a search uses: X's (v2 or v1.1), Mastodon's or Bluesky's.
 ///
 /// v2 recent search is what X sells today; v1.1 `search/tweets` still answers for apps
 /// with legacy access and for compatible proxies, and its pages are what most saved
@@ -6,6 +6,12 @@
 public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
     case v2 = "v2"
     case v1_1 = "v1.1"
+    /// Mastodon's REST API on one instance: `#tag` the public tag timeline, `@user@host`
+    /// that account's statuses, anything else `/api/v2/search` (which needs a token).
+    case mastodon = "mastodon"
+    /// Bluesky's `app.bsky.feed.searchPosts` on an AppView (`#tag` and `from:handle`
+    /// are understood by the service itself).
+    case bluesky = "bluesky"
 
     /// Reads `v2`/`2` and `v1.1`/`1.1`/`v1`, as a user would type them.
     public init?(argument: String) {
@@ -21,6 +27,9 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .v2: "https://api.x.com"
         case .v1_1: "https://api.twitter.com"
+        // No default instance: the user names theirs (`--instance`).
+        case .mastodon: ""
+        case .bluesky: "https://public.api.bsky.app"
         }
     }
 
@@ -29,6 +38,8 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .v2: "/2/tweets/search/recent"
         case .v1_1: "/1.1/search/tweets.json"
+        case .mastodon: "/api/v2/search"
+        case .bluesky: "/xrpc/app.bsky.feed.searchPosts"
         }
     }
 
@@ -37,6 +48,8 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .v2: "v2 recent search"
         case .v1_1: "v1.1 search/tweets"
+        case .mastodon: "Mastodon"
+        case .bluesky: "Bluesky searchPosts"
         }
     }
 
@@ -45,6 +58,8 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .v2: 10...100
         case .v1_1: 1...100
+        case .mastodon: 1...40
+        case .bluesky: 1...100
         }
     }
 
@@ -53,6 +68,20 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .v2: "-is:retweet"
         case .v1_1: "-filter:retweets"
+        // Tag timelines and searches list original posts; account timelines are asked without reblogs.
+        case .mastodon, .bluesky: ""
+        }
+    }
+
+    /// The X API, as opposed to another network's.
+    public var isX: Bool { self == .v2 || self == .v1_1 }
+
+    /// The network whose service this endpoint is.
+    public var networkName: String {
+        switch self {
+        case .v2, .v1_1: "X"
+        case .mastodon: "Mastodon"
+        case .bluesky: "Bluesky"
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import MediaFetch
 
-/// Runs one search against the X API: pages until `count` results or the end, saves
-/// every page as served, and deals with rate limits and flaky servers on the way.
+/// Runs one search against the X API, a Mastodon instance or a Bluesky AppView: pages
+/// until `count` results or the end, saves every page as served, and deals with rate
+/// limits and flaky servers on the way.
 ///
 /// The API's answers decide everything: a page's `next_token` (v2) or lowest id (v1.1)
 /// says where the next starts; `x-rate-limit-remaining` and `x-rate-limit-reset` say
@@ -12,16 +13,44 @@ import MediaFetch
 public final class SearchClient: Sendable {
     public let query: SearchQuery
     public let options: SearchOptions
-    private let token: BearerToken
+    /// X always needs one; Mastodon's tag and account timelines and Bluesky's public
+    /// AppView answer without.
+    private let token: BearerToken?
     private let endpoint: SearchEndpoint
     private let fetcher: HTTPFetcher
+    /// Mastodon only: what the query reads (an account is looked up by `acct` first).
+    private let mastodon: MastodonQuery?
 
-    public init(query: SearchQuery, token: BearerToken, options: SearchOptions) throws(LiveSearchError) {
+    /// The variable Mastodon's access token is read from.
+    public static let mastodonTokenVariable = "MASTODON_ACCESS_TOKEN"
+
+    enum MastodonQuery: Sendable {
+        case target(MastodonTarget)
+        case account(acct: String)
+    }
+
+    public init(query: SearchQuery, token: BearerToken?, options: SearchOptions) throws(LiveSearchError) {
         guard options.count >= 1 else { throw .invalidCount(options.count) }
+        if options.api.isX, token == nil { throw .missingToken }
         self.query = query
         self.token = token
         self.options = options
         self.endpoint = try SearchEndpoint(api: options.api, baseURL: options.baseURL)
+        if options.api == .mastodon {
+            if let tag = query.mastodonTag {
+                mastodon = .target(.tag(tag))
+            } else if let acct = query.mastodonAccount {
+                mastodon = .account(acct: acct)
+            } else {
+                guard token != nil else {
+                    throw .service(network: "Mastodon", message: "searching for text needs an access token: set "
+                        + "\(Self.mastodonTokenVariable) (a #tag or @user@host needs none)")
+                }
+                mastodon = .target(.search(query.text))
+            }
+        } else {
+            mastodon = nil
+        }
         var fetch = options.fetch
         fetch.maxConcurrentTransfers = 1
         fetch.maxTransfersPerHost = 1
@@ -42,7 +71,18 @@ public final class SearchClient: Sendable {
     {
         var run = SearchRun(client: self, events: events, store: PageStore(
             directory: options.resultsDirectory, api: options.api, query: query, started: started))
-        let stop = await run.pageThrough()
+        var target: MastodonTarget?
+        switch mastodon {
+        case let .target(known)?: target = known
+        case let .account(acct)?:
+            switch await run.lookUp(acct) {
+            case let .found(id): target = .account(id: id)
+            case let .stop(stop):
+                return SearchOutcome(pages: [], tweets: 0, requests: run.requests, stop: stop)
+            }
+        case nil: break
+        }
+        let stop = await run.pageThrough(mastodon: target)
         return SearchOutcome(pages: run.pages, tweets: run.tweets, requests: run.requests, stop: stop)
     }
 
@@ -66,7 +106,28 @@ public final class SearchClient: Sendable {
             self.store = store
         }
 
-        mutating func pageThrough() async -> StopReason {
+        enum Lookup {
+            case found(String)
+            case stop(StopReason)
+        }
+
+        /// Mastodon's `/api/v1/accounts/lookup`: the id of `acct`, or why not.
+        mutating func lookUp(_ acct: String) async -> Lookup {
+            switch await request(client.endpoint.lookupURL(acct: acct), page: 0, lookingUp: true) {
+            case .stop(.failed(.noSuchAccount)): return .stop(.failed(.noSuchAccount(acct)))
+            case let .stop(stop): return .stop(stop)
+            case let .response(response):
+                struct Account: Decodable { let id: String }
+                guard let account = try? JSONDecoder().decode(Account.self, from: Data(response.body)),
+                      !account.id.isEmpty, account.id.utf8.count <= 64
+                else {
+                    return .stop(.failed(.service(network: "Mastodon", message: "the account lookup answer has no id")))
+                }
+                return .found(account.id)
+            }
+        }
+
+        mutating func pageThrough(mastodon: MastodonTarget? = nil) async -> StopReason {
             var cursor: PageCursor?
             var seen: Set<PageCursor> = []
             var emptyStreak = 0
@@ -74,7 +135,7 @@ public final class SearchClient: Sendable {
                 let number = pages.count + 1
                 let wanted = max(0, options.count - tweets)
                 let size = min(max(wanted, options.api.pageSizes.lowerBound), options.api.pageSizes.upperBound)
-                let url = client.endpoint.url(query: client.apiQuery, pageSize: size, cursor: cursor)
+                let url = client.endpoint.url(query: client.apiQuery, pageSize: size, cursor: cursor, mastodon: mastodon)
                 let response: HTTPResponse
                 switch await request(url, page: number) {
                 case let .response(r): response = r
@@ -115,11 +176,32 @@ public final class SearchClient: Sendable {
         }
 
         /// One page's request with its waits and retries; a stop reason when it gives up.
-        mutating func request(_ url: String, page: Int) async -> Answer {
+        mutating func request(_ url: String, page: Int, lookingUp: Bool = false) async -> Answer {
+            let answer = await requestX(url, page: page, lookingUp: lookingUp)
+            guard !options.api.isX, case let .stop(.failed(error)) = answer else { return answer }
+            return .stop(.failed(serviceError(error)))
+        }
+
+        /// Another network's failures named as that network's, not the X API's.
+        private func serviceError(_ error: LiveSearchError) -> LiveSearchError {
+            let network = options.api.networkName
+            return switch error {
+            case let .rejected(status, detail):
+                .service(network: network, message: "refused the search (HTTP \(status)\(detail.map { ": " + $0 } ?? ""))")
+            case let .serverError(status, attempts, detail):
+                .service(network: network, message: "kept failing (HTTP \(status)\(detail.map { ": " + $0 } ?? "")) "
+                    + "after \(attempts) attempts; try again later")
+            case let .network(why, attempts):
+                .service(network: network, message: "could not be reached after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(why)")
+            default: error
+            }
+        }
+
+        private mutating func requestX(_ url: String, page: Int, lookingUp: Bool) async -> Answer {
             var failures = 0
             var rateLimitWaits = 0
-            let header = client.token.authorizationHeader
-            let request = HTTPRequest(url: url, headers: [header.name: header.value], maxBytes: options.maxPageBytes)
+            let headers = client.token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
+            let request = HTTPRequest(url: url, headers: headers, maxBytes: options.maxPageBytes)
             while true {
                 if let until = windowUsedUpUntil, until > options.clock.now() {
                     if let stop = await wait(until: until, cause: .windowUsedUp) { return .stop(stop) }
@@ -166,12 +248,19 @@ public final class SearchClient: Sendable {
                     // A reset already past (clock skew) still gets a second's pause, not a hammering.
                     let until = max(reset, options.clock.now().addingTimeInterval(1))
                     if let stop = await wait(until: until, cause: .tooManyRequests) { return .stop(stop) }
+                case 401 where !options.api.isX, 403 where !options.api.isX:
+                    return .stop(.failed(.refusedByService(
+                        network: options.api.networkName, status: response.status,
+                        tokenVariable: options.api == .mastodon ? SearchClient.mastodonTokenVariable : nil,
+                        hadToken: client.token != nil, detail: detail(response))))
+                case 404 where lookingUp:
+                    return .stop(.failed(.noSuchAccount("")))
                 case 401:
-                    return .stop(.failed(.unauthorized(
-                        api: options.api, source: client.token.source, detail: detail(response))))
+                    guard let token = client.token else { return .stop(.failed(.missingToken)) }
+                    return .stop(.failed(.unauthorized(api: options.api, source: token.source, detail: detail(response))))
                 case 403:
-                    return .stop(.failed(.forbidden(
-                        api: options.api, source: client.token.source, detail: detail(response))))
+                    guard let token = client.token else { return .stop(.failed(.missingToken)) }
+                    return .stop(.failed(.forbidden(api: options.api, source: token.source, detail: detail(response))))
                 case 500..<600:
                     failures += 1
                     guard failures < options.attempts else {
@@ -188,7 +277,8 @@ public final class SearchClient: Sendable {
         }
 
         private func detail(_ response: HTTPResponse) -> String? {
-            APIErrorDetail.read(response.body).map(client.token.redact)
+            guard let text = APIErrorDetail.read(response.body) else { return nil }
+            return client.token.map { $0.redact(text) } ?? text
         }
 
         /// Waits for a rate-limit reset, or says why not. The reset is given in whole

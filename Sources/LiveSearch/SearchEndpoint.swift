@@ -7,6 +7,7 @@ struct SearchEndpoint: Sendable {
     let base: String
 
     init(api: SearchAPI, baseURL: String?) throws(LiveSearchError) {
+        if api == .mastodon, (baseURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty { throw .missingInstance }
         let raw = (baseURL ?? api.defaultBaseURL).trimmingCharacters(in: .whitespaces)
         guard raw.utf8.count <= 2048, let comps = URLComponents(string: raw),
               let scheme = comps.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -27,9 +28,26 @@ struct SearchEndpoint: Sendable {
         ("user.fields", "username,name,profile_image_url"),
     ]
 
-    func url(query: String, pageSize: Int, cursor: PageCursor?) -> String {
+    func url(query: String, pageSize: Int, cursor: PageCursor?, mastodon: MastodonTarget? = nil) -> String {
         var items: [(String, String)]
+        var path = api.path
         switch api {
+        case .mastodon:
+            items = [("limit", String(pageSize))]
+            switch mastodon ?? .search(query) {
+            case let .tag(tag):
+                path = "/api/v1/timelines/tag/" + Self.encode(tag)
+            case let .account(id):
+                path = "/api/v1/accounts/" + Self.encode(id) + "/statuses"
+                items.append(("exclude_reblogs", "true"))
+            case let .search(text):
+                items = [("q", text), ("type", "statuses"), ("resolve", "false")] + items
+            }
+            // Statuses come newest first; max_id asks for those older than it.
+            if case let .maxID(id) = cursor { items.append(("max_id", id.digits)) }
+        case .bluesky:
+            items = [("q", query), ("limit", String(pageSize)), ("sort", "latest")]
+            if case let .nextToken(token) = cursor { items.append(("cursor", token)) }
         case .v2:
             items = [("query", query), ("max_results", String(pageSize))] + Self.v2Fields
             if case let .nextToken(token) = cursor { items.append(("next_token", token)) }
@@ -39,7 +57,12 @@ struct SearchEndpoint: Sendable {
                      ("include_entities", "true"), ("result_type", "recent")]
             if case let .maxID(id) = cursor { items.append(("max_id", id.digits)) }
         }
-        return base + api.path + "?" + items.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        return base + path + "?" + items.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+    }
+
+    /// Mastodon's account lookup, which turns `user@host` into the id its timeline is read by.
+    func lookupURL(acct: String) -> String {
+        base + "/api/v1/accounts/lookup?acct=" + Self.encode(acct)
     }
 
     /// RFC 3986 unreserved characters pass; everything else (`#`, `:`, space, `+`, `&`)
@@ -64,4 +87,12 @@ extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
+}
+
+/// What a Mastodon search reads, decided by the query: a hashtag's public timeline, an
+/// account's statuses (found by ``SearchQuery/mastodonAccount``), or a full-text search.
+enum MastodonTarget: Sendable, Hashable {
+    case tag(String)
+    case account(id: String)
+    case search(String)
 }

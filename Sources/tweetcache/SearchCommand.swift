@@ -9,11 +9,17 @@ import Glibc
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Search the X API and cache the media of the results.",
+        abstract: "Search X, Mastodon or Bluesky and cache the media of the results.",
         discussion: """
             QUERY is a hashtag (#ucd), a user (@name, searched as from:name) or any API query. \
             Retweets are left out unless --retweets. The bearer token comes from \
             $TWEETCACHE_BEARER_TOKEN or --token-file and is never printed or saved.
+
+            --network mastodon --instance https://INSTANCE: #tag reads the public tag \
+            timeline and @user@host that account's statuses (no token needed); other text \
+            uses /api/v2/search, which needs $MASTODON_ACCESS_TOKEN. --network bluesky: \
+            app.bsky.feed.searchPosts on the public AppView (--api-base for another); \
+            #tag and from:handle (or @handle) are the service's own operators.
 
             Every page is saved as served under <cache>/results/, so `tweetcache fetch` can \
             re-run the search offline; the search is added to <cache>/history.json. Rate \
@@ -28,7 +34,13 @@ struct SearchCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A hashtag, @user or API query (quote it: # starts a shell comment).", valueName: "QUERY"))
     var query: String
 
-    @Option(name: .long, help: ArgumentHelp("v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
+    @Option(name: .long, help: ArgumentHelp("x (default), mastodon or bluesky.", valueName: "NETWORK"))
+    var network: String = "x"
+
+    @Option(name: .long, help: ArgumentHelp("The Mastodon instance to ask, e.g. https://mastodon.social.", valueName: "URL"))
+    var instance: String?
+
+    @Option(name: .long, help: ArgumentHelp("X only: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
     var api: String = "v2"
 
     @Option(name: .long, help: ArgumentHelp("Base URL of the API or a compatible server (default: X's).", valueName: "URL"))
@@ -50,6 +62,13 @@ struct SearchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard SearchAPI(argument: api) != nil else { throw ValidationError("--api must be v2 or v1.1, not '\(api)'") }
+        guard ["x", "mastodon", "bluesky"].contains(network.lowercased()) else {
+            throw ValidationError("--network must be x, mastodon or bluesky, not '\(network)'")
+        }
+        if network.lowercased() == "mastodon", instance == nil {
+            throw ValidationError("--network mastodon needs --instance https://INSTANCE")
+        }
+        if instance != nil, network.lowercased() != "mastodon" { throw ValidationError("--instance is for --network mastodon") }
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
         guard DurationText.parse(maxWait) != nil else {
             throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)")
@@ -57,15 +76,33 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let searchAPI = SearchAPI(argument: api) ?? .v2
+        let searchAPI: SearchAPI = switch network.lowercased() {
+        case "mastodon": .mastodon
+        case "bluesky": .bluesky
+        default: SearchAPI(argument: api) ?? .v2
+        }
         let cache = options.cacheURL
         let started = Date()
         let client: SearchClient
         do {
-            let token = try BearerToken.resolve(tokenFile: tokenFile, environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            var token: BearerToken?
+            switch searchAPI {
+            case .v2, .v1_1:
+                token = try BearerToken.resolve(tokenFile: tokenFile, environment: environment)
+            case .mastodon:
+                // Optional: tag and account timelines are public.
+                if tokenFile != nil {
+                    token = try BearerToken.resolve(tokenFile: tokenFile, environment: [:])
+                } else if let value = environment[SearchClient.mastodonTokenVariable] {
+                    token = try BearerToken(value, source: .environment(SearchClient.mastodonTokenVariable))
+                }
+            case .bluesky:
+                token = nil
+            }
             var search = SearchOptions(cacheRoot: cache)
             search.api = searchAPI
-            search.baseURL = apiBase
+            search.baseURL = searchAPI == .mastodon ? instance : apiBase
             search.count = count
             search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)
             search.attempts = options.attempts
