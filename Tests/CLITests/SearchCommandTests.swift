@@ -173,3 +173,52 @@ import TestSupport
         #expect(saved.count == 2)
     }
 }
+
+/// `tweetcache search --network mastodon`: the built binary against a loopback instance
+/// that also serves the statuses' media and avatar.
+@Suite struct MastodonSearchCommandTests {
+    @Test func aTagSearchSavesPagesFetchesMediaAndRecordsTheNetwork() async throws {
+        let bin = try BuiltProduct.url(named: "tweetcache")
+        let avatar = TinyPNG.make(width: 8, height: 8, tag: "avatar")
+        let photo = TinyPNG.make(width: 8, height: 6, tag: "photo")
+        let server = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/api/v1/timelines/tag/astro":
+                guard FakeSearchAPI.parameters(request)["max_id"] == nil else { return .respond(status: 200, body: Array("[]".utf8)) }
+                let status = #"""
+                [{"id": "113", "created_at": "2026-11-20T10:15:30.000Z", "url": "https://example.social/@ana/113",
+                  "content": "<p>lake <a href=\"https://example.social/tags/astro\" class=\"mention hashtag\">#<span>astro</span></a></p>",
+                  "account": {"id": "9", "acct": "ana", "display_name": "Ana", "avatar_static": "http://127.0.0.1:PORT/avatars/ana.png"},
+                  "media_attachments": [{"id": "5", "type": "image", "url": "http://127.0.0.1:PORT/media/lake.png"}]}]
+                """#
+                return .respond(status: 200, body: Array(status.replacingOccurrences(of: "PORT", with: request.headers["host"]?
+                    .split(separator: ":").last.map(String.init) ?? "0").utf8))
+            case "/avatars/ana.png":
+                return .respond(status: 200, headers: [("Content-Type", "image/png")], body: avatar)
+            case "/media/lake.png":
+                return .respond(status: 200, headers: [("Content-Type", "image/png")], body: photo)
+            default:
+                return .respond(status: 404)
+            }
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tc-msearch-\(UUID().uuidString)")
+        let cache = dir.appendingPathComponent("Cache")
+        let out = try await CommandRunner.run(
+            bin, ["search", "#astro", "--network", "mastodon", "--instance", server.baseURL, "--cache", cache.path, "--json"],
+            environment: [:])
+        #expect(out.status == 0, "\(out.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+        let summary = try #require(json?["summary"] as? [String: Any], "\(out.stdout) \(out.stderr)")
+        #expect(summary["tweets"] as? Int == 1 && summary["downloaded"] as? Int == 2 && summary["failed"] as? Int == 0)
+        let manifestPath = try #require(summary["manifest_path"] as? String)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
+        let tweet = try #require((manifest?["tweets"] as? [[String: Any]])?.first)
+        #expect(tweet["network"] as? String == "mastodon")
+        #expect(tweet["url"] as? String == "https://example.social/@ana/113")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("results").path)
+        #expect(pages.contains { $0.contains("-mastodon-astro-p1") })
+        let history = try String(contentsOf: cache.appendingPathComponent("history.json"), encoding: .utf8)
+        #expect(history.contains("\"mastodon\""))
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
