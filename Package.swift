@@ -136,9 +136,8 @@ let package = Package(
         ),
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
-        // Test-only: writes the PNG variants the decoder must read (through the shim's raw PNG writer).
-        .target(name: "ImagingTestSupport", dependencies: ["Imaging", "CTweetCache"], path: "Tests/ImagingSupport"),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport"]),
+        // CTweetCache: the tests' PNGRawEncoder writes every PNG variant through the shim's raw PNG writer.
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CTweetCache"]),
         // Our thumbnails of a folder as PNG, for scripts/compare-thumbs.sh to set against vipsthumbnail's.
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),

@@ -1,10 +1,10 @@
 import Foundation
 import TweetModel
 
-/// Search results as strangers serve them: any bytes through the parser (v1.1, v2,
-/// JSON Lines, single tweets). It must never trap, every entity range it keeps must
-/// slice its tweet's text, and what it parsed must survive the Codable round trip
-/// the manifest relies on.
+/// Search results as strangers serve them: any bytes through the parser (X v1.1 and v2,
+/// Mastodon, Bluesky, JSON Lines, single posts). It must never trap, every entity range
+/// it keeps must lie inside its post's text (the parsers drop the others), and what it
+/// parsed must survive the Codable round trip the manifest relies on.
 public enum ResultsCheck: FuzzCheck {
     public static let name = "fuzz-results"
 
@@ -15,9 +15,10 @@ public enum ResultsCheck: FuzzCheck {
                 let e = tweet.entities
                 let ranges = e.hashtags.map(\.range) + e.mentions.map(\.range) + e.urls.map(\.range)
                     + e.cashtags.map(\.range) + e.media.map(\.range)
-                for range in ranges where range.end <= tweet.text.codePointCount {
-                    if tweet.text.substring(codePoints: range) == nil {
-                        return "range \(range) inside \(tweet.text.codePointCount) code points does not slice"
+                let length = tweet.text.codePointCount
+                for range in ranges {
+                    guard range.end <= length, tweet.text.substring(codePoints: range) != nil else {
+                        return "\(tweet.network) post \(tweet.id): entity range \(range) outside its \(length) code points"
                     }
                 }
             }

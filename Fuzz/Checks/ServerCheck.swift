@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
-@testable import TileServer
+import TileServer
 
 /// Raw bytes from a client, through the tile server's own request parsing: the
 /// HTTP/1.1 decoder with the server's limits, the hot-response handler, the
@@ -31,7 +31,7 @@ public enum ServerCheck: FuzzCheck {
         let channel = EmbeddedChannel()
         let checker = RouteChecker()
         do {
-            try TileServerChannel.addHandlers(
+            try TileServerPipeline.addHandlers(
                 to: channel.pipeline.syncOperations, hot: hot, idleTimeout: .seconds(30), logger: Logger(label: "fuzz"))
             try channel.pipeline.syncOperations.addHandler(checker)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()

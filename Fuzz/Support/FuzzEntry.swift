@@ -15,18 +15,30 @@ public enum FuzzEntry {
         _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
         _ oneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
     ) -> CInt {
-        guard let argv, argc >= 2, let name = argv[1].map({ String(cString: $0) }),
-              let chosen = allFuzzChecks.first(where: { $0.name == name })
-        else {
+        guard let argv else { return 2 }
+        let first = argc >= 2 ? argv[1].map { String(cString: $0) } : nil
+        // libFuzzer restarts the program for -fork, -jobs, -merge and -minimize_crash
+        // with the arguments it was given, which no longer name the target: the
+        // environment does, for those children.
+        let variable = "TWEETCACHE_FUZZ_TARGET"
+        let named = allFuzzChecks.first { $0.name == first }
+        guard let chosen = named ?? ProcessInfo.processInfo.environment[variable].flatMap({ name in
+            allFuzzChecks.first { $0.name == name }
+        }) else {
             let names = allFuzzChecks.map(\.name).joined(separator: ", ")
             FileHandle.standardError.write(Data("usage: fuzz TARGET [libFuzzer arguments]; targets: \(names)\n".utf8))
             return 2
         }
         check = chosen
-        // The driver sees the program name and the arguments after the target's.
-        argv[1] = argv[0]
-        var count = argc - 1
-        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv + 1
+        setenv(variable, chosen.name, 1)
+        var count = argc
+        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+        if named != nil {
+            // The driver sees the program name and the arguments after the target's.
+            argv[1] = argv[0]
+            count = argc - 1
+            arguments = argv + 1
+        }
         return LLVMFuzzerRunDriver(&count, &arguments, oneInput)
     }
 

@@ -54,7 +54,9 @@ public struct EntitySpans: Sendable, Equatable {
             if range.kind == .media && dropMedia {
                 // The photos are shown as camera marks; their t.co link says nothing.
             } else {
-                let shown = range.display.flatMap { $0.isEmpty ? nil : $0 } ?? string(range.start, range.end)
+                // A display form comes from the API (a Mastodon link's text, a Bluesky slice):
+                // it gets the same control-character filter as the text.
+                let shown = range.display.flatMap { $0.isEmpty ? nil : TweetList.oneLine($0) } ?? string(range.start, range.end)
                 result.append(Segment(text: shown, kind: range.kind, start: range.start, end: range.end))
             }
             position = range.end

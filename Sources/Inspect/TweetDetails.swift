@@ -79,32 +79,34 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
     public func text(style: Style) -> String {
         var lines: [String] = []
         let age = self.age.isEmpty ? "" : " · \(self.age)"
-        lines.append(style.paint("@\(screenName)", .name) + " " + TweetList.oneLine(name) + style.paint(age, .dim))
+        // Every field below comes from an API: control characters (terminal escapes) become spaces.
+        let line = TweetList.oneLine
+        lines.append(style.paint("@\(line(screenName))", .name) + " " + line(name) + style.paint(age, .dim))
         lines += EntitySpans(text: rawText, entities: entities).rendered(style)
             .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-        lines.append(style.paint("  id \(id)" + (network == "x" ? "" : " · \(network)"), .dim))
-        if let link { lines.append(style.paint("  \(link)", .dim)) }
+        lines.append(style.paint("  id \(line(id))" + (network == "x" ? "" : " · \(network)"), .dim))
+        if let link { lines.append(style.paint("  \(line(link))", .dim)) }
         if !images.isEmpty {
             lines.append("Images")
             for image in images {
                 var parts = [image.sha256.map { String($0.prefix(12)) } ?? "(not cached)", image.type]
                 if let bytes = image.bytes { parts.append(ByteCount.format(bytes)) }
                 if let w = image.width, let h = image.height { parts.append("\(w)x\(h)") }
-                if let error = image.error { parts.append(style.paint(error, .warning)) }
+                if let error = image.error { parts.append(style.paint(line(error), .warning)) }
                 lines.append("  " + parts.joined(separator: "  "))
             }
         }
         if !urls.isEmpty {
             lines.append("URLs")
-            lines += urls.map { "  " + style.paint($0.expandedURL ?? $0.url, .url) }
+            lines += urls.map { "  " + style.paint(line($0.expandedURL ?? $0.url), .url) }
         }
         if !hashtags.isEmpty {
             lines.append("Hashtags")
-            lines += hashtags.map { "  " + style.paint($0, .hashtag) }
+            lines += hashtags.map { "  " + style.paint(line($0), .hashtag) }
         }
         if !users.isEmpty {
             lines.append("Users")
-            lines += users.map { "  " + style.paint($0, .mention) }
+            lines += users.map { "  " + style.paint(line($0), .mention) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

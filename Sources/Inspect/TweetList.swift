@@ -60,7 +60,8 @@ public struct TweetList: Sendable {
         var out = ""
         for (row, tweet) in zip(rows, tweets) {
             let age = row.age.isEmpty ? "" : " · \(row.age)"
-            out += style.paint("@\(row.screenName)", .name) + " " + Self.oneLine(row.name) + style.paint(age, .dim) + "\n"
+            out += style.paint("@\(Self.oneLine(row.screenName))", .name) + " " + Self.oneLine(row.name)
+                + style.paint(age, .dim) + "\n"
             var body = EntitySpans(text: tweet.text, entities: tweet.entities).rendered(style)
             if row.photos > 0 { body += (body.isEmpty ? "" : " ") + String(repeating: "📷", count: row.photos) }
             let lines = body.split(separator: "\n", omittingEmptySubsequences: false)

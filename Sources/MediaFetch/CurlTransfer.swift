@@ -23,7 +23,8 @@ enum TransferMode {
     case media(ExpectedContent)
     /// An API call: whatever status and body the server sends is the answer, and
     /// these request headers are sent with it.
-    case api(headers: [String: String])
+    /// An API call; with a `body`, a POST of those bytes.
+    case api(headers: [String: String], body: [UInt8]? = nil)
 }
 
 /// One attempt at one URL: a libcurl easy handle plus the state its callbacks update.
@@ -38,6 +39,7 @@ final class CurlTransfer: @unchecked Sendable {
     private let expected: ExpectedContent
     private let isAPI: Bool
     private let requestHeaders: [String: String]
+    private let requestBody: [UInt8]?
     private let maxBytes: Int
     private let maxRedirects: Int
     private let counter: ByteCounter?
@@ -73,7 +75,9 @@ final class CurlTransfer: @unchecked Sendable {
             self.expected = expected
             self.isAPI = false
             self.requestHeaders = [:]
-        case let .api(headers):
+            self.requestBody = nil
+        case let .api(headers, body):
+            self.requestBody = body
             // The fetcher refuses invalid headers before this point; dropping them here
             // too means a line break can never smuggle a header (or a request) onto the wire.
             self.expected = .any
@@ -142,6 +146,15 @@ final class CurlTransfer: @unchecked Sendable {
             }
             for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
                 headers = curl_slist_append(headers, "\(name): \(value)")
+            }
+            if let body = requestBody {
+                // A POST: the size first, then libcurl copies the bytes (they need not outlive this call).
+                tc_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                body.withUnsafeBytes { bytes in
+                    var empty: UInt8 = 0
+                    let pointer = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) } ?? UnsafeMutableRawPointer(&empty)
+                    tc_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, pointer)
+                }
             }
         } else {
             headers = curl_slist_append(nil, "Accept: image/*, video/*;q=0.9, */*;q=0.1")

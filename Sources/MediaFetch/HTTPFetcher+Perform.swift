@@ -24,7 +24,9 @@ extension HTTPFetcher {
         let body = UncheckedBox(MemorySink())
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(url: request.url, mode: .api(headers: request.headers), configuration: limits) {
+            transfer = try CurlTransfer(
+                url: request.url, mode: .api(headers: request.headers, body: request.body), configuration: limits
+            ) {
                 try body.value.write($0)
             }
         } catch {

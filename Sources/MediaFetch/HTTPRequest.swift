@@ -1,4 +1,4 @@
-/// One API call: a URL and the headers to send with it.
+/// One API call: a URL, the headers to send with it and, for a POST, its body.
 ///
 /// For calls whose answer is data to read (a search page, an error explaining itself)
 /// rather than media to store; see ``HTTPFetcher/perform(_:)``. Header values often
@@ -12,19 +12,24 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
     /// Largest body accepted; a bigger one fails with ``FetchFailure/tooLarge(limit:)``.
     /// API pages are kilobytes, so this is far below the media limit by default.
     public var maxBytes: Int
+    /// With a body the call is a POST of these bytes (say their type in `headers`); a
+    /// body may hold credentials (a sign-in), so it is never shown either.
+    public var body: [UInt8]?
 
-    public init(url: String, headers: [String: String] = [:], maxBytes: Int = 16 << 20) {
+    public init(url: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20) {
         self.url = url
         self.headers = headers
+        self.body = body
         self.maxBytes = maxBytes
     }
 
     public var description: String {
         let names = headers.keys.sorted().joined(separator: ", ")
-        return "GET \(url)" + (names.isEmpty ? "" : " (headers: \(names))")
+        return (body == nil ? "GET " : "POST ") + url + (names.isEmpty ? "" : " (headers: \(names))")
     }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["url": url, "headerNames": headers.keys.sorted(), "maxBytes": maxBytes])
+        Mirror(self, children: ["url": url, "headerNames": headers.keys.sorted(), "maxBytes": maxBytes,
+                                "bodyBytes": body?.count ?? 0])
     }
 }

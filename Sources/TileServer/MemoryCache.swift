@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// A value a ``MemoryCache`` can weigh.
-protocol MemoryCost: Sendable {
+package protocol MemoryCost: Sendable {
     var bytes: Int { get }
 }
 
@@ -11,7 +11,7 @@ protocol MemoryCost: Sendable {
 /// Everything the server serves from the cache is content-addressed, so an entry
 /// never goes stale; what a hit saves is the open/fstat/read/close of a hot
 /// file, or (for ``HotResponse``) the whole trip through the async responder.
-final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
+package final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
     /// A class, so a hit updates its recency without writing the dictionary.
     private final class Slot {
         let value: Value
@@ -33,12 +33,12 @@ final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
     let maxEntryBytes: Int
     private let state = Mutex(State())
 
-    init(capacity: Int, maxEntryBytes: Int = 1 << 20) {
+    package init(capacity: Int, maxEntryBytes: Int = 1 << 20) {
         self.capacity = capacity
         self.maxEntryBytes = maxEntryBytes
     }
 
-    func get(_ key: Key) -> Value? {
+    package func get(_ key: Key) -> Value? {
         state.withLock { state in
             guard let slot = state.entries[key] else { return nil }
             state.tick &+= 1
@@ -53,7 +53,7 @@ final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Sendable {
         }
     }
 
-    func put(_ key: Key, _ value: Value) {
+    package func put(_ key: Key, _ value: Value) {
         let size = value.bytes
         guard capacity > 0, size <= maxEntryBytes else { return }
         state.withLock { state in

@@ -46,8 +46,8 @@ struct Reply: Sendable {
 /// alone). An entity-tag may itself hold commas (a IIIF tile's is
 /// `"<hash>-iiif-768,512,256,256/256,256/0/default.jpg"`), so the list is read
 /// tag by tag between quotes, never split on commas.
-enum ConditionalRequest {
-    static func matches(_ header: String?, etag: String) -> Bool {
+package enum ConditionalRequest {
+    package static func matches(_ header: String?, etag: String) -> Bool {
         guard let header else { return false }
         let ours = opaque(etag)
         var rest = Substring(header)

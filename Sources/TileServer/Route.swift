@@ -6,7 +6,7 @@ import Imaging
 /// Paths are parsed here, once, into typed values (a ``BlobHash``, numbers, known
 /// names), so no handler ever builds a file path from text a client sent: the
 /// only way to name a file is through a hash and integers.
-enum Route: Sendable, Equatable {
+package enum Route: Sendable, Equatable {
     case viewerIndex
     case viewerZoom(BlobHash)
     case viewerAsset(String)
@@ -44,7 +44,7 @@ enum Route: Sendable, Equatable {
 }
 
 /// Why a path names nothing servable.
-enum RouteError: Error, Equatable {
+package enum RouteError: Error, Equatable {
     /// Well formed, but there is no such endpoint (404).
     case notFound
     /// Malformed: a bad identifier, number or encoding (400).
@@ -57,7 +57,7 @@ extension Route {
     /// Segments are split on `/` before decoding, and a decoded segment may not
     /// contain `/`, `\`, NUL or be `.`/`..`: an encoded slash or dot-segment can't
     /// reach another directory because no segment is ever used as a path.
-    static func parse(path raw: String) throws(RouteError) -> Route {
+    package static func parse(path raw: String) throws(RouteError) -> Route {
         guard raw.hasPrefix("/") else { throw .badRequest("path must start with /") }
         guard raw.utf8.count <= 2048 else { throw .badRequest("path too long") }
         var segments: [String] = []

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// One registry per server rather than the process-wide MetricsSystem, so two
 /// servers in one process (tests) keep separate counts.
-final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let generated: Counter
     private let memoryHits: Counter
@@ -19,7 +19,7 @@ final class ServerMetrics: Sendable {
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
     ]
 
-    init() {
+    package init() {
         generated = registry.makeCounter(descriptor: Self.generatedName)
         memoryHits = registry.makeCounter(descriptor: Self.hitsName, labels: [("store", "memory")])
         diskHits = registry.makeCounter(descriptor: Self.hitsName, labels: [("store", "disk")])
@@ -52,7 +52,7 @@ final class ServerMetrics: Sendable {
     private let byRoute = Mutex([String: RouteMetrics]())
 
     /// The counter and latency histogram of one route and status.
-    struct RequestMetrics: Sendable {
+    package struct RequestMetrics: Sendable {
         let counter: Counter
         let latency: DurationHistogram
 
@@ -66,7 +66,7 @@ final class ServerMetrics: Sendable {
         metrics(route: route, status: status).record(duration)
     }
 
-    func metrics(route: String, status: Int) -> RequestMetrics {
+    package func metrics(route: String, status: Int) -> RequestMetrics {
         byRoute.withLock { table -> RequestMetrics in
             var entry = table[route] ?? RouteMetrics()
             let counter = entry.counters[status] ?? registry.makeCounter(

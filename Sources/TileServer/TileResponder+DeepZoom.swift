@@ -29,6 +29,8 @@ extension TileResponder {
     /// the header has alpha (as the pack `fetch` or the server builds will be).
     func tileFormat(_ hash: BlobHash) throws -> PyramidPack.TileFormat {
         if let pack = try packs.pack(hash) { return pack.format }
+        // A tree of the old layout was always JPEG.
+        if files.exists(DerivedFiles.Legacy.deepZoom(hash)) { return .jpeg }
         return .suited(to: try sources.facts(hash).info)
     }
 
@@ -40,8 +42,8 @@ extension TileResponder {
         guard format == tileFormat else {
             throw HTTPFailure.notFound("this pyramid's tiles are .\(tileFormat.fileExtension)")
         }
-        let etag = "\"\(hash.hex)-dz-\(geometry.tileSize)+\(geometry.overlap)-\(level)-\(column)-\(row)\""
-        let key = Self.tileKey(hash, geometry, level: level, column: column, row: row)
+        let etag = "\"\(hash.hex)-dz-\(geometry.tileSize)+\(geometry.overlap)-\(level)-\(column)-\(row)-\(format.fileExtension)\""
+        let key = Self.tileKey(hash, geometry, level: level, column: column, row: row, format: format)
         if let hit = memoryHit(key, etag: etag) { return hit }
         if let pack = try packs.pack(hash) {
             guard pack.entry(level: level, column: column, row: row) != nil else {
@@ -71,8 +73,11 @@ extension TileResponder {
 
     /// Where a pyramid tile's bytes are kept in memory: shared by Deep Zoom and
     /// IIIF, which name the same tiles differently.
-    static func tileKey(_ hash: BlobHash, _ geometry: PyramidGeometry, level: Int, column: Int, row: Int) -> String {
-        "tile:\(hash.hex)/\(geometry.tileSize)+\(geometry.overlap)/\(level)/\(column)/\(row)"
+    static func tileKey(
+        _ hash: BlobHash, _ geometry: PyramidGeometry, level: Int, column: Int, row: Int, format: PyramidPack.TileFormat
+    ) -> String {
+        // The format too: a pack rebuilt (`verify --repair`) may change it under the same geometry.
+        "tile:\(hash.hex)/\(geometry.tileSize)+\(geometry.overlap)/\(level)/\(column)/\(row).\(format.fileExtension)"
     }
 
     /// A tile read out of a pack (and kept in memory).

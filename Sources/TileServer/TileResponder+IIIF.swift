@@ -81,7 +81,7 @@ extension TileResponder {
         if let tile = pyramidTile, let pack = try packs.pack(hash),
            let coordinate = pack.tileForIIIF(region: resolved.canonicalRegion, size: resolved.sizeParameter),
            coordinate == tile {
-            let key = Self.tileKey(hash, pack.geometry, level: tile.level, column: tile.column, row: tile.row)
+            let key = Self.tileKey(hash, pack.geometry, level: tile.level, column: tile.column, row: tile.row, format: pack.format)
             reply = memoryHit(key, etag: etag)
                 ?? packTile(hash, pack, level: tile.level, column: tile.column, row: tile.row, key: key, etag: etag)
         } else if let hit = memoryHit("iiif:\(hash.hex)/\(canonical)", etag: etag) {
@@ -91,7 +91,9 @@ extension TileResponder {
         } else {
             // Cut on request and kept in memory only (a crawler must not fill the
             // disk); a pyramid tile also starts the image's pack.
-            let key = pyramidTile.map { Self.tileKey(hash, geometry, level: $0.level, column: $0.column, row: $0.row) }
+            let key = pyramidTile.map {
+                Self.tileKey(hash, geometry, level: $0.level, column: $0.column, row: $0.row, format: tileFormat)
+            }
                 ?? "iiif:\(hash.hex)/\(canonical)"
             if pyramidTile != nil, let hit = memoryHit(key, etag: etag) {
                 reply = hit

@@ -23,16 +23,23 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try Self.addHandlers(to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger)
+            try TileServerPipeline.addHandlers(
+                to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger)
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }
 
-    /// The handlers between the socket and the responder, in order. Separate from
-    /// ``setup(channel:logger:)`` so tests and the fuzzer can put the same request
-    /// parsing on an `EmbeddedChannel`.
-    static func addHandlers(
+    func handle(value: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: value, logger: logger)
+    }
+}
+
+/// The handlers between the socket and the responder, in order. Apart from
+/// ``TileServerChannel`` so tests and the fuzzer can put the same request parsing on
+/// an `EmbeddedChannel`.
+package enum TileServerPipeline {
+    package static func addHandlers(
         to pipeline: ChannelPipeline.SynchronousOperations, hot: MemoryCache<HotResponse.Key, HotResponse>,
         idleTimeout: Duration, logger: Logger
     ) throws {
@@ -49,9 +56,5 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
         try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout))
         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await handleHTTP(asyncChannel: value, logger: logger)
     }
 }

@@ -89,7 +89,10 @@ struct BlueskyConverter {
         var references: [TweetReference] = []
         for embed in embeds {
             media += Self.media(embed, post: uri)
-            guard let quoted = Self.quoted(embed), let quotedURI = nonEmpty(quoted.uri) else { continue }
+            // Only a post is a quote: a feed generator, list or starter pack embedded is not.
+            guard let quoted = Self.quoted(embed), let quotedURI = nonEmpty(quoted.uri),
+                  quotedURI.contains("/app.bsky.feed.post/")
+            else { continue }
             references.append(TweetReference(kind: .quoted, id: quotedURI))
             // A blocked, deleted or detached quote has no record: referenced, not included.
             guard depth < Self.maxNesting, let value = quoted.value else { continue }
@@ -134,11 +137,13 @@ struct BlueskyConverter {
     /// Mentions, links and tags whose byte range lies on character boundaries inside
     /// the text; any other facet is ignored for that entity.
     static func entities(_ facets: [BlueskyWireFacet], in text: String) -> Entities {
+        guard !facets.isEmpty else { return Entities() }
         let utf8 = Array(text.utf8)
+        let points = codePointOffsets(utf8)
         var entities = Entities()
         for facet in facets {
             guard let start = facet.index?.byteStart, let end = facet.index?.byteEnd,
-                  let range = codePointRange(utf8, start: start, end: end)
+                  let range = codePointRange(utf8, start: start, end: end, offsets: points)
             else { continue }
             let shown = String(decoding: utf8[start..<end], as: UTF8.self)
             for feature in facet.features?.values ?? [] {
@@ -160,16 +165,27 @@ struct BlueskyConverter {
         return entities
     }
 
-    /// UTF-8 byte offsets as code points, nil when one cuts a character or runs past the end.
-    static func codePointRange(_ utf8: [UInt8], start: Int, end: Int) -> TextRange? {
+    /// UTF-8 byte offsets as code points, nil when one cuts a character or runs past
+    /// the end. `offsets` (from ``codePointOffsets(_:)``) makes each lookup O(1), so a
+    /// post with many facets costs one pass over its text.
+    static func codePointRange(_ utf8: [UInt8], start: Int, end: Int, offsets: [Int]? = nil) -> TextRange? {
         guard start >= 0, end > start, end <= utf8.count else { return nil }
         func isBoundary(_ i: Int) -> Bool { i == utf8.count || utf8[i] & 0xC0 != 0x80 }
         guard isBoundary(start), isBoundary(end) else { return nil }
-        var first = 0
-        for i in 0..<start where utf8[i] & 0xC0 != 0x80 { first += 1 }
-        var last = first
-        for i in start..<end where utf8[i] & 0xC0 != 0x80 { last += 1 }
-        return TextRange(start: first, end: last)
+        let points = offsets ?? codePointOffsets(utf8)
+        return TextRange(start: points[start], end: points[end])
+    }
+
+    /// For each byte offset 0...count, the number of code points before it.
+    static func codePointOffsets(_ utf8: [UInt8]) -> [Int] {
+        var offsets = [Int](repeating: 0, count: utf8.count + 1)
+        var points = 0
+        for (i, byte) in utf8.enumerated() {
+            offsets[i] = points
+            if byte & 0xC0 != 0x80 { points += 1 }
+        }
+        offsets[utf8.count] = points
+        return offsets
     }
 
     // MARK: - Embeds

@@ -105,12 +105,14 @@ struct MastodonConverter {
     /// become URLs with the text the reader sees.
     private static func entities(_ links: [MastodonHTML.Link], mentions: [MastodonWireMention]) -> Entities {
         var entities = Entities()
+        var byURL: [String: MastodonWireMention] = [:]
+        for mention in mentions { if let url = mention.url, byURL[url] == nil { byURL[url] = mention } }
         for link in links {
             if link.isHashtag {
                 let tag = link.text.hasPrefix("#") ? String(link.text.dropFirst()) : link.text
                 if !tag.isEmpty { entities.hashtags.append(Hashtag(range: link.range, tag: tag)) }
             } else if link.isMention {
-                let known = mentions.first { $0.url != nil && $0.url == link.href }
+                let known = link.href.flatMap { byURL[$0] }
                 let shown = link.text.hasPrefix("@") ? String(link.text.dropFirst()) : link.text
                 let name = nonEmpty(known?.acct) ?? shown
                 if !name.isEmpty { entities.mentions.append(Mention(range: link.range, username: name, id: known?.id?.string)) }
@@ -122,8 +124,8 @@ struct MastodonConverter {
     }
 
     /// Images are fetched at `url` (the server's copy), falling back to `remote_url`
-    /// (the origin server's) when the copy is gone; videos, GIFs and audio by their
-    /// preview as the poster, their file only with videos.
+    /// (the origin server's) when the copy is gone; videos and GIFs by their preview
+    /// as the poster, their file only with videos; audio by its preview alone.
     private static func media(_ wire: MastodonWireAttachment) -> MediaItem? {
         guard let id = wire.id?.string else { return nil }
         let kind: MediaKind
@@ -139,7 +141,9 @@ struct MastodonConverter {
             id: id,
             type: kind,
             imageURL: kind == .photo ? file : nonEmpty(wire.preview_url),
-            videoURL: kind == .photo ? nil : file,
+            // Videos and GIFs are MP4 files; sound files (MP3, Ogg) are not fetched:
+            // the fetcher keeps only images and MP4 video. Their preview, if any, is kept.
+            videoURL: kind == .video || kind == .animatedGIF ? file : nil,
             width: wire.meta?.original?.width,
             height: wire.meta?.original?.height,
             altText: nonEmpty(wire.description),

@@ -25,25 +25,36 @@ struct MastodonHTML {
     private var open: [(start: Int, href: String?, classes: [Substring])] = []
 
     init(_ html: String) {
-        var rest = Substring(html)
+        // Scanned by Unicode scalars, not Characters: a `>` followed by a combining mark
+        // or a ZWNJ (common after a mention in Persian) is one Character that is not ">",
+        // and the tag would run on into the text.
+        var rest = html.unicodeScalars[...]
         while let lt = rest.firstIndex(of: "<") {
-            append(Self.decodeReferences(rest[..<lt]))
+            append(Self.decodeReferences(Substring(rest[..<lt])))
             guard let gt = rest[lt...].firstIndex(of: ">") else {
-                append(Self.decodeReferences(rest[lt...]))
+                append(Self.decodeReferences(Substring(rest[lt...])))
                 rest = rest[rest.endIndex...]
                 break
             }
-            tag(rest[rest.index(after: lt)..<gt])
+            tag(Substring(rest[rest.index(after: lt)..<gt]))
             rest = rest[rest.index(after: gt)...]
         }
-        append(Self.decodeReferences(rest))
+        append(Self.decodeReferences(Substring(rest)))
         while !open.isEmpty { closeLink() }
-        // Trailing line breaks carry nothing (a final `<br>` or an empty paragraph).
+        // Trailing line breaks carry nothing (a final `<br>` or an empty paragraph); a
+        // link that took them in ends where the text now does.
         while text.unicodeScalars.last == "\n" {
             text.unicodeScalars.removeLast()
             count -= 1
         }
-        links = links.filter { $0.range.end <= count && $0.range.count > 0 }
+        links = links.compactMap { link in
+            guard link.range.end > count else { return link }
+            guard let range = TextRange(start: link.range.start, end: count), range.count > 0 else { return nil }
+            var clamped = link
+            clamped.range = range
+            clamped.text = String(String.UnicodeScalarView(link.text.unicodeScalars.prefix(range.count)))
+            return clamped
+        }.filter { $0.range.count > 0 }
     }
 
     private mutating func append(_ piece: String) {
@@ -62,6 +73,9 @@ struct MastodonHTML {
         case ("br", _):
             append("\n")
         case ("a", false):
+            // Links do not nest (as in HTML): a new one ends any still open, so hostile
+            // input cannot pile up thousands of overlapping ranges.
+            while !open.isEmpty { closeLink() }
             let attributes = Self.attributes(content.dropFirst(name.count))
             let classes = (attributes["class"] ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" })
             open.append((count, attributes["href"], classes))
@@ -82,24 +96,25 @@ struct MastodonHTML {
     /// `name="value"`, `name='value'`, `name=value` and bare names, values decoded.
     static func attributes(_ text: Substring) -> [String: String] {
         var result: [String: String] = [:]
-        var rest = text[...]
+        var rest = text.unicodeScalars[...]
+        func isSpace(_ c: Unicode.Scalar) -> Bool { c.properties.isWhitespace }
         while true {
-            rest = rest.drop { $0.isWhitespace || $0 == "/" }
+            rest = rest.drop { isSpace($0) || $0 == "/" }
             guard !rest.isEmpty else { return result }
-            let name = rest.prefix { !$0.isWhitespace && $0 != "=" && $0 != "/" }
+            let name = String(String.UnicodeScalarView(rest.prefix { !isSpace($0) && $0 != "=" && $0 != "/" }))
             guard !name.isEmpty else { return result }
-            rest = rest.dropFirst(name.count).drop { $0.isWhitespace }
+            rest = rest.dropFirst(name.unicodeScalars.count).drop { isSpace($0) }
             var value = ""
             if rest.first == "=" {
-                rest = rest.dropFirst().drop { $0.isWhitespace }
+                rest = rest.dropFirst().drop { isSpace($0) }
                 if let quote = rest.first, quote == "\"" || quote == "'" {
                     let inner = rest.dropFirst()
                     let end = inner.firstIndex(of: quote) ?? inner.endIndex
-                    value = decodeReferences(inner[..<end])
+                    value = decodeReferences(Substring(inner[..<end]))
                     rest = end < inner.endIndex ? inner[inner.index(after: end)...] : inner[end...]
                 } else {
-                    let raw = rest.prefix { !$0.isWhitespace }
-                    value = decodeReferences(raw)
+                    let raw = rest.prefix { !isSpace($0) }
+                    value = decodeReferences(Substring(raw))
                     rest = rest.dropFirst(raw.count)
                 }
             }
@@ -110,26 +125,28 @@ struct MastodonHTML {
     /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;`, `&#NN;` and `&#xHH;`;
     /// anything else is left as written.
     static func decodeReferences(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        var out = ""
-        var rest = text
+        let scalars = text.unicodeScalars
+        guard scalars.contains("&") else { return String(text) }
+        var out = String.UnicodeScalarView()
+        var rest = scalars[...]
         while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
+            out.append(contentsOf: rest[..<amp])
             let after = rest[rest.index(after: amp)...]
             guard let semicolon = after.prefix(12).firstIndex(of: ";") else {
-                out += "&"
+                out.append("&")
                 rest = after
                 continue
             }
-            let name = after[..<semicolon]
-            if let scalar = reference(name) {
-                out.unicodeScalars.append(scalar)
+            let name = String(String.UnicodeScalarView(after[..<semicolon]))
+            if let scalar = reference(Substring(name)) {
+                out.append(scalar)
             } else {
-                out += "&" + name + ";"
+                out.append(contentsOf: "&\(name);".unicodeScalars)
             }
             rest = after[after.index(after: semicolon)...]
         }
-        return out + rest
+        out.append(contentsOf: rest)
+        return String(out)
     }
 
     private static func reference(_ name: Substring) -> Unicode.Scalar? {

@@ -44,7 +44,8 @@ enum WireDocument: Decodable {
             return
         }
         let keys = Set(object.allKeys.map(\.stringValue))
-        if keys.contains("statuses"), !keys.contains("search_metadata"), keys.contains("accounts") || keys.contains("hashtags") {
+        if keys.contains("statuses"), !keys.contains("search_metadata"),
+           keys.contains("accounts") || keys.contains("hashtags") || Self.firstStatusIsMastodon(object) {
             self = Self.attempt(.mastodonSearch, decoder) { .mastodonSearch(try MastodonWireSearch(from: decoder)) }
         } else if Self.isMastodonStatus(keys) {
             self = .mastodonStatus(try Lossy(from: decoder))
@@ -86,6 +87,15 @@ enum WireDocument: Decodable {
             let shown = keys.sorted().prefix(6).joined(separator: ", ")
             self = .unknown(keys.isEmpty ? "an empty object" : "an object with keys \(shown)\(keys.count > 6 ? ", …" : "")")
         }
+    }
+
+    /// A `statuses` array whose first element is a Mastodon status (a search saved without
+    /// its `accounts` and `hashtags`).
+    private static func firstStatusIsMastodon(_ object: KeyedDecodingContainer<AnyKey>) -> Bool {
+        guard var list = try? object.nestedUnkeyedContainer(forKey: AnyKey("statuses")),
+              let first = try? list.nestedContainer(keyedBy: AnyKey.self)
+        else { return false }
+        return isMastodonStatus(Set(first.allKeys.map(\.stringValue)))
     }
 
     /// A Mastodon status has an `account` and `content` (a reblog's is empty but present).

@@ -1,6 +1,5 @@
 import Testing
 @testable import Imaging
-import ImagingTestSupport
 
 @Suite struct PNGCodecTests {
     @Test(arguments: [(1, 1), (7, 3), (64, 48), (257, 5)])

@@ -100,7 +100,7 @@ import Testing
             return (warm, try (0..<4).map { _ in try connection.readResponse() })
         }
         #expect(answers.map(\.status) == [200, 200, 200, 200])
-        #expect(answers[0].header("etag")?.hasSuffix("-9-0-0\"") == true, "the slow answer comes first")
+        #expect(answers[0].header("etag")?.hasSuffix("-9-0-0-jpg\"") == true, "the slow answer comes first")
         #expect(answers[1].body == warm.body)
         #expect(answers[2].text.contains("\"ok\""))
         #expect(answers[3].body == warm.body)

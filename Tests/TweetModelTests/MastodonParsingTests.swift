@@ -16,7 +16,7 @@ struct MastodonParsingTests {
 
     @Test func aTagTimelineBecomesPostsWithEntitiesFromTheHTML() throws {
         let mentions = #", "mentions": [{"id": "77", "acct": "bo@other.host", "username": "bo", "url": "https://other.host/@bo"}], "tags": [{"name": "astro"}]"#
-        let media = #", "media_attachments": [{"id": "5001", "type": "image", "url": "https://files.example.social/media/lake.jpg", "preview_url": "https://files.example.social/media/small/lake.jpg", "remote_url": "https://origin.example/media/lake.jpg", "description": "A lake at night", "meta": {"original": {"width": 4000, "height": 3000}}}, {"id": "5002", "type": "gifv", "url": "https://files.example.social/media/loop.mp4", "preview_url": "https://files.example.social/media/loop.png"}, {"id": "5003", "type": "unknown"}]"#
+        let media = #", "media_attachments": [{"id": "5001", "type": "image", "url": "https://files.example.social/media/lake.jpg", "preview_url": "https://files.example.social/media/small/lake.jpg", "remote_url": "https://origin.example/media/lake.jpg", "description": "A lake at night", "meta": {"original": {"width": 4000, "height": 3000}}}, {"id": "5002", "type": "gifv", "url": "https://files.example.social/media/loop.mp4", "preview_url": "https://files.example.social/media/loop.png"}, {"id": "5003", "type": "unknown"}, {"id": "5004", "type": "audio", "url": "https://files.example.social/media/song.mp3"}]"#
         let json = "[" + Self.status(id: "113", content: Self.content, extra: mentions + media + #", "sensitive": true, "spoiler_text": "night sky""#) + "]"
         let results = Fixtures.parse(json)
         #expect(results.allProblems.isEmpty)
@@ -39,7 +39,8 @@ struct MastodonParsingTests {
         #expect(link.url == "https://photos.example.org/album/2026/lake")
         #expect(post.text.substring(codePoints: link.range) == "https://photos.example.org/album/2026/lake")
 
-        #expect(post.media.map(\.type) == [.photo, .animatedGIF])
+        #expect(post.media.map(\.type) == [.photo, .animatedGIF, .audio])
+        #expect(post.media[2].videoURL == nil, "a sound file is no MP4: not fetched")
         let photo = post.media[0]
         #expect(photo.imageURL == "https://files.example.social/media/lake.jpg")
         #expect(photo.sourceURL == "https://origin.example/media/lake.jpg")
@@ -70,6 +71,9 @@ struct MastodonParsingTests {
         // A media attachment alone (an upload's answer) is no post, and says so.
         let attachment = Fixtures.parse(#"{"id": "5", "type": "image", "url": "https://e.example/m.jpg", "meta": {"original": {"width": 2}}}"#)
         #expect(attachment.pages.isEmpty && attachment.problems.first?.message.contains("not a Twitter API response") == true)
+        // A search saved without its accounts and hashtags is still Mastodon's.
+        let bare = #"{"statuses": [\#(Self.status(id: "4", content: #""<p>d</p>""#))]}"#
+        #expect(Fixtures.parse(bare).pages.map(\.format) == [.mastodonSearch])
         let error = Fixtures.parse(#"{"error": "Record not found"}"#)
         #expect(error.allProblems.first?.message.contains("Record not found") == true)
     }
@@ -88,6 +92,23 @@ struct MastodonParsingTests {
     ])
     func htmlBecomesText(_ html: String, _ text: String) {
         #expect(MastodonHTML(html).text == text)
+    }
+
+    @Test func tagsEndAtTheirBracketEvenBeforeAJoiner() throws {
+        // A ZWNJ right after `>` makes one Character with it; the tag still ends there.
+        let parsed = MastodonHTML("<p>@<span>ali</span></a></span>\u{200C}ها <a href=\"https://x.example/\">x</a> &amp;\u{301}</p>")
+        #expect(parsed.text == "@ali\u{200C}ها x &\u{301}")
+        let link = try #require(parsed.links.first)
+        #expect(link.href == "https://x.example/" && parsed.text.substring(codePoints: link.range) == "x")
+    }
+
+    @Test func linksDoNotNestAndATrailingBreakIsTrimmedFromTheLast() {
+        let nested = MastodonHTML(String(repeating: "<a href=x>", count: 1000) + "tail")
+        #expect(nested.text == "tail")
+        #expect(nested.links.count == 1)
+        let trailing = MastodonHTML("<p>see <a href=\"https://e.example/\">here<br></a></p>")
+        #expect(trailing.text == "see here")
+        #expect(trailing.links.first?.text == "here" && trailing.links.first?.range == TextRange(start: 4, end: 8))
     }
 
     @Test func linkRangesCountCodePoints() {
