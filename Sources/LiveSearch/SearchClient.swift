@@ -23,6 +23,8 @@ public final class SearchClient: Sendable {
 
     /// The variable Mastodon's access token is read from.
     public static let mastodonTokenVariable = "MASTODON_ACCESS_TOKEN"
+    /// Where a Bluesky login signs in (and searches) unless `--api-base` says otherwise.
+    public static let blueskySignInService = "https://bsky.social"
 
     enum MastodonQuery: Sendable {
         case target(MastodonTarget)
@@ -35,7 +37,10 @@ public final class SearchClient: Sendable {
         self.query = query
         self.token = token
         self.options = options
-        self.endpoint = try SearchEndpoint(api: options.api, baseURL: options.baseURL)
+        // Signed in, Bluesky's searches go to the account's server, which forwards them.
+        let signsIn = options.api == .bluesky && options.blueskyLogin != nil
+        self.endpoint = try SearchEndpoint(
+            api: options.api, baseURL: options.baseURL ?? (signsIn ? Self.blueskySignInService : nil))
         if options.api == .mastodon {
             if let tag = query.mastodonTag {
                 mastodon = .target(.tag(tag))
@@ -71,6 +76,9 @@ public final class SearchClient: Sendable {
     {
         var run = SearchRun(client: self, events: events, store: PageStore(
             directory: options.resultsDirectory, api: options.api, query: query, started: started))
+        if let login = options.blueskyLogin, options.api == .bluesky, let stop = await run.signIn(login) {
+            return SearchOutcome(pages: [], tweets: 0, requests: run.requests, stop: stop)
+        }
         var target: MastodonTarget?
         switch mastodon {
         case let .target(known)?: target = known
@@ -97,6 +105,8 @@ public final class SearchClient: Sendable {
         var requests = 0
         /// Set when a response said the window is used up: wait for this before asking again.
         var windowUsedUpUntil: Date?
+        /// Bluesky, signed in: the session's tokens (refreshed when the access token expires).
+        var session: BlueskySession?
 
         var options: SearchOptions { client.options }
 
@@ -104,6 +114,45 @@ public final class SearchClient: Sendable {
             self.client = client
             self.events = events
             self.store = store
+        }
+
+        /// `com.atproto.server.createSession` with the handle and app password; nil when
+        /// signed in, else why not (the password is never in a message).
+        mutating func signIn(_ login: BlueskyLogin) async -> StopReason? {
+            let url = client.endpoint.base + "/xrpc/com.atproto.server.createSession"
+            requests += 1
+            let request = HTTPRequest(url: url, headers: ["Content-Type": "application/json"],
+                                      body: login.sessionRequestBody, maxBytes: 1 << 20)
+            switch await client.fetcher.perform(request) {
+            case let .failure(failure):
+                return .failed(.service(network: "Bluesky", message: "could not sign in: \(failure.description)"))
+            case let .success(response):
+                guard (200..<300).contains(response.status) else {
+                    return .failed(.refusedByService(
+                        network: "Bluesky (signing in as \(login.handle))", status: response.status,
+                        tokenVariable: BlueskyLogin.passwordVariable, hadToken: true,
+                        detail: detail(response).map { $0.replacingOccurrences(of: login.password, with: "[password]") }))
+                }
+                guard let session = BlueskySession(response.body) else {
+                    return .failed(.service(network: "Bluesky", message: "the sign-in answer holds no session tokens"))
+                }
+                self.session = session
+                return nil
+            }
+        }
+
+        /// `com.atproto.server.refreshSession`: a new token pair for an expired access
+        /// token; false when the server will not give one.
+        mutating func refreshSession() async -> Bool {
+            guard let current = session else { return false }
+            requests += 1
+            let request = HTTPRequest(url: client.endpoint.base + "/xrpc/com.atproto.server.refreshSession",
+                                      headers: ["Authorization": "Bearer \(current.refreshJwt)"], body: [], maxBytes: 1 << 20)
+            guard case let .success(response) = await client.fetcher.perform(request), (200..<300).contains(response.status),
+                  let fresh = BlueskySession(response.body)
+            else { return false }
+            session = fresh
+            return true
         }
 
         enum Lookup {
@@ -200,9 +249,12 @@ public final class SearchClient: Sendable {
         private mutating func requestX(_ url: String, page: Int, lookingUp: Bool) async -> Answer {
             var failures = 0
             var rateLimitWaits = 0
-            let headers = client.token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
-            let request = HTTPRequest(url: url, headers: headers, maxBytes: options.maxPageBytes)
+            var refreshed = false
             while true {
+                // Built per attempt: a refreshed session changes the Authorization header.
+                var headers = client.token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
+                if let session { headers["Authorization"] = "Bearer \(session.accessJwt)" }
+                let request = HTTPRequest(url: url, headers: headers, maxBytes: options.maxPageBytes)
                 if let until = windowUsedUpUntil, until > options.clock.now() {
                     if let stop = await wait(until: until, cause: .windowUsedUp) { return .stop(stop) }
                 }
@@ -248,6 +300,15 @@ public final class SearchClient: Sendable {
                     // A reset already past (clock skew) still gets a second's pause, not a hammering.
                     let until = max(reset, options.clock.now().addingTimeInterval(1))
                     if let stop = await wait(until: until, cause: .tooManyRequests) { return .stop(stop) }
+                case 400 where session != nil && !refreshed && Self.isExpiredToken(response),
+                     401 where session != nil && !refreshed && Self.isExpiredToken(response):
+                    // The access token lives minutes; the refresh token buys another, once per request.
+                    refreshed = true
+                    guard await refreshSession() else {
+                        return .stop(.failed(.service(network: "Bluesky", message: "the session expired and could not be "
+                            + "refreshed; sign in again (\(BlueskyLogin.handleVariable), \(BlueskyLogin.passwordVariable))")))
+                    }
+                    continue
                 case 401 where !options.api.isX, 403 where !options.api.isX:
                     return .stop(.failed(.refusedByService(
                         network: options.api.networkName, status: response.status,
@@ -278,7 +339,14 @@ public final class SearchClient: Sendable {
 
         private func detail(_ response: HTTPResponse) -> String? {
             guard let text = APIErrorDetail.read(response.body) else { return nil }
-            return client.token.map { $0.redact(text) } ?? text
+            let redacted = client.token.map { $0.redact(text) } ?? text
+            return session.map { $0.redact(redacted) } ?? redacted
+        }
+
+        /// XRPC's answer to a request with an access token past its time.
+        static func isExpiredToken(_ response: HTTPResponse) -> Bool {
+            struct Wire: Decodable { let error: String? }
+            return (try? JSONDecoder().decode(Wire.self, from: Data(response.body)))?.error == "ExpiredToken"
         }
 
         /// Waits for a rate-limit reset, or says why not. The reset is given in whole

@@ -22,6 +22,9 @@ public struct SearchOptions: Sendable {
     public var fetch: FetchConfiguration = .init()
     /// Largest page accepted; a v2 page of 100 tweets with includes is a few hundred KB.
     public var maxPageBytes: Int = 16 << 20
+    /// Bluesky only: sign in first (at the `--api-base`, else `https://bsky.social`,
+    /// whose server answers app.bsky searches for its signed-in users).
+    public var blueskyLogin: BlueskyLogin?
     /// What rate-limit waits and retry backoffs read and sleep on.
     public var clock: any WallClock = SystemWallClock()
 

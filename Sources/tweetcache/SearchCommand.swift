@@ -19,7 +19,9 @@ struct SearchCommand: AsyncParsableCommand {
             timeline and @user@host that account's statuses (no token needed); other text \
             uses /api/v2/search, which needs $MASTODON_ACCESS_TOKEN. --network bluesky: \
             app.bsky.feed.searchPosts on the public AppView (--api-base for another); \
-            #tag and from:handle (or @handle) are the service's own operators.
+            #tag and from:handle (or @handle) are the service's own operators. With \
+            $BLUESKY_HANDLE and $BLUESKY_APP_PASSWORD it signs in first (at bsky.social \
+            unless --api-base) and refreshes the session when it expires.
 
             Every page is saved as served under <cache>/results/, so `tweetcache fetch` can \
             re-run the search offline; the search is added to <cache>/history.json. Rate \
@@ -102,6 +104,7 @@ struct SearchCommand: AsyncParsableCommand {
             }
             var search = SearchOptions(cacheRoot: cache)
             search.api = searchAPI
+            if searchAPI == .bluesky { search.blueskyLogin = try BlueskyLogin.fromEnvironment(environment) }
             search.baseURL = searchAPI == .mastodon ? instance : apiBase
             search.count = count
             search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)

@@ -158,3 +158,72 @@ import TestSupport
         #expect(iso.exhaustedUntil != nil)
     }
 }
+
+/// Bluesky with an app password: sign in, search with the access token, refresh it
+/// when the server says it expired, and never show a secret.
+@Suite struct BlueskySignInTests {
+    /// What the stand-in was asked, in order.
+    final class RequestLog: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    static func server(log: RequestLog) throws -> LoopbackHTTPServer {
+        let access = Mutex("access-1")
+        return try LoopbackHTTPServer { request in
+            let auth = request.headers["authorization"] ?? "-"
+            log.lines.withLock { $0.append("\(request.method) \(request.path) \(auth)") }
+            switch request.path {
+            case "/xrpc/com.atproto.server.createSession":
+                guard request.method == "POST" else { return .respond(status: 405) }
+                return .respond(status: 200, body: Array(#"{"did": "did:plc:me", "handle": "me.example", "accessJwt": "access-1", "refreshJwt": "refresh-1"}"#.utf8))
+            case "/xrpc/com.atproto.server.refreshSession":
+                guard auth == "Bearer refresh-1" else { return .respond(status: 401) }
+                access.withLock { $0 = "access-2" }
+                return .respond(status: 200, body: Array(#"{"accessJwt": "access-2", "refreshJwt": "refresh-2"}"#.utf8))
+            case "/xrpc/app.bsky.feed.searchPosts":
+                let current = access.withLock { $0 }
+                if auth == "Bearer access-1", current == "access-1" {
+                    // The first token has expired by the time the search asks.
+                    return .respond(status: 400, body: Array(#"{"error": "ExpiredToken", "message": "Token has expired"}"#.utf8))
+                }
+                guard auth == "Bearer \(current)" else { return .respond(status: 401, body: Array(#"{"error": "AuthenticationRequired"}"#.utf8)) }
+                return .respond(status: 200, body: Array(#"{"posts": [{"uri": "at://did:plc:a/app.bsky.feed.post/1", "cid": "c", "author": {"did": "did:plc:a", "handle": "a"}, "record": {"text": "t"}}]}"#.utf8))
+            default:
+                return .respond(status: 404)
+            }
+        }
+    }
+
+    @Test func signsInRefreshesAnExpiredTokenAndSearches() async throws {
+        let log = RequestLog()
+        let server = try Self.server(log: log)
+        var options = try OtherNetworksSearchTests.options(.bluesky, base: server.baseURL, count: 1)
+        options.blueskyLogin = try BlueskyLogin(handle: "me.example", password: "app-pass-word")
+        let client = try SearchClient(query: try SearchQuery("#night"), token: nil, options: options)
+        defer { client.shutdown() }
+        let outcome = await client.run()
+        #expect(outcome.stop == .countReached && outcome.tweets == 1)
+        #expect(log.lines.withLock { $0 } == [
+            "POST /xrpc/com.atproto.server.createSession -",
+            "GET /xrpc/app.bsky.feed.searchPosts Bearer access-1",
+            "POST /xrpc/com.atproto.server.refreshSession Bearer refresh-1",
+            "GET /xrpc/app.bsky.feed.searchPosts Bearer access-2",
+        ])
+        #expect(!String(describing: options.blueskyLogin!).contains("app-pass-word"))
+    }
+
+    @Test func aRefusedSignInNamesTheVariableNotThePassword() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .respond(status: 401, body: Array(#"{"error": "AuthenticationRequired", "message": "Invalid identifier or password"}"#.utf8))
+        }
+        var options = try OtherNetworksSearchTests.options(.bluesky, base: server.baseURL, count: 1)
+        options.blueskyLogin = try BlueskyLogin(handle: "me.example", password: "app-pass-word")
+        let client = try SearchClient(query: try SearchQuery("#night"), token: nil, options: options)
+        defer { client.shutdown() }
+        let message = await client.run().stop.description
+        #expect(message.contains("HTTP 401") && message.contains(BlueskyLogin.passwordVariable))
+        #expect(!message.contains("app-pass-word"))
+        #expect(throws: LiveSearchError.self) { try BlueskyLogin.fromEnvironment([BlueskyLogin.handleVariable: "me"]) }
+        #expect(try BlueskyLogin.fromEnvironment([:]) == nil)
+    }
+}
