@@ -29,7 +29,8 @@ public struct FetchPlan: Sendable {
                     let fallback = m.sourceURL.flatMap { $0 != image ? [$0] : nil } ?? []
                     add(image, role: m.type == .photo ? .photo : .poster, fallbacks: fallback)
                 }
-                if includeVideos, let video = m.videoURL { add(video, role: .video) }
+                // An HLS playlist is no file to keep: skipped, with the reason in the manifest.
+                if includeVideos, let video = m.videoURL, !m.videoIsPlaylist { add(video, role: .video) }
             }
         }
     }

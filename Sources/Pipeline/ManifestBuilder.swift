@@ -49,6 +49,13 @@ struct ManifestBuilder {
             sources: sources, tweets: tweets, includedTweets: included, failures: failures, summary: summary)
     }
 
+    /// A video served only as an HLS playlist (Bluesky): listed with why it is not cached.
+    static func playlistRef(_ url: String?) -> MediaRef? {
+        url.map { MediaRef(url: $0, sha256: nil, bytes: nil, contentType: nil, error: MediaError(
+            code: "playlist_not_fetched",
+            message: "an HLS playlist (a list of segments), not a video file: not fetched; its poster is", httpStatus: nil)) }
+    }
+
     private func ref(_ url: String?) -> MediaRef? {
         guard let url else { return nil }
         guard let outcome = outcomes[url] else {
@@ -63,7 +70,8 @@ struct ManifestBuilder {
             return ManifestTweet.Media(
                 id: m.id, type: m.type.rawValue, url: m.imageURL, sha256: still?.sha256, bytes: still?.bytes,
                 contentType: still?.contentType, error: still?.error, width: still?.width ?? m.width,
-                height: still?.height ?? m.height, altText: m.altText, video: ref(m.videoURL),
+                height: still?.height ?? m.height, altText: m.altText,
+                video: m.videoIsPlaylist ? Self.playlistRef(m.videoURL) : ref(m.videoURL),
                 thumbnails: still?.thumbnails, tiles: still?.tiles, deriveError: still?.deriveError)
         }
         let e = t.entities

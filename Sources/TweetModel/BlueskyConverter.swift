@@ -191,8 +191,8 @@ struct BlueskyConverter {
     // MARK: - Embeds
 
     /// Photos at full size (the thumbnail as the fallback), a video's thumbnail as its
-    /// poster, a link card's image. HLS video playlists are not fetched: a playlist is
-    /// not a file to keep, and saving its segments is left for later.
+    /// poster and its HLS playlist as the video (listed, not fetched: see
+    /// ``MediaItem/videoIsPlaylist``), a link card's image.
     static func media(_ embed: BlueskyWireEmbed, post uri: String) -> [MediaItem] {
         let key = uri.split(separator: "/").last.map(String.init) ?? uri
         switch embed {
@@ -207,7 +207,7 @@ struct BlueskyConverter {
         case .video(let video):
             return [MediaItem(
                 id: video.cid ?? "\(key)-video", type: .video, imageURL: nonEmpty(video.thumbnail),
-                width: video.aspectRatio?.width, height: video.aspectRatio?.height, altText: nonEmpty(video.alt))]
+                videoURL: nonEmpty(video.playlist), width: video.aspectRatio?.width, height: video.aspectRatio?.height, altText: nonEmpty(video.alt))]
         case .external(let card):
             guard let thumb = nonEmpty(card.thumb) else { return [] }
             return [MediaItem(id: "\(key)-card", type: .photo, imageURL: thumb, altText: nonEmpty(card.title))]

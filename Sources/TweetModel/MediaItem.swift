@@ -19,6 +19,14 @@ public struct MediaItem: Sendable, Codable, Hashable {
     /// fallback when the rewritten URL cannot be fetched.
     public let sourceURL: String?
 
+    /// The video is an HLS playlist (Bluesky): a list of segments, not a file to keep.
+    /// It is not fetched (its poster is), and the manifest says so.
+    public var videoIsPlaylist: Bool {
+        guard let videoURL else { return false }
+        let path = videoURL.prefix { $0 != "?" && $0 != "#" }
+        return path.lowercased().hasSuffix(".m3u8")
+    }
+
     public init(
         id: String,
         type: MediaKind,

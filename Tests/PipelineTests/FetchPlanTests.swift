@@ -18,4 +18,31 @@ import TweetModel
         #expect(plan.items[0].role == .avatar)
         #expect(plan.items[1].role == .photo)
     }
+
+    @Test func otherNetworksFallBackToTheirOwnURLsAndSkipPlaylists() throws {
+        let mastodon = Tweet(id: "1", createdAt: nil, text: "", author: Author(id: "9", screenName: "ana", name: "Ana",
+            profileImageURL: "https://files.example.social/a.png"),
+            media: [MediaItem(id: "5", type: .photo, imageURL: "https://files.example.social/m.jpg",
+                              sourceURL: "https://origin.example/m.jpg")],
+            network: .mastodon)
+        let bluesky = Tweet(id: "at://x", createdAt: nil, text: "", author: Author(id: "did", screenName: "b", name: "",
+            profileImageURL: nil),
+            media: [MediaItem(id: "v", type: .video, imageURL: "https://video.example/thumb.jpg",
+                              videoURL: "https://video.example/playlist.m3u8?x=1")],
+            network: .bluesky)
+        let plan = FetchPlan(tweets: [mastodon, bluesky], includeVideos: true)
+        // The avatar as given (no X rewrite), the photo with the origin's copy to fall back on,
+        // the video's poster; the HLS playlist is not planned.
+        #expect(plan.items.map(\.url) == [
+            "https://files.example.social/a.png", "https://files.example.social/m.jpg", "https://video.example/thumb.jpg",
+        ])
+        #expect(plan.items[0].fallbacks.isEmpty)
+        #expect(plan.items[1].fallbacks == ["https://origin.example/m.jpg"])
+        let manifest = ManifestBuilder(outcomes: [:], plan: plan).build(
+            parsed: [("b", ParsedResults(pages: [ResultsPage(format: .blueskyPosts, tweets: [bluesky])], problems: []))],
+            cacheRoot: "/c", summary: RunSummary(), now: Date(timeIntervalSince1970: 0))
+        let video = try #require(manifest.tweets.first?.media.first?.video)
+        #expect(video.error?.code == "playlist_not_fetched" && video.sha256 == nil)
+        #expect(manifest.tweets.first?.network == "bluesky")
+    }
 }

@@ -54,9 +54,10 @@ struct BlueskyParsingTests {
         let quoted = try #require(results.pages.first?.includedTweets.first)
         #expect(quoted.text == "quoted" && quoted.author.screenName == "q.example")
         #expect(quoted.media.first?.imageURL?.contains("bafycard") == true)
-        // A video's thumbnail is its poster; the HLS playlist is not a file to keep.
+        // A video's thumbnail is its poster; its HLS playlist is listed, not a file to keep.
         let clip = try #require(results.tweets.last?.media.first)
-        #expect(clip.type == .video && clip.imageURL == "https://video.bsky.app/watch/x/thumbnail.jpg" && clip.videoURL == nil)
+        #expect(clip.type == .video && clip.imageURL == "https://video.bsky.app/watch/x/thumbnail.jpg")
+        #expect(clip.videoURL == "https://video.bsky.app/watch/x/playlist.m3u8" && clip.videoIsPlaylist)
     }
 
     @Test func aRepostInAFeedIsAPostByTheReposter() throws {
