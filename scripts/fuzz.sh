@@ -34,8 +34,10 @@ export TWEETCACHE_FUZZ=1
 # `@testable` for the server's internal parsers.
 # One `-sanitize=fuzzer,address`: given as two flags (as `swift build --sanitize`
 # does), swiftc 6.3 keeps only the last and the Swift code gets no coverage at all.
+# Linked by lld: gold 2.40 stops with an internal error (format_file_lineno) on this binary.
 flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
-       -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -enable-testing -Xswiftc -parse-as-library)
+       -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -enable-testing -Xswiftc -parse-as-library
+       -Xswiftc -use-ld=lld)
 swift build "${flags[@]}" --product fuzz >&2
 fuzz=$(swift build "${flags[@]}" --show-bin-path)/fuzz
 

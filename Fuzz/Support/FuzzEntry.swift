@@ -25,7 +25,7 @@ public enum FuzzEntry {
         guard let chosen = named ?? ProcessInfo.processInfo.environment[variable].flatMap({ name in
             allFuzzChecks.first { $0.name == name }
         }) else {
-            let names = allFuzzChecks.map(\.name).joined(separator: ", ")
+            let names = allFuzzChecks.map { $0.name }.joined(separator: ", ")
             FileHandle.standardError.write(Data("usage: fuzz TARGET [libFuzzer arguments]; targets: \(names)\n".utf8))
             return 2
         }
