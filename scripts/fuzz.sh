@@ -6,6 +6,8 @@
 #   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server (default: all)
 #   --seconds N  how long each target runs (default 10; CI runs a few seconds each)
 #   --jobs N     targets run N at a time (default 1)
+#   --debug      an unoptimised build (.build-fuzz-debug): slower fuzzing, a build in
+#                half the time; for the short runs of scripts/test.sh
 #
 # Each target writes its own seeds (made by the project's encoders, pack writer and
 # sample documents) into .build-fuzz/corpus/TARGET, which grows between runs, and
@@ -17,11 +19,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=10
 jobs=1
+config=release
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --debug) config=debug; shift ;;
     -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -29,13 +33,14 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server)
 
 scratch=.build-fuzz
+[ "$config" = release ] || scratch=.build-fuzz-$config
 export TWEETCACHE_FUZZ=1
-# Optimised, instrumented for coverage (Swift and the C shim alike), with ASan, and
+# Optimised (unless --debug), instrumented for coverage (Swift and the C shim alike), with ASan, and
 # `@testable` for the server's internal parsers.
 # One `-sanitize=fuzzer,address`: given as two flags (as `swift build --sanitize`
 # does), swiftc 6.3 keeps only the last and the Swift code gets no coverage at all.
 # Linked by lld: gold 2.40 stops with an internal error (format_file_lineno) on this binary.
-flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
+flags=(-c "$config" --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
        -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -enable-testing -Xswiftc -parse-as-library
        -Xswiftc -use-ld=lld)
 swift build "${flags[@]}" --product fuzz >&2

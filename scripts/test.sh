@@ -17,4 +17,4 @@ swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --ski
 # Then every fuzz target briefly on its corpus (scripts/fuzz.sh; a build of its own),
 # unless only some tests were asked for (arguments such as --filter).
 fuzz_seconds=${TWEETCACHE_FUZZ_SECONDS:-3}
-if [ $# -eq 0 ] && [ "$fuzz_seconds" -gt 0 ]; then scripts/fuzz.sh --seconds "$fuzz_seconds" --jobs 2; fi
+if [ $# -eq 0 ] && [ "$fuzz_seconds" -gt 0 ]; then scripts/fuzz.sh --debug --seconds "$fuzz_seconds" --jobs 2; fi

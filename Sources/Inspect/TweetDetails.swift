@@ -39,9 +39,11 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
     public var network: String
     /// The post on its network: X's from the handle and id, the others' as their API gave it.
     public var link: String?
+    /// The author's profile: `x.com/<handle>`, `https://<host>/@<user>`, `bsky.app/profile/<handle>`.
+    public var profile: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, age, text, images, urls, hashtags, users, network, link
+        case id, name, age, text, images, urls, hashtags, users, network, link, profile
         case screenName = "screen_name"
         case createdAt = "created_at"
     }
@@ -68,12 +70,13 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         entities = tweet.entities
         rawText = tweet.text
         network = tweet.network ?? "x"
+        let handle = tweet.author.screenName
         if network == "x" {
-            let handle = tweet.author.screenName
             link = handle.isEmpty ? nil : "https://x.com/\(handle)/status/\(tweet.id)"
         } else {
             link = tweet.url
         }
+        profile = Self.profileURL(network: network, handle: handle, postURL: tweet.url)
     }
 
     public func text(style: Style) -> String {
@@ -86,6 +89,7 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
             .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
         lines.append(style.paint("  id \(line(id))" + (network == "x" ? "" : " · \(network)"), .dim))
         if let link { lines.append(style.paint("  \(line(link))", .dim)) }
+        if let profile { lines.append(style.paint("  by \(line(profile))", .dim)) }
         if !images.isEmpty {
             lines.append("Images")
             for image in images {
@@ -109,5 +113,21 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
             lines += users.map { "  " + style.paint(line($0), .mention) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Mastodon's `acct` is `user@host` for remote accounts and `user` for the post's own server.
+    public static func profileURL(network: String, handle: String, postURL: String?) -> String? {
+        guard !handle.isEmpty else { return nil }
+        switch network {
+        case "x": return "https://x.com/\(handle)"
+        case "bluesky": return "https://bsky.app/profile/\(handle)"
+        case "mastodon":
+            let parts = handle.split(separator: "@", maxSplits: 1)
+            let host: String? = parts.count == 2 ? String(parts[1])
+                : postURL.flatMap { URLComponents(string: $0)?.host }
+            guard let host, !host.isEmpty, let user = parts.first, !user.isEmpty else { return nil }
+            return "https://\(host)/@\(user)"
+        default: return nil
+        }
     }
 }

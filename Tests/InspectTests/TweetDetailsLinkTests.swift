@@ -19,10 +19,14 @@ import Testing
         let now = Date(timeIntervalSince1970: 0)
         let mastodon = TweetDetails(tweet: Self.post(network: "mastodon", url: "https://example.social/@ana/113"), now: now)
         #expect(mastodon.network == "mastodon" && mastodon.link == "https://example.social/@ana/113")
+        // A local account's profile is on the post's server; a remote one on its own.
+        #expect(mastodon.profile == "https://example.social/@ana")
+        #expect(TweetDetails.profileURL(network: "mastodon", handle: "bo@other.host", postURL: nil) == "https://other.host/@bo")
+        #expect(TweetDetails.profileURL(network: "bluesky", handle: "a.bsky.social", postURL: nil) == "https://bsky.app/profile/a.bsky.social")
         #expect(mastodon.text(style: Style(enabled: false)).contains("https://example.social/@ana/113"))
         #expect(mastodon.text(style: Style(enabled: false)).contains("mastodon"))
         // Manifests from before other networks have no network: they are X's.
         let old = TweetDetails(tweet: Self.post(network: nil, url: nil), now: now)
-        #expect(old.network == "x" && old.link == "https://x.com/ana/status/113")
+        #expect(old.network == "x" && old.link == "https://x.com/ana/status/113" && old.profile == "https://x.com/ana")
     }
 }

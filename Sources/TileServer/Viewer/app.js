@@ -168,6 +168,19 @@
     return box;
   }
 
+  // X: x.com/handle; Mastodon: user@host → https://host/@user (a local user: the post's
+  // own server); Bluesky: bsky.app/profile/handle.
+  function profileURL(network, screen, page) {
+    if (!screen) return null;
+    if (network === 'x') return `https://x.com/${encodeURIComponent(screen)}`;
+    if (network === 'bluesky') return `https://bsky.app/profile/${encodeURIComponent(screen)}`;
+    const [user, host] = screen.split('@');
+    let origin = null;
+    if (host) origin = httpURL('https://' + host);
+    else if (page) origin = httpURL(new URL(page).origin);
+    return user && origin ? `${origin.replace(/\/$/, '')}/@${encodeURIComponent(user)}` : null;
+  }
+
   function renderTweet(raw, nowMs) {
     const t = obj(raw), author = obj(t.author);
     const screen = str(author.screen_name), name = str(author.name);
@@ -181,6 +194,15 @@
     const page = network === 'x'
       ? (screen && str(t.id) ? `https://x.com/${encodeURIComponent(screen)}/status/${encodeURIComponent(str(t.id))}` : null)
       : httpURL(t.url);
+    const profile = profileURL(network, screen, page);
+    if (profile) {
+      const out = el('a', 'profile', '↗');
+      out.href = profile;
+      out.target = '_blank';
+      out.rel = 'noopener noreferrer';
+      out.title = 'profile on ' + (network === 'x' ? 'X' : network === 'mastodon' ? 'Mastodon' : 'Bluesky');
+      head.append(out);
+    }
     if (network !== 'x') head.append(el('span', 'network', network === 'mastodon' ? 'Mastodon' : 'Bluesky'));
     const created = Date.parse(str(t.created_at));
     if (Number.isFinite(created)) {
