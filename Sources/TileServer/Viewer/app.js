@@ -16,17 +16,13 @@
   }
 
   // The CLI's rules exactly (TweetModel/RelativeTime.swift): whole seconds, never negative.
+  // The original app's rule, as TweetModel's RelativeTime: 53m, 1h 53m, 7h 53m, 4d (730d, never years).
   function relativeTime(nowMs, thenMs) {
     if (!Number.isFinite(nowMs) || !Number.isFinite(thenMs)) return '';
     const s = Math.max(0, Math.floor((nowMs - thenMs) / 1000));
-    if (s < 60) return s + 's';
     if (s < 3600) return Math.floor(s / 60) + 'm';
-    if (s < 86400) {
-      const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
-      return m ? `${h}h ${m}m` : `${h}h`;
-    }
-    const d = Math.floor(s / 86400);
-    return d < 365 ? d + 'd' : Math.floor(d / 365) + 'y';
+    if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+    return Math.floor(s / 86400) + 'd';
   }
 
   function httpURL(v) {
