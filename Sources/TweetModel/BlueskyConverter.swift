@@ -4,19 +4,15 @@ import Foundation
 /// ranges) into code-point entities, embeds into media, quoted posts and reposts into
 /// references with the originals collected as included posts.
 struct BlueskyConverter {
-    let source: String
-    /// Prepended to every location, e.g. `line 12, ` inside JSON Lines.
-    let locationPrefix: String
-    private(set) var problems: [ParseProblem] = []
-    private(set) var included: [Tweet] = []
-    private var includedIDs: Set<String> = []
+    private(set) var log: ConversionLog
+    var problems: [ParseProblem] { log.problems }
+    var included: [Tweet] { log.included }
 
     /// Quotes of quotes nest at most this deep on hostile input.
     private static let maxNesting = 4
 
     init(source: String, locationPrefix: String) {
-        self.source = source
-        self.locationPrefix = locationPrefix
+        log = ConversionLog(source: source, locationPrefix: locationPrefix)
     }
 
     /// `searchPosts` / `getPosts`: every post view, the bad ones reported as `key[i]`.
@@ -32,7 +28,7 @@ struct BlueskyConverter {
             guard let reason = item.reason, reason.type == "app.bsky.feed.defs#reasonRepost", let by = reason.by else {
                 return post
             }
-            converter.include(post)
+            converter.log.include(post)
             return Tweet(
                 id: "\(post.id)#repost-by-\(by.did ?? by.handle ?? "")",
                 createdAt: reason.indexedAt.flatMap(TwitterDate.parse),
@@ -45,40 +41,29 @@ struct BlueskyConverter {
     private mutating func collect<Element>(
         _ list: LossyArray<Element>, key: String, _ one: (inout Self, Element, String) -> Tweet?
     ) -> [Tweet] {
-        var failures = list.failures[...]
         var posts: [Tweet] = []
-        for (index, element) in list.elements {
-            while let failure = failures.first, failure.index < index {
-                report("\(key)[\(failure.index)]", failure.reason)
-                failures.removeFirst()
+        for entry in list.inDocumentOrder(key: key) {
+            switch entry {
+            case let .failure(location, reason): log.report(location, reason)
+            case let .element(element, location): if let post = one(&self, element, location) { posts.append(post) }
             }
-            if let post = one(&self, element, "\(key)[\(index)]") { posts.append(post) }
         }
-        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
         return posts
     }
 
     /// One post view and the posts it quotes; nil (with a problem) when unusable.
     mutating func convertReporting(_ wire: BlueskyWirePost, at location: String) -> Tweet? {
         guard let uri = nonEmpty(wire.uri) else {
-            report(location, "post has no \"uri\"")
+            log.report(location, "post has no \"uri\"")
             return nil
         }
         guard let record = wire.record else {
-            report(location, "post has no \"record\"")
+            log.report(location, "post has no \"record\"")
             return nil
         }
         let embeds = wire.embed.map { [$0] } ?? []
         return post(uri: uri, author: wire.author, record: record, embeds: embeds,
                     indexedAt: wire.indexedAt, at: location, depth: 0)
-    }
-
-    private mutating func include(_ post: Tweet) {
-        if includedIDs.insert(post.id).inserted { included.append(post) }
-    }
-
-    private mutating func report(_ location: String, _ message: String) {
-        problems.append(ParseProblem(source: source, location: locationPrefix + location, message: message))
     }
 
     private mutating func post(
@@ -96,7 +81,7 @@ struct BlueskyConverter {
             references.append(TweetReference(kind: .quoted, id: quotedURI))
             // A blocked, deleted or detached quote has no record: referenced, not included.
             guard depth < Self.maxNesting, let value = quoted.value else { continue }
-            include(post(uri: quotedURI, author: quoted.author, record: value, embeds: quoted.embeds?.values ?? [],
+            log.include(post(uri: quotedURI, author: quoted.author, record: value, embeds: quoted.embeds?.values ?? [],
                          indexedAt: quoted.indexedAt, at: location + ".embed.record", depth: depth + 1))
         }
         if let parent = nonEmpty(record.reply?.parent?.uri) {

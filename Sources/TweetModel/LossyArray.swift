@@ -33,3 +33,28 @@ struct LossyArray<Element: Decodable>: Decodable {
 struct SkippedValue: Decodable {
     init(from decoder: any Decoder) throws {}
 }
+
+extension LossyArray {
+    /// An element that decoded, or one that did not, with its location.
+    enum Entry {
+        case element(Element, location: String)
+        case failure(location: String, reason: String)
+    }
+
+    /// Every element and every failure in document order, located as `key[i]`, so a
+    /// converter reports problems where they stand among the posts it keeps.
+    func inDocumentOrder(key: String) -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(elements.count + failures.count)
+        var failures = self.failures[...]
+        for (index, value) in elements {
+            while let failure = failures.first, failure.index < index {
+                entries.append(.failure(location: "\(key)[\(failure.index)]", reason: failure.reason))
+                failures.removeFirst()
+            }
+            entries.append(.element(value, location: "\(key)[\(index)]"))
+        }
+        for failure in failures { entries.append(.failure(location: "\(key)[\(failure.index)]", reason: failure.reason)) }
+        return entries
+    }
+}

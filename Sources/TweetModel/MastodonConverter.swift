@@ -4,61 +4,47 @@ import Foundation
 /// ranges, attachments into media, reblogs and quotes into references with the
 /// originals collected as included posts, and the problems met on the way.
 struct MastodonConverter {
-    let source: String
-    /// Prepended to every location, e.g. `line 12, ` inside JSON Lines.
-    let locationPrefix: String
-    private(set) var problems: [ParseProblem] = []
-    private(set) var included: [Tweet] = []
-    private var includedIDs: Set<String> = []
+    private(set) var log: ConversionLog
+    var problems: [ParseProblem] { log.problems }
+    var included: [Tweet] { log.included }
 
     /// A reblog of a quote of a reblog… nests at most this deep on hostile input.
     private static let maxNesting = 4
 
     init(source: String, locationPrefix: String) {
-        self.source = source
-        self.locationPrefix = locationPrefix
+        log = ConversionLog(source: source, locationPrefix: locationPrefix)
     }
 
     /// Converts every status of an array, reporting the bad ones as `key[i]`.
     mutating func convert(_ list: LossyArray<MastodonWireStatus>, key: String) -> [Tweet] {
-        var failures = list.failures[...]
         var posts: [Tweet] = []
-        for (index, wire) in list.elements {
-            while let failure = failures.first, failure.index < index {
-                report("\(key)[\(failure.index)]", failure.reason)
-                failures.removeFirst()
+        for entry in list.inDocumentOrder(key: key) {
+            switch entry {
+            case let .failure(location, reason): log.report(location, reason)
+            case let .element(wire, location): if let post = convertReporting(wire, at: location) { posts.append(post) }
             }
-            if let post = convertReporting(wire, at: "\(key)[\(index)]") { posts.append(post) }
         }
-        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
         return posts
     }
 
     /// Converts one status and the statuses it reblogs or quotes; nil (with a problem) when unusable.
     mutating func convertReporting(_ wire: MastodonWireStatus, at location: String, depth: Int = 0) -> Tweet? {
         guard let id = wire.id?.string, !id.isEmpty else {
-            report(location, "status has no \"id\"")
+            log.report(location, "status has no \"id\"")
             return nil
         }
         guard depth < Self.maxNesting else { return nil }
         for (key, nested) in [("reblog", wire.reblog), ("quote.quoted_status", wire.quote?.quoted_status)] {
             switch nested {
             case .failure(let message)?:
-                report("\(location).\(key)", message)
+                log.report("\(location).\(key)", message)
             case .value(let inner)?:
-                if let post = convertReporting(inner, at: "\(location).\(key)", depth: depth + 1),
-                   includedIDs.insert(post.id).inserted {
-                    included.append(post)
-                }
+                if let post = convertReporting(inner, at: "\(location).\(key)", depth: depth + 1) { log.include(post) }
             case nil:
                 break
             }
         }
         return Self.post(wire, id: id)
-    }
-
-    private mutating func report(_ location: String, _ message: String) {
-        problems.append(ParseProblem(source: source, location: locationPrefix + location, message: message))
     }
 
     // MARK: - One status

@@ -3,35 +3,27 @@ import Foundation
 /// Turns v1.1 wire tweets into ``Tweet``s, collecting quoted and retweeted originals and
 /// the problems met on the way.
 struct V1Converter {
-    let source: String
-    /// Prepended to every location, e.g. `line 12, ` inside JSON Lines.
-    let locationPrefix: String
-    private(set) var problems: [ParseProblem] = []
-    private(set) var included: [Tweet] = []
-    private var includedIDs: Set<String> = []
+    private(set) var log: ConversionLog
+    var problems: [ParseProblem] { log.problems }
+    var included: [Tweet] { log.included }
 
     /// Retweets of quotes of retweets… are rare past two levels; the cap bounds work on
     /// hostile input.
     private static let maxNesting = 4
 
     init(source: String, locationPrefix: String) {
-        self.source = source
-        self.locationPrefix = locationPrefix
+        log = ConversionLog(source: source, locationPrefix: locationPrefix)
     }
 
     /// Converts every element of a tweet array, reporting the bad ones as `key[i]`.
     mutating func convert(_ list: LossyArray<V1WireTweet>, key: String) -> [Tweet] {
-        var failures = list.failures[...]
         var tweets: [Tweet] = []
-        for (index, wire) in list.elements {
-            // Keep problems in document order, interleaving the ones decoding found.
-            while let failure = failures.first, failure.index < index {
-                report("\(key)[\(failure.index)]", failure.reason)
-                failures.removeFirst()
+        for entry in list.inDocumentOrder(key: key) {
+            switch entry {
+            case let .failure(location, reason): log.report(location, reason)
+            case let .element(wire, location): if let tweet = convertReporting(wire, at: location) { tweets.append(tweet) }
             }
-            if let tweet = convertReporting(wire, at: "\(key)[\(index)]") { tweets.append(tweet) }
         }
-        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
         return tweets
     }
 
@@ -39,16 +31,12 @@ struct V1Converter {
     mutating func convertReporting(_ wire: V1WireTweet, at location: String) -> Tweet? {
         switch Self.tweet(from: wire) {
         case .failure(let message):
-            report(location, message)
+            log.report(location, message)
             return nil
         case .success(let tweet):
             collectEmbedded(in: wire, at: location, depth: 1)
             return tweet
         }
-    }
-
-    private mutating func report(_ location: String, _ message: String) {
-        problems.append(ParseProblem(source: source, location: locationPrefix + location, message: message))
     }
 
     private mutating func collectEmbedded(in wire: V1WireTweet, at location: String, depth: Int) {
@@ -58,13 +46,13 @@ struct V1Converter {
             let nestedLocation = "\(location).\(key)"
             switch nested {
             case .failure(let message):
-                report(nestedLocation, message)
+                log.report(nestedLocation, message)
             case .value(let inner):
                 switch Self.tweet(from: inner) {
                 case .failure(let message):
-                    report(nestedLocation, message)
+                    log.report(nestedLocation, message)
                 case .success(let tweet):
-                    if includedIDs.insert(tweet.id).inserted { included.append(tweet) }
+                    log.include(tweet)
                     collectEmbedded(in: inner, at: nestedLocation, depth: depth + 1)
                 }
             }

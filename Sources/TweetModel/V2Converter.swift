@@ -3,15 +3,13 @@ import Foundation
 /// Turns v2 wire tweets into ``Tweet``s, resolving authors and media through the
 /// response's `includes` the way the API intends.
 struct V2Converter {
-    let source: String
-    let locationPrefix: String
-    private(set) var problems: [ParseProblem] = []
+    private var log: ConversionLog
+    var problems: [ParseProblem] { log.problems }
     private let users: [String: V2WireUser]
     private let media: [String: V2WireMedia]
 
     init(source: String, locationPrefix: String, includes: V2WireIncludes?) {
-        self.source = source
-        self.locationPrefix = locationPrefix
+        log = ConversionLog(source: source, locationPrefix: locationPrefix)
         var users: [String: V2WireUser] = [:]
         for user in includes?.users?.values ?? [] where users[user.id] == nil { users[user.id] = user }
         var media: [String: V2WireMedia] = [:]
@@ -28,17 +26,13 @@ struct V2Converter {
     /// but the API never expands media of *included* tweets, so there it is normal.
     mutating func convert(_ list: LossyArray<V2WireTweet>?, key: String, strictMedia: Bool) -> [Tweet] {
         guard let list else { return [] }
-        var failures = list.failures[...]
         var tweets: [Tweet] = []
-        for (index, wire) in list.elements {
-            // Keep problems in document order, interleaving the ones decoding found.
-            while let failure = failures.first, failure.index < index {
-                report("\(key)[\(failure.index)]", failure.reason)
-                failures.removeFirst()
+        for entry in list.inDocumentOrder(key: key) {
+            switch entry {
+            case let .failure(location, reason): log.report(location, reason)
+            case let .element(wire, location): tweets.append(convert(wire, at: location, strictMedia: strictMedia))
             }
-            tweets.append(convert(wire, at: "\(key)[\(index)]", strictMedia: strictMedia))
         }
-        for failure in failures { report("\(key)[\(failure.index)]", failure.reason) }
         return tweets
     }
 
@@ -70,7 +64,7 @@ struct V2Converter {
     }
 
     private mutating func report(_ location: String, _ message: String) {
-        problems.append(ParseProblem(source: source, location: locationPrefix + location, message: message))
+        log.report(location, message)
     }
 
     private func author(of wire: V2WireTweet) -> Author {
