@@ -148,6 +148,28 @@ import TestSupport
         #expect(asked.map { $0["cursor"] } == [nil, "next-1"])
     }
 
+    @Test func aBluesky429IsWaitedOutByItsRateLimitReset() async throws {
+        let clock = VirtualClock()
+        let served = Mutex(0)
+        let server = try LoopbackHTTPServer { _ in
+            let n = served.withLock { $0 += 1; return $0 }
+            if n == 1 {
+                let reset = Int(clock.now().timeIntervalSince1970) + 20
+                return .respond(status: 429, headers: [("RateLimit-Remaining", "0"), ("RateLimit-Reset", String(reset))],
+                                body: Array(#"{"error": "RateLimitExceeded", "message": "Rate Limit Exceeded"}"#.utf8))
+            }
+            let post = #"{"uri": "at://did:plc:a/app.bsky.feed.post/1", "cid": "c", "author": {"did": "did:plc:a"}, "record": {"text": "t"}}"#
+            return .respond(status: 200, body: Array(#"{"posts": [\#(post)]}"#.utf8))
+        }
+        let client = try SearchClient(query: try SearchQuery("#night"), token: nil,
+                                      options: try Self.options(.bluesky, base: server.baseURL, count: 1, clock: clock))
+        defer { client.shutdown() }
+        let started = clock.now()
+        let outcome = await client.run()
+        #expect(outcome.stop == .countReached)
+        #expect(clock.now().timeIntervalSince(started) >= 20, "waited (on the virtual clock) for the reset")
+    }
+
     @Test func rateLimitResetsAreReadInEveryForm() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(RateLimitStatus(headers: ["x-rate-limit-reset": "1800000060"], now: now).reset == now.addingTimeInterval(60))
