@@ -2,7 +2,7 @@
 # Builds the libFuzzer binary (Fuzz/: `fuzz TARGET`) with the fuzzer and AddressSanitizer
 # (its leak checker included) and runs each target for a given time on its corpus.
 #
-# Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [TARGET...]
+# Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--debug] [TARGET...]
 #   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server (default: all)
 #   --seconds N  how long each target runs (default 10; CI runs a few seconds each)
 #   --jobs N     targets run N at a time (default 1)
@@ -26,13 +26,15 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --debug) config=debug; shift ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server)
 
-scratch=.build-fuzz
+# The corpus and findings live in .build-fuzz whichever build runs them.
+work=.build-fuzz
+scratch=$work
 [ "$config" = release ] || scratch=.build-fuzz-$config
 export TWEETCACHE_FUZZ=1
 # Optimised (unless --debug), instrumented for coverage (Swift and the C shim alike), with ASan, and
@@ -48,10 +50,10 @@ fuzz=$(swift build "${flags[@]}" --show-bin-path)/fuzz
 
 run() {
   local target=$1
-  local corpus=$scratch/corpus/$target artifacts=$scratch/artifacts/$target/ regressions=Fuzz/Regressions/$target
+  local corpus=$work/corpus/$target artifacts=$work/artifacts/$target/ regressions=Fuzz/Regressions/$target
   mkdir -p "$corpus" "$artifacts" "$regressions"
   TWEETCACHE_FUZZ_SEEDS=$corpus "$fuzz" "$target"
-  local log=$scratch/$target.log
+  local log=$work/$target.log
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a decode bomb is a finding.
   if "$fuzz" "$target" "$corpus" "$regressions" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1; then

@@ -122,11 +122,17 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         case "x": return "https://x.com/\(handle)"
         case "bluesky": return "https://bsky.app/profile/\(handle)"
         case "mastodon":
-            let parts = handle.split(separator: "@", maxSplits: 1)
-            let host: String? = parts.count == 2 ? String(parts[1])
-                : postURL.flatMap { URLComponents(string: $0)?.host }
-            guard let host, !host.isEmpty, let user = parts.first, !user.isEmpty else { return nil }
-            return "https://\(host)/@\(user)"
+            // `acct` comes from strangers: a user and a host of plain characters, or no link
+            // (`a@b.example@evil.example` must not become a URL that opens evil.example).
+            let parts = handle.split(separator: "@", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count) else { return nil }
+            let host: String? = parts.count == 2 ? String(parts[1]) : postURL.flatMap { URLComponents(string: $0)?.host }
+            func plain(_ s: Substring, _ extra: String) -> Bool {
+                !s.isEmpty && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
+                    || ("0"..."9").contains($0) || extra.unicodeScalars.contains($0)) }
+            }
+            guard let host, plain(Substring(host), ".-"), plain(parts[0], "_.-") else { return nil }
+            return "https://\(host)/@\(parts[0])"
         default: return nil
         }
     }

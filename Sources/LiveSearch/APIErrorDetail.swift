@@ -6,7 +6,9 @@ import Foundation
 /// `{"errors":[{"code":…,"message":…}]}`; proxies answer with anything. The text is
 /// untrusted, so it is cut to one short line of printable characters.
 enum APIErrorDetail {
-    static func read(_ body: [UInt8]) -> String? {
+    /// `secrets` (tokens, a password) are replaced before the text is cut, so no part
+    /// of one survives the cut.
+    static func read(_ body: [UInt8], hiding secrets: [String] = []) -> String? {
         guard !body.isEmpty, body.count <= 1 << 20,
               let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         else { return nil }
@@ -26,7 +28,9 @@ enum APIErrorDetail {
                 parts.append(message + code)
             }
         }
-        let text = clean(parts.joined(separator: " — "))
+        var joined = parts.joined(separator: " — ")
+        for secret in secrets where !secret.isEmpty { joined = joined.replacingOccurrences(of: secret, with: "[secret]") }
+        let text = clean(joined)
         return text.isEmpty ? nil : text
     }
 

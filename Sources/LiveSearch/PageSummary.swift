@@ -25,17 +25,17 @@ enum PageSummary: Sendable, Equatable {
             }
         case .mastodon:
             // A timeline is an array of statuses, `/api/v2/search` an object holding one.
-            let statuses: [V1Page.Status]
-            if let list = try? decoder.decode([V1Page.Status].self, from: Data(body)) {
+            let statuses: [MastodonStatus]
+            if let list = try? decoder.decode([MastodonStatus].self, from: Data(body)) {
                 statuses = list
             } else {
                 do { statuses = try decoder.decode(MastodonSearch.self, from: Data(body)).statuses } catch {
                     return .malformed(describe(error))
                 }
             }
-            // Newest first; `max_id` is exclusive, so the next page starts below the lowest id.
-            let next = statuses.compactMap(\.id).min().map(PageCursor.maxID)
-            return .page(tweets: statuses.count, next: statuses.isEmpty ? nil : next)
+            // Newest first; `max_id` is exclusive, so the next page starts below the last id.
+            let next = statuses.last?.id.flatMap { $0.isEmpty || $0.utf8.count > 64 ? nil : PageCursor.olderThan($0) }
+            return .page(tweets: statuses.count, next: next)
         case .bluesky:
             do {
                 let page = try decoder.decode(BlueskyPage.self, from: Data(body))
@@ -93,7 +93,16 @@ enum PageSummary: Sendable, Equatable {
     }
 
     private struct MastodonSearch: Decodable {
-        let statuses: [V1Page.Status]
+        let statuses: [MastodonStatus]
+    }
+
+    /// A status's id as given (a string), read leniently.
+    private struct MastodonStatus: Decodable {
+        let id: String?
+        enum Keys: String, CodingKey { case id }
+        init(from decoder: any Decoder) throws {
+            id = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
+        }
     }
 
     private struct BlueskyPage: Decodable {
@@ -139,4 +148,8 @@ enum PageCursor: Sendable, Hashable {
     /// v1.1: `max_id`, the lowest id seen minus one; Mastodon: the lowest id seen
     /// (its `max_id` is exclusive).
     case maxID(DecimalID)
+    /// Mastodon: the id of the page's last (oldest) status, as given. Mastodon's ids are
+    /// numbers, but GoToSocial's are ULIDs and Pleroma's flake ids: opaque strings that
+    /// sort by time, which `max_id` takes as they are.
+    case olderThan(String)
 }

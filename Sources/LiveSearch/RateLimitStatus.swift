@@ -36,13 +36,16 @@ struct RateLimitStatus: Sendable, Equatable {
         }
     }
 
-    /// `2026-11-24T22:20:00.123Z` with or without fractional seconds; nil otherwise.
+    /// `2026-11-24T22:20:00.082327Z` (Mastodon writes six fractional digits), with any
+    /// number of them or none; nil otherwise. Whole seconds are enough for a wait.
     static func isoDate(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.utf8.count <= 40 else { return nil }
+        if let dot = trimmed.firstIndex(of: ".") {
+            let digits = trimmed[trimmed.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
+            trimmed.removeSubrange(dot..<digits.endIndex)
+        }
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: trimmed) { return date }
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.date(from: trimmed)
     }

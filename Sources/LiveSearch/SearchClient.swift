@@ -114,45 +114,63 @@ public final class SearchClient: Sendable {
             self.client = client
             self.events = events
             self.store = store
+            if let token = client.token { secrets.append(token.value) }
         }
 
         /// `com.atproto.server.createSession` with the handle and app password; nil when
         /// signed in, else why not (the password is never in a message).
         mutating func signIn(_ login: BlueskyLogin) async -> StopReason? {
+            // The password goes only over TLS (or to this machine, for tests and local servers).
+            guard client.endpoint.base.lowercased().hasPrefix("https://") || Self.isLoopback(client.endpoint.base) else {
+                return .failed(.service(network: "Bluesky", message: "will not send the app password over plain http to "
+                    + "\(client.endpoint.base); give an https --api-base"))
+            }
+            secrets.append(login.password)
             let url = client.endpoint.base + "/xrpc/com.atproto.server.createSession"
-            requests += 1
-            let request = HTTPRequest(url: url, headers: ["Content-Type": "application/json"],
-                                      body: login.sessionRequestBody, maxBytes: 1 << 20)
-            switch await client.fetcher.perform(request) {
-            case let .failure(failure):
-                return .failed(.service(network: "Bluesky", message: "could not sign in: \(failure.description)"))
-            case let .success(response):
-                guard (200..<300).contains(response.status) else {
-                    return .failed(.refusedByService(
-                        network: "Bluesky (signing in as \(login.handle))", status: response.status,
-                        tokenVariable: BlueskyLogin.passwordVariable, hadToken: true,
-                        detail: detail(response).map { $0.replacingOccurrences(of: login.password, with: "[password]") }))
-                }
+            // Through the same loop as searches: retries, backoff, and a 429 waited out or reported as one.
+            switch await request(url, page: 0, body: login.sessionRequestBody, authorization: .none) {
+            case let .stop(.failed(.refusedByService(_, status, _, _, detail))):
+                return .failed(.service(network: "Bluesky", message: "refused to sign in \(login.handle) (HTTP \(status)"
+                    + (detail.map { ": \($0)" } ?? "") + "): check \(BlueskyLogin.handleVariable) and "
+                    + "\(BlueskyLogin.passwordVariable) (an app password: Settings → App passwords); an account on "
+                    + "another server signs in there: --api-base https://its-server"))
+            case let .stop(stop):
+                return stop
+            case let .response(response):
                 guard let session = BlueskySession(response.body) else {
                     return .failed(.service(network: "Bluesky", message: "the sign-in answer holds no session tokens"))
                 }
                 self.session = session
+                secrets += [session.accessJwt, session.refreshJwt]
                 return nil
             }
+        }
+
+        static func isLoopback(_ base: String) -> Bool {
+            guard let host = URLComponents(string: base)?.host?.lowercased() else { return false }
+            return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
         }
 
         /// `com.atproto.server.refreshSession`: a new token pair for an expired access
         /// token; false when the server will not give one.
         mutating func refreshSession() async -> Bool {
             guard let current = session else { return false }
-            requests += 1
-            let request = HTTPRequest(url: client.endpoint.base + "/xrpc/com.atproto.server.refreshSession",
-                                      headers: ["Authorization": "Bearer \(current.refreshJwt)"], body: [], maxBytes: 1 << 20)
-            guard case let .success(response) = await client.fetcher.perform(request), (200..<300).contains(response.status),
-                  let fresh = BlueskySession(response.body)
+            let url = client.endpoint.base + "/xrpc/com.atproto.server.refreshSession"
+            guard case let .response(response) = await request(
+                url, page: 0, body: [], authorization: .bearer(current.refreshJwt)),
+                let fresh = BlueskySession(response.body)
             else { return false }
             session = fresh
+            secrets += [fresh.accessJwt, fresh.refreshJwt]
             return true
+        }
+
+        /// Whose credential a request carries: the search's (token or session), a given
+        /// one (the refresh token), or none (signing in).
+        enum Authorization {
+            case search
+            case bearer(String)
+            case none
         }
 
         enum Lookup {
@@ -225,8 +243,10 @@ public final class SearchClient: Sendable {
         }
 
         /// One page's request with its waits and retries; a stop reason when it gives up.
-        mutating func request(_ url: String, page: Int, lookingUp: Bool = false) async -> Answer {
-            let answer = await requestX(url, page: page, lookingUp: lookingUp)
+        mutating func request(
+            _ url: String, page: Int, lookingUp: Bool = false, body: [UInt8]? = nil, authorization: Authorization = .search
+        ) async -> Answer {
+            let answer = await requestX(url, page: page, lookingUp: lookingUp, body: body, authorization: authorization)
             guard !options.api.isX, case let .stop(.failed(error)) = answer else { return answer }
             return .stop(.failed(serviceError(error)))
         }
@@ -246,15 +266,23 @@ public final class SearchClient: Sendable {
             }
         }
 
-        private mutating func requestX(_ url: String, page: Int, lookingUp: Bool) async -> Answer {
+        private mutating func requestX(
+            _ url: String, page: Int, lookingUp: Bool, body: [UInt8]?, authorization: Authorization
+        ) async -> Answer {
             var failures = 0
             var rateLimitWaits = 0
             var refreshed = false
             while true {
                 // Built per attempt: a refreshed session changes the Authorization header.
-                var headers = client.token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
-                if let session { headers["Authorization"] = "Bearer \(session.accessJwt)" }
-                let request = HTTPRequest(url: url, headers: headers, maxBytes: options.maxPageBytes)
+                var headers: [String: String] = body == nil ? [:] : ["Content-Type": "application/json"]
+                switch authorization {
+                case .search:
+                    if let token = client.token { headers[token.authorizationHeader.name] = token.authorizationHeader.value }
+                    if let session { headers["Authorization"] = "Bearer \(session.accessJwt)" }
+                case let .bearer(value): headers["Authorization"] = "Bearer \(value)"
+                case .none: break
+                }
+                let request = HTTPRequest(url: url, headers: headers, body: body, maxBytes: options.maxPageBytes)
                 if let until = windowUsedUpUntil, until > options.clock.now() {
                     if let stop = await wait(until: until, cause: .windowUsedUp) { return .stop(stop) }
                 }
@@ -300,8 +328,8 @@ public final class SearchClient: Sendable {
                     // A reset already past (clock skew) still gets a second's pause, not a hammering.
                     let until = max(reset, options.clock.now().addingTimeInterval(1))
                     if let stop = await wait(until: until, cause: .tooManyRequests) { return .stop(stop) }
-                case 400 where session != nil && !refreshed && Self.isExpiredToken(response),
-                     401 where session != nil && !refreshed && Self.isExpiredToken(response):
+                case 400 where session != nil && !refreshed && Self.isExpiredToken(response) && isSearch(authorization),
+                     401 where session != nil && !refreshed && Self.isExpiredToken(response) && isSearch(authorization):
                     // The access token lives minutes; the refresh token buys another, once per request.
                     refreshed = true
                     guard await refreshSession() else {
@@ -310,10 +338,11 @@ public final class SearchClient: Sendable {
                     }
                     continue
                 case 401 where !options.api.isX, 403 where !options.api.isX:
+                    let variable = options.api == .mastodon ? SearchClient.mastodonTokenVariable
+                        : "\(BlueskyLogin.handleVariable) and \(BlueskyLogin.passwordVariable)"
                     return .stop(.failed(.refusedByService(
-                        network: options.api.networkName, status: response.status,
-                        tokenVariable: options.api == .mastodon ? SearchClient.mastodonTokenVariable : nil,
-                        hadToken: client.token != nil, detail: detail(response))))
+                        network: options.api.networkName, status: response.status, tokenVariable: variable,
+                        hadToken: client.token != nil || session != nil, detail: detail(response))))
                 case 404 where lookingUp:
                     return .stop(.failed(.noSuchAccount("")))
                 case 401:
@@ -338,9 +367,15 @@ public final class SearchClient: Sendable {
         }
 
         private func detail(_ response: HTTPResponse) -> String? {
-            guard let text = APIErrorDetail.read(response.body) else { return nil }
-            let redacted = client.token.map { $0.redact(text) } ?? text
-            return session.map { $0.redact(redacted) } ?? redacted
+            APIErrorDetail.read(response.body, hiding: secrets)
+        }
+
+        /// Every secret this search has held (the token, the password, each session's
+        /// tokens), for hiding in server messages.
+        var secrets: [String] = []
+
+        private func isSearch(_ authorization: Authorization) -> Bool {
+            if case .search = authorization { true } else { false }
         }
 
         /// XRPC's answer to a request with an access token past its time.

@@ -44,7 +44,7 @@ struct SearchEndpoint: Sendable {
                 items = [("q", text), ("type", "statuses"), ("resolve", "false")] + items
             }
             // Statuses come newest first; max_id asks for those older than it.
-            if case let .maxID(id) = cursor { items.append(("max_id", id.digits)) }
+            if case let .olderThan(id) = cursor { items.append(("max_id", id)) }
         case .bluesky:
             items = [("q", query), ("limit", String(pageSize)), ("sort", "latest")]
             if case let .nextToken(token) = cursor { items.append(("cursor", token)) }

@@ -150,11 +150,16 @@ final class CurlTransfer: @unchecked Sendable {
             if let body = requestBody {
                 // A POST: the size first, then libcurl copies the bytes (they need not outlive this call).
                 tc_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-                body.withUnsafeBytes { bytes in
-                    var empty: UInt8 = 0
-                    let pointer = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) } ?? UnsafeMutableRawPointer(&empty)
-                    tc_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, pointer)
+                if body.isEmpty {
+                    tc_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+                } else {
+                    body.withUnsafeBytes { bytes in
+                        tc_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    }
                 }
+                // libcurl repeats a POST and its body on a 307 or 308, to any host: a body may
+                // hold a password, so a redirect is answered, not followed.
+                tc_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
             }
         } else {
             headers = curl_slist_append(nil, "Accept: image/*, video/*;q=0.9, */*;q=0.1")

@@ -71,6 +71,10 @@ struct SearchCommand: AsyncParsableCommand {
             throw ValidationError("--network mastodon needs --instance https://INSTANCE")
         }
         if instance != nil, network.lowercased() != "mastodon" { throw ValidationError("--instance is for --network mastodon") }
+        if apiBase != nil, network.lowercased() == "mastodon" { throw ValidationError("--network mastodon takes --instance, not --api-base") }
+        if tokenFile != nil, network.lowercased() == "bluesky" {
+            throw ValidationError("--network bluesky signs in with $BLUESKY_HANDLE and $BLUESKY_APP_PASSWORD, not --token-file")
+        }
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
         guard DurationText.parse(maxWait) != nil else {
             throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)")
@@ -96,7 +100,8 @@ struct SearchCommand: AsyncParsableCommand {
                 // Optional: tag and account timelines are public.
                 if tokenFile != nil {
                     token = try BearerToken.resolve(tokenFile: tokenFile, environment: [:])
-                } else if let value = environment[SearchClient.mastodonTokenVariable] {
+                } else if let value = environment[SearchClient.mastodonTokenVariable],
+                          !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                     token = try BearerToken(value, source: .environment(SearchClient.mastodonTokenVariable))
                 }
             case .bluesky:

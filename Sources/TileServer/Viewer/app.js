@@ -170,11 +170,13 @@
     if (!screen) return null;
     if (network === 'x') return `https://x.com/${encodeURIComponent(screen)}`;
     if (network === 'bluesky') return `https://bsky.app/profile/${encodeURIComponent(screen)}`;
-    const [user, host] = screen.split('@');
-    let origin = null;
-    if (host) origin = httpURL('https://' + host);
-    else if (page) origin = httpURL(new URL(page).origin);
-    return user && origin ? `${origin.replace(/\/$/, '')}/@${encodeURIComponent(user)}` : null;
+    // acct comes from strangers: plain user and host characters only (as the CLI checks).
+    const parts = screen.split('@');
+    if (parts.length > 2 || !/^[A-Za-z0-9_.-]+$/.test(parts[0])) return null;
+    let host = parts[1];
+    if (host === undefined && page) host = new URL(page).hostname;
+    if (!host || !/^[A-Za-z0-9.-]+$/.test(host)) return null;
+    return `https://${host}/@${parts[0]}`;
   }
 
   function renderTweet(raw, nowMs) {
