@@ -89,6 +89,25 @@ import TestSupport
         #expect(dom.contains("#zoom"))
     }
 
+    @Test func aTweetsDetailViewListsItsImagesHashtagsAndUsers() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        // The URL is the state: opened directly, the detail view shows that tweet.
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/101"])
+        #expect(dom.contains("data-view=\"detail\""), "the detail view is shown")
+        let detail = try #require(dom.range(of: "id=\"detail\"").map { String(dom[$0.lowerBound...]) })
+        // Images, Hashtags, Users, in that order; no URLs section for a tweet without links.
+        let headings = ["<h2>Images</h2>", "<h2>Hashtags</h2>", "<h2>Users</h2>"].map { detail.range(of: $0)?.lowerBound }
+        #expect(headings.allSatisfy { $0 != nil })
+        #expect(headings.compactMap { $0 }.sorted() == headings.compactMap { $0 })
+        #expect(!detail.contains("<h2>URLs</h2>"))
+        #expect(detail.contains("href=\"/view/\(fixture.eager.hex)\""), "the image opens the zoom view")
+        #expect(detail.contains("@eve") && detail.contains("#zoom"))
+        let missing = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/999"])
+        #expect(missing.contains("This tweet is not in the cache."))
+    }
+
     // MARK: - Helpers
 
     struct Box {

@@ -222,7 +222,93 @@
     const media = renderMedia(t.media);
     if (media) body.append(media);
     card.append(renderAvatar(author, screen, name), body);
+    // A click on the card itself (not one of its links) opens the tweet's detail view.
+    if (str(t.id)) {
+      card.classList.add('opens');
+      card.addEventListener('click', (event) => {
+        if (event.target.closest('a')) return;
+        location.hash = '#/tweet/' + encodeURIComponent(str(t.id));
+      });
+    }
     return card;
+  }
+
+  // The app's detail screen: the tweet, then Images, URLs, Hashtags and Users, each
+  // only when it has entries, in that order. The URL (#/tweet/<id>) is the state, so
+  // the browser's back button returns to the list, at the scroll position it had.
+  function section(title, items) {
+    if (!items.length) return null;
+    const s = el('section', 'detail-section');
+    s.append(el('h2', null, title));
+    const list = el('div', 'detail-items');
+    list.append(...items);
+    s.append(list);
+    return s;
+  }
+
+  function renderDetail(t, nowMs) {
+    const e = obj(t.entities), author = obj(t.author);
+    const back = el('a', 'back', '← Back');
+    back.href = '#';
+    back.addEventListener('click', (event) => {
+      event.preventDefault();
+      if (cameFromList) history.back(); else location.hash = '';
+    });
+    const images = arr(t.media).map(obj).filter((m) => sha(m.sha256)).map((m) => {
+      const a = el('a', 'detail-image');
+      a.href = `/view/${sha(m.sha256)}`;
+      const img = el('img');
+      img.alt = str(m.alt_text);
+      img.loading = 'lazy';
+      img.src = `/thumb/${sha(m.sha256)}/150`;
+      a.append(img);
+      return a;
+    });
+    const urls = arr(e.urls).map(obj).map((u) => httpURL(u.expanded_url) || httpURL(u.url)).filter(Boolean)
+      .filter((u, i, all) => all.indexOf(u) === i).map((u) => {
+        const a = el('a', 'url', u);
+        a.href = u;
+        a.target = '_blank';
+        a.rel = 'noopener noreferrer';
+        return a;
+      });
+    const tags = arr(e.hashtags).map(obj).map((h) => str(h.tag)).filter(Boolean)
+      .filter((h, i, all) => all.findIndex((x) => x.toLowerCase() === h.toLowerCase()) === i)
+      .map((h) => chip('#' + h, null, { tag: h, user: null }, 'tag'));
+    const names = [str(author.screen_name), ...arr(e.mentions).map(obj).map((m) => str(m.username))].filter(Boolean)
+      .filter((n, i, all) => all.findIndex((x) => x.toLowerCase() === n.toLowerCase()) === i);
+    const users = names.map((n) => chip('@' + n, null, { user: n, tag: null }, 'user'));
+    const view = $('detail');
+    view.replaceChildren(back, renderTweet(t, nowMs),
+      ...[section('Images', images), section('URLs', urls), section('Hashtags', tags), section('Users', users)].filter(Boolean));
+    view.querySelector('.tweet').classList.remove('opens');
+  }
+
+  let listScroll = 0, cameFromList = false;
+
+  function route() {
+    const m = /^#\/tweet\/(.+)$/.exec(location.hash);
+    const id = m ? decodeURIComponent(m[1]) : null;
+    const t = id && data ? arr(data.tweets).map(obj).find((x) => str(x.id) === id) : null;
+    const detail = $('detail'), list = $('tweets'), side = document.querySelector('.side');
+    if (t) {
+      if (detail.hidden) listScroll = window.scrollY;
+      const nowMs = Date.parse(str(data.now));
+      renderDetail(t, Number.isFinite(nowMs) ? nowMs : Date.now());
+      detail.hidden = false;
+      list.hidden = true;
+      side.hidden = true;
+      document.body.dataset.view = 'detail';
+      window.scrollTo(0, 0);
+    } else {
+      if (id && data) detail.replaceChildren(el('p', 'status', 'This tweet is not in the cache.'));
+      const wasDetail = !detail.hidden;
+      detail.hidden = !(id && data);
+      list.hidden = !detail.hidden;
+      side.hidden = !detail.hidden;
+      document.body.dataset.view = detail.hidden ? 'list' : 'missing';
+      if (wasDetail && detail.hidden) window.scrollTo(0, listScroll);
+    }
   }
 
   function chip(label, count, change, cls) {
@@ -298,6 +384,7 @@
     }
     renderSide();
     renderList();
+    route();
     document.body.dataset.ready = '1';
   }
 
@@ -308,7 +395,15 @@
     history.replaceState(null, '', '/' + (p.toString() ? '?' + p : ''));
     if (data) renderList();
   });
-  window.addEventListener('popstate', load);
+  window.addEventListener('popstate', (event) => {
+    // A change of the #/tweet/… part alone is the detail view opening or closing.
+    if (location.hash.startsWith('#/tweet/') || (data && !$('detail').hidden)) return;
+    load();
+  });
+  window.addEventListener('hashchange', (event) => {
+    cameFromList = location.hash.startsWith('#/tweet/') && !new URL(event.oldURL).hash;
+    route();
+  });
   window.__list = { relativeTime, segments };
   load();
 })();
