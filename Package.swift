@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache",
+                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport",
+                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

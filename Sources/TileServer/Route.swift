@@ -11,6 +11,7 @@ package enum Route: Sendable, Equatable {
     case viewerZoom(BlobHash)
     case viewerAsset(String)
     case apiTweets
+    case apiHistory
     case dziDescriptor(BlobHash)
     /// The format is the extension asked for; the responder answers only the one
     /// the image's descriptor names.
@@ -29,7 +30,7 @@ package enum Route: Sendable, Equatable {
     var metricLabel: String {
         switch self {
         case .viewerIndex, .viewerZoom, .viewerAsset: "viewer"
-        case .apiTweets: "api"
+        case .apiTweets, .apiHistory: "api"
         case .dziDescriptor: "dzi"
         case .dziTile: "dzi_tile"
         case .iiifBase, .iiifInfo: "iiif_info"
@@ -83,8 +84,11 @@ extension Route {
             guard segments.count == 2 else { throw .notFound }
             return .viewerAsset(segments[1])
         case "api":
-            guard segments == ["api", "tweets"] else { throw .notFound }
-            return .apiTweets
+            switch segments {
+            case ["api", "tweets"]: return .apiTweets
+            case ["api", "history"]: return .apiHistory
+            default: throw .notFound
+            }
         case "healthz":
             guard segments.count == 1 else { throw .notFound }
             return .healthz

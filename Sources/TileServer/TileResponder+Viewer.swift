@@ -1,4 +1,5 @@
 import Foundation
+import LiveSearch
 import Hummingbird
 import Pipeline
 
@@ -35,6 +36,26 @@ extension TileResponder {
         return reply
     }
 
+    /// `/api/history`: the last 100 searches, newest first, without duplicates: the
+    /// history `tweetcache history` shows (the file `search` and `fetch` keep). A
+    /// damaged file reads as none rather than failing the page.
+    func apiHistory() throws -> Reply {
+        let entries = (try? SearchHistory(cacheRoot: files.root).entries()) ?? []
+        let feed = HistoryFeed(searches: entries.prefix(SearchHistory.limit).map { entry in
+            let network = switch entry.api {
+            case "mastodon": "mastodon"
+            case "bluesky": "bluesky"
+            case SearchHistory.Entry.filesAPI: "files"
+            default: "x"
+            }
+            return .init(query: entry.query, network: network, at: entry.at, tweets: entry.tweets)
+        }, liveSearch: false)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Reply(bytes: try encoder.encode(feed), contentType: "application/json", etag: nil, cacheControl: "no-store")
+    }
+
     /// `/api/tweets?tag=&user=&limit=`: the manifests' tweets, newest first, with
     /// the tags and users to filter by.
     func apiTweets(_ request: Request) throws -> Reply {
@@ -69,6 +90,20 @@ extension TileResponder {
 }
 
 /// What `/api/tweets` returns; tweets are the manifest's own objects.
+/// What `/api/history` answers. `liveSearch` says whether the server can run a search
+/// itself (it cannot yet: the page filters the cached tweets instead).
+struct HistoryFeed: Encodable {
+    var searches: [Search]
+    var liveSearch: Bool
+
+    struct Search: Encodable {
+        var query: String
+        var network: String
+        var at: Date
+        var tweets: Int
+    }
+}
+
 struct TweetFeed: Encodable {
     var now: Date
     var total: Int

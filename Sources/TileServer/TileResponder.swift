@@ -117,6 +117,8 @@ struct TileResponder: HTTPResponder {
             return try viewer(route)
         case .apiTweets:
             return try await offload { try apiTweets(request) }
+        case .apiHistory:
+            return try await offload { try apiHistory() }
         case let .dziDescriptor(hash):
             return try deepZoomDescriptor(hash)
         case let .dziTile(hash, level, column, row, format):

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import LiveSearch
 import Testing
 import TestSupport
 @testable import TileServer
@@ -106,6 +107,30 @@ import TestSupport
         #expect(detail.contains("@eve") && detail.contains("#zoom"))
         let missing = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/999"])
         #expect(missing.contains("This tweet is not in the cache."))
+    }
+
+    @Test func theHistoryPanelListsTheSearchesNewestFirst() async throws {
+        let fixture = try await ServerFixture.get()
+        // A copy: this test writes the cache's search history.
+        let cache = try fixture.copyOfCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let history = SearchHistory(cacheRoot: cache)
+        let now = Date()
+        _ = try history.record(.init(query: "#zoom", api: "v2", at: now.addingTimeInterval(-7200), pages: 1, tweets: 2))
+        _ = try history.record(.init(query: "@ana@example.social", api: "mastodon", at: now.addingTimeInterval(-60), pages: 1, tweets: 3))
+        _ = try history.record(.init(query: "night sky", api: "bluesky", at: now, pages: 1, tweets: 1))
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        configuration.buildsPacks = false
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+        let panel = try #require(dom.range(of: "id=\"history\"").map { String(dom[$0.lowerBound...]) })
+        let order = ["night sky", "@ana@example.social", "#zoom"].map { panel.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order.compactMap { $0 }.sorted() == order.compactMap { $0 })
+        // A hashtag runs again as the tag filter, other text as the search box; said once, plainly.
+        #expect(panel.contains("href=\"/?tag=zoom\"") && panel.contains("href=\"/?q=night%20sky\""))
+        #expect(dom.components(separatedBy: "Live search needs a token").count == 2)
     }
 
     // MARK: - Helpers

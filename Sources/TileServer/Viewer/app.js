@@ -317,7 +317,47 @@
     return a;
   }
 
-  let data = null, loadSeq = 0;
+  let data = null, loadSeq = 0, historyShown = false;
+
+  // The last 100 searches, newest first (the file `tweetcache history` shows). Each runs
+  // again on the cached tweets: a #tag or @user as that filter, other text as the
+  // search box. The server cannot search live yet, which the page says once.
+  function historyHref(query) {
+    const q = str(query).trim();
+    const user = /^@([A-Za-z0-9_.@-]+)$/.exec(q) || /^from:([A-Za-z0-9_.-]+)$/.exec(q);
+    if (/^#[^\s#]+$/.test(q)) return '/?tag=' + encodeURIComponent(q.slice(1));
+    if (user) return '/?user=' + encodeURIComponent(user[1]);
+    return '/?q=' + encodeURIComponent(q);
+  }
+
+  async function loadHistory() {
+    if (historyShown) return;
+    historyShown = true;
+    let feed;
+    try {
+      const res = await fetch('/api/history', { headers: { Accept: 'application/json' } });
+      if (!res.ok) return;
+      feed = obj(await res.json());
+    } catch (err) { return; }
+    const nowMs = Date.now();
+    const items = arr(feed.searches).map(obj).filter((s) => str(s.query)).slice(0, 100).map((s) => {
+      const li = el('li');
+      const a = el('a', 'history-query', str(s.query));
+      a.href = historyHref(s.query);
+      const at = Date.parse(str(s.at));
+      const when = el('small', null, (s.network && s.network !== 'x' && s.network !== 'files' ? s.network + ' · ' : '')
+        + (Number.isFinite(at) ? relativeTime(nowMs, at) : ''));
+      if (Number.isFinite(at)) when.title = new Date(at).toLocaleString();
+      li.append(a, ' ', when);
+      return li;
+    });
+    $('history').replaceChildren(...items);
+    if (items.length && feed.liveSearch !== true) {
+      const note = $('history-note');
+      note.textContent = 'Live search needs a token (tweetcache search); these run again on the cached tweets.';
+      note.hidden = false;
+    }
+  }
 
   function matches(t, q) {
     if (!q) return true;
@@ -385,6 +425,7 @@
     renderSide();
     renderList();
     route();
+    loadHistory();
     document.body.dataset.ready = '1';
   }
 
