@@ -59,6 +59,14 @@ public struct SearchHistory: Sendable {
     /// `<cacheRoot>/history.json`
     public init(cacheRoot: URL) { self.init(url: cacheRoot.appendingPathComponent("history.json")) }
 
+    /// The searches in a history file's bytes, most recent first; for readers that open
+    /// the file their own way (the tile server reads only inside its cache).
+    public static func entries(in data: Data) throws(LiveSearchError) -> [Entry] {
+        do { return try decoder.decode(File.self, from: data).searches } catch {
+            throw .history(path: "history.json", reason: "it is not a search history file (damaged?)")
+        }
+    }
+
     /// The searches, most recent first; none when the file does not exist yet.
     public func entries() throws(LiveSearchError) -> [Entry] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }

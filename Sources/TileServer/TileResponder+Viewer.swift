@@ -38,9 +38,11 @@ extension TileResponder {
 
     /// `/api/history`: the last 100 searches, newest first, without duplicates: the
     /// history `tweetcache history` shows (the file `search` and `fetch` keep). A
-    /// damaged file reads as none rather than failing the page.
+    /// damaged file reads as none rather than failing the page. Read like every file the
+    /// server serves: below the cache root, no symbolic links, bounded.
     func apiHistory() throws -> Reply {
-        let entries = (try? SearchHistory(cacheRoot: files.root).entries()) ?? []
+        let bytes = try? files.read("history.json", limit: 4 << 20)
+        let entries = bytes.flatMap { try? SearchHistory.entries(in: Data($0)) } ?? []
         let feed = HistoryFeed(searches: entries.prefix(SearchHistory.limit).map { entry in
             let network = switch entry.api {
             case "mastodon": "mastodon"
