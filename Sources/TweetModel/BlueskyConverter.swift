@@ -3,10 +3,8 @@ import Foundation
 /// Turns Bluesky post views and feed items into ``Tweet``s: facets (UTF-8 byte
 /// ranges) into code-point entities, embeds into media, quoted posts and reposts into
 /// references with the originals collected as included posts.
-struct BlueskyConverter {
-    private(set) var log: ConversionLog
-    var problems: [ParseProblem] { log.problems }
-    var included: [Tweet] { log.included }
+struct BlueskyConverter: PostConverter {
+    var log: ConversionLog
 
     /// Quotes of quotes nest at most this deep on hostile input.
     private static let maxNesting = 4
@@ -15,15 +13,10 @@ struct BlueskyConverter {
         log = ConversionLog(source: source, locationPrefix: locationPrefix)
     }
 
-    /// `searchPosts` / `getPosts`: every post view, the bad ones reported as `key[i]`.
-    mutating func convert(_ list: LossyArray<BlueskyWirePost>, key: String) -> [Tweet] {
-        collect(list, key: key) { converter, wire, location in converter.convertReporting(wire, at: location) }
-    }
-
     /// `getAuthorFeed` / `getTimeline`: a repost becomes a post by the reposter that
     /// references the original (as X's retweets do), the original an included post.
     mutating func convert(_ list: LossyArray<BlueskyWireFeedItem>, key: String) -> [Tweet] {
-        collect(list, key: key) { converter, item, location in
+        each(list, key: key) { converter, item, location in
             guard let post = converter.convertReporting(item.post, at: location + ".post") else { return nil }
             guard let reason = item.reason, reason.type == "app.bsky.feed.defs#reasonRepost", let by = reason.by else {
                 return post
@@ -36,19 +29,6 @@ struct BlueskyConverter {
                 references: [TweetReference(kind: .retweeted, id: post.id)],
                 network: .bluesky, url: post.url)
         }
-    }
-
-    private mutating func collect<Element>(
-        _ list: LossyArray<Element>, key: String, _ one: (inout Self, Element, String) -> Tweet?
-    ) -> [Tweet] {
-        var posts: [Tweet] = []
-        for entry in list.inDocumentOrder(key: key) {
-            switch entry {
-            case let .failure(location, reason): log.report(location, reason)
-            case let .element(element, location): if let post = one(&self, element, location) { posts.append(post) }
-            }
-        }
-        return posts
     }
 
     /// One post view and the posts it quotes; nil (with a problem) when unusable.

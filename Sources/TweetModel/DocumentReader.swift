@@ -176,19 +176,11 @@ struct DocumentReader {
 
         case .mastodonStatuses(let list):
             var converter = MastodonConverter(source: source, locationPrefix: prefix)
-            let posts = converter.convert(list, key: "")
-            return (ResultsPage(
-                format: .mastodonStatuses, tweets: posts, includedTweets: converter.included,
-                problems: converter.problems
-            ), [])
+            return page(.mastodonStatuses, converter.convert(list, key: ""), converter)
 
         case .mastodonSearch(let wire):
             var converter = MastodonConverter(source: source, locationPrefix: prefix)
-            let posts = converter.convert(wire.statuses, key: "statuses")
-            return (ResultsPage(
-                format: .mastodonSearch, tweets: posts, includedTweets: converter.included,
-                problems: converter.problems
-            ), [])
+            return page(.mastodonSearch, converter.convert(wire.statuses, key: "statuses"), converter)
 
         case .mastodonStatus(.failure(let message)):
             return (nil, [problem(here, "unusable Mastodon status: \(message)")])
@@ -196,26 +188,15 @@ struct DocumentReader {
         case .mastodonStatus(.value(let wire)):
             var converter = MastodonConverter(source: source, locationPrefix: prefix)
             guard let post = converter.convertReporting(wire, at: "status") else { return (nil, converter.problems) }
-            return (ResultsPage(
-                format: .mastodonStatus, tweets: [post], includedTweets: converter.included,
-                problems: converter.problems
-            ), [])
+            return page(.mastodonStatus, [post], converter)
 
         case .blueskyPosts(let wire):
             var converter = BlueskyConverter(source: source, locationPrefix: prefix)
-            let posts = converter.convert(wire.posts, key: "posts")
-            return (ResultsPage(
-                format: .blueskyPosts, tweets: posts, includedTweets: converter.included,
-                nextToken: nonEmpty(wire.cursor), problems: converter.problems
-            ), [])
+            return page(.blueskyPosts, converter.convert(wire.posts, key: "posts"), converter, nextToken: wire.cursor)
 
         case .blueskyFeed(let wire):
             var converter = BlueskyConverter(source: source, locationPrefix: prefix)
-            let posts = converter.convert(wire.feed, key: "feed")
-            return (ResultsPage(
-                format: .blueskyFeed, tweets: posts, includedTweets: converter.included,
-                nextToken: nonEmpty(wire.cursor), problems: converter.problems
-            ), [])
+            return page(.blueskyFeed, converter.convert(wire.feed, key: "feed"), converter, nextToken: wire.cursor)
 
         case .blueskyPost(.failure(let message)):
             return (nil, [problem(here, "unusable Bluesky post: \(message)")])
@@ -223,10 +204,7 @@ struct DocumentReader {
         case .blueskyPost(.value(let wire)):
             var converter = BlueskyConverter(source: source, locationPrefix: prefix)
             guard let post = converter.convertReporting(wire, at: "post") else { return (nil, converter.problems) }
-            return (ResultsPage(
-                format: .blueskyPost, tweets: [post], includedTweets: converter.included,
-                problems: converter.problems
-            ), [])
+            return page(.blueskyPost, [post], converter)
 
         case .serviceError(let message):
             return (nil, [problem(here, "the service returned an error: \(message.isEmpty ? "no details" : message)")])
@@ -241,6 +219,14 @@ struct DocumentReader {
         case .unknown(let found):
             return (nil, [problem(here, "not a Twitter API response, nor Mastodon's or Bluesky's: found \(found); expected a search page, a timeline, a feed or a single post")])
         }
+    }
+
+    /// A page of `posts` with what their converter collected on the way.
+    private func page(
+        _ format: SourceFormat, _ posts: [Tweet], _ converter: some PostConverter, nextToken: String? = nil
+    ) -> (ResultsPage?, [ParseProblem]) {
+        (ResultsPage(format: format, tweets: posts, includedTweets: converter.included,
+                     nextToken: nonEmpty(nextToken), problems: converter.problems), [])
     }
 
     private func unique(_ tweets: [Tweet]) -> [Tweet] {

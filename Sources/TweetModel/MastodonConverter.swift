@@ -3,10 +3,8 @@ import Foundation
 /// Turns Mastodon statuses into ``Tweet``s: the HTML content into text with entity
 /// ranges, attachments into media, reblogs and quotes into references with the
 /// originals collected as included posts, and the problems met on the way.
-struct MastodonConverter {
-    private(set) var log: ConversionLog
-    var problems: [ParseProblem] { log.problems }
-    var included: [Tweet] { log.included }
+struct MastodonConverter: PostConverter {
+    var log: ConversionLog
 
     /// A reblog of a quote of a reblog… nests at most this deep on hostile input.
     private static let maxNesting = 4
@@ -15,20 +13,12 @@ struct MastodonConverter {
         log = ConversionLog(source: source, locationPrefix: locationPrefix)
     }
 
-    /// Converts every status of an array, reporting the bad ones as `key[i]`.
-    mutating func convert(_ list: LossyArray<MastodonWireStatus>, key: String) -> [Tweet] {
-        var posts: [Tweet] = []
-        for entry in list.inDocumentOrder(key: key) {
-            switch entry {
-            case let .failure(location, reason): log.report(location, reason)
-            case let .element(wire, location): if let post = convertReporting(wire, at: location) { posts.append(post) }
-            }
-        }
-        return posts
+    /// Converts one status and the statuses it reblogs or quotes; nil (with a problem) when unusable.
+    mutating func convertReporting(_ wire: MastodonWireStatus, at location: String) -> Tweet? {
+        convertReporting(wire, at: location, depth: 0)
     }
 
-    /// Converts one status and the statuses it reblogs or quotes; nil (with a problem) when unusable.
-    mutating func convertReporting(_ wire: MastodonWireStatus, at location: String, depth: Int = 0) -> Tweet? {
+    private mutating func convertReporting(_ wire: MastodonWireStatus, at location: String, depth: Int) -> Tweet? {
         guard let id = wire.id?.string, !id.isEmpty else {
             log.report(location, "status has no \"id\"")
             return nil

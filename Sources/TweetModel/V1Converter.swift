@@ -2,10 +2,8 @@ import Foundation
 
 /// Turns v1.1 wire tweets into ``Tweet``s, collecting quoted and retweeted originals and
 /// the problems met on the way.
-struct V1Converter {
-    private(set) var log: ConversionLog
-    var problems: [ParseProblem] { log.problems }
-    var included: [Tweet] { log.included }
+struct V1Converter: PostConverter {
+    var log: ConversionLog
 
     /// Retweets of quotes of retweets… are rare past two levels; the cap bounds work on
     /// hostile input.
@@ -13,18 +11,6 @@ struct V1Converter {
 
     init(source: String, locationPrefix: String) {
         log = ConversionLog(source: source, locationPrefix: locationPrefix)
-    }
-
-    /// Converts every element of a tweet array, reporting the bad ones as `key[i]`.
-    mutating func convert(_ list: LossyArray<V1WireTweet>, key: String) -> [Tweet] {
-        var tweets: [Tweet] = []
-        for entry in list.inDocumentOrder(key: key) {
-            switch entry {
-            case let .failure(location, reason): log.report(location, reason)
-            case let .element(wire, location): if let tweet = convertReporting(wire, at: location) { tweets.append(tweet) }
-            }
-        }
-        return tweets
     }
 
     /// Converts one tweet and its embedded originals; `nil` (with a problem) when unusable.
