@@ -108,12 +108,14 @@ public struct ManifestCatalog: Sendable {
         return catalog
     }
 
-    /// The tweets (not included ones) carrying hashtag `tag` and/or written by `user`.
+    /// The tweets (not included ones) carrying hashtag `tag` and/or written by `user`,
+    /// and/or containing `text` (in the text, the author's name or screen name).
     ///
     /// `tag` matches case-insensitively with or without its `#` (hashtags and
     /// cashtags); `user` is the author's screen name, case-insensitive, with or
     /// without `@` (mentions do not count: "tweets by" is what people ask for).
-    public func tweets(tag: String?, user: String?) -> [ManifestTweet] {
+    public func tweets(tag: String?, user: String?, text: String? = nil) -> [ManifestTweet] {
+        let wantedText = text.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
         let wantedTag = tag.map { Self.normalise($0, dropping: ["#", "$"]) }.flatMap { $0.isEmpty ? nil : $0 }
         let wantedUser = user.map { Self.normalise($0, dropping: ["@"]) }.flatMap { $0.isEmpty ? nil : $0 }
         return tweets.filter { tweet in
@@ -121,6 +123,9 @@ public struct ManifestCatalog: Sendable {
             if let wantedTag {
                 let tags = tweet.entities.hashtags.map(\.tag) + tweet.entities.cashtags.map(\.tag)
                 if !tags.contains(where: { Self.normalise($0, dropping: ["#", "$"]) == wantedTag }) { return false }
+            }
+            if let wantedText {
+                return [tweet.text, tweet.author.name, tweet.author.screenName].contains { $0.lowercased().contains(wantedText) }
             }
             return true
         }
@@ -134,6 +139,11 @@ public struct ManifestCatalog: Sendable {
     /// Newest `created_at` first, undated last; ties by id, numerically descending
     /// (snowflake ids grow with time), as strings when not numbers.
     static func newestFirst(_ a: ManifestTweet, _ b: ManifestTweet) -> Bool {
+        comesBefore((a.createdAt, a.id), (b.createdAt, b.id))
+    }
+
+    /// The order of ``tweets``, on the two fields it reads: a page cursor holds just these.
+    public static func comesBefore(_ a: (createdAt: Date?, id: String), _ b: (createdAt: Date?, id: String)) -> Bool {
         switch (a.createdAt, b.createdAt) {
         case let (x?, y?) where x != y: return x > y
         case (.some, nil): return true

@@ -52,42 +52,55 @@ extension TileResponder {
             }
             return .init(query: entry.query, network: network, at: entry.at, tweets: entry.tweets)
         }, liveSearch: false)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return Reply(bytes: try encoder.encode(feed), contentType: "application/json", etag: nil, cacheControl: "no-store")
+        return try Self.json(feed)
     }
 
-    /// `/api/tweets?tag=&user=&limit=`: the manifests' tweets, newest first, with
-    /// the tags and users to filter by.
+    /// `/api/tweets?tag=&user=&q=&limit=&cursor=`: the manifests' tweets, newest
+    /// first, a page at a time (100 unless `limit` says, at most 1,000), with `next`,
+    /// the cursor of the page after, while there is one. The first page also carries
+    /// the total and the tags and users to filter by. `?id=` answers the one tweet
+    /// with that id (included ones too), for a detail view opened by its URL.
     func apiTweets(_ request: Request) throws -> Reply {
         let query = request.uri.queryParameters
-        let tag = query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-        let user = query["user"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-        let limit = query["limit"].flatMap { Int($0) }.map { min(max($0, 1), 5000) } ?? 500
-        let catalog = catalog.catalog
-        let all = catalog.tweets
-        var tagCounts: [String: (display: String, count: Int)] = [:]
-        var userCounts: [String: (display: String, count: Int)] = [:]
-        for tweet in all {
-            for hashtag in tweet.entities.hashtags {
-                tagCounts[hashtag.tag.lowercased(), default: (hashtag.tag, 0)].count += 1
-            }
-            userCounts[tweet.author.screenName.lowercased(), default: (tweet.author.screenName, 0)].count += 1
+        func parameter(_ name: String) -> String? {
+            query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         }
-        let matching = catalog.tweets(tag: tag, user: user)
-        let feed = TweetFeed(
-            now: Date(),
-            total: matching.count,
-            tweets: Array(matching.prefix(limit)),
-            tags: tagCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
-                .map { .init(tag: $0.display, count: $0.count) },
-            users: userCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
-                .map { .init(screenName: $0.display, count: $0.count) })
+        let limit = parameter("limit").flatMap { Int($0) }.map { min(max($0, 1), 1000) } ?? 100
+        let cursor = try parameter("cursor").map { text throws(RouteError) in try TweetCursor(text: text) }
+        let catalog = catalog.catalog
+        var feed = TweetFeed(now: configuration.clock.now(), total: 0, tweets: [], next: nil, tags: nil, users: nil)
+        if let id = parameter("id") {
+            feed.tweets = catalog.tweet(id: id).map { [$0] } ?? []
+            feed.total = feed.tweets.count
+            return try Self.json(feed)
+        }
+        let matching = catalog.tweets(tag: parameter("tag"), user: parameter("user"), text: parameter("q"))
+        let page = TweetCursor.page(matching, after: cursor, limit: limit)
+        feed.total = matching.count
+        feed.tweets = page.tweets
+        feed.next = page.next?.text
+        if cursor == nil {
+            var tagCounts: [String: (display: String, count: Int)] = [:]
+            var userCounts: [String: (display: String, count: Int)] = [:]
+            for tweet in catalog.tweets {
+                for hashtag in tweet.entities.hashtags {
+                    tagCounts[hashtag.tag.lowercased(), default: (hashtag.tag, 0)].count += 1
+                }
+                userCounts[tweet.author.screenName.lowercased(), default: (tweet.author.screenName, 0)].count += 1
+            }
+            feed.tags = tagCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
+                .map { .init(tag: $0.display, count: $0.count) }
+            feed.users = userCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
+                .map { .init(screenName: $0.display, count: $0.count) }
+        }
+        return try Self.json(feed)
+    }
+
+    static func json(_ value: some Encodable) throws -> Reply {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        return Reply(bytes: try encoder.encode(feed), contentType: "application/json", etag: nil, cacheControl: "no-store")
+        return Reply(bytes: try encoder.encode(value), contentType: "application/json", etag: nil, cacheControl: "no-store")
     }
 }
 
@@ -107,11 +120,13 @@ struct HistoryFeed: Encodable {
 }
 
 struct TweetFeed: Encodable {
+    /// The server's clock, which the page's relative dates count from.
     var now: Date
     var total: Int
     var tweets: [ManifestTweet]
-    var tags: [TagCount]
-    var users: [UserCount]
+    var next: String?
+    var tags: [TagCount]?
+    var users: [UserCount]?
 
     struct TagCount: Encodable {
         var tag: String

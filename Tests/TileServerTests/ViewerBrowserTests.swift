@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import LiveSearch
+import MediaFetch
 import Testing
 import TestSupport
 @testable import TileServer
@@ -133,7 +134,66 @@ import TestSupport
         #expect(dom.components(separatedBy: "Live search needs a token").count == 2)
     }
 
+    @Test func datesFollowTheAppsRuleOnTheServersClock() async throws {
+        // The server's clock stands at a fixed instant; the page counts from the `now`
+        // it sends, so the browser's own clock does not matter.
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let ages: [(id: String, seconds: Double, shown: String)] = [
+            ("1", 59 * 60 + 30, "59m"), ("2", 3600 + 53 * 60, "1h 53m"), ("3", 7 * 3600 + 53 * 60, "7h 53m"),
+            ("4", 4 * 86_400 + 3600, "4d"), ("5", 730 * 86_400, "730d"),
+        ]
+        let cache = try await TextCacheFixture.make(
+            ages.map { .init(id: $0.id, createdAt: now.addingTimeInterval(-$0.seconds), text: "age \($0.shown)") }, runAt: now)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        configuration.clock = StoppedClock(now)
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+        for age in ages {
+            #expect(dom.contains(">· \(age.shown)</time>"), "a tweet \(age.seconds) s old reads \(age.shown)")
+        }
+        // The full date and time on hover.
+        #expect(dom.components(separatedBy: "<time class=\"when\" datetime=").count == ages.count + 1)
+        #expect(dom.contains("title=\""))
+    }
+
+    @Test func theListLoadsPagesAsTheEndComesNear() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let cache = try await TextCacheFixture.make((0..<300).map {
+            .init(id: String(5000 + $0), createdAt: start.addingTimeInterval(Double($0)), text: "tweet number \($0)")
+        }, runAt: start)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+        func shown(_ dom: String) -> Int { dom.components(separatedBy: "<article class=\"tweet").count - 1 }
+        // Default pages of 100: the end of the first is far below a 750 px window.
+        let first = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+        #expect(shown(first) == 100 && first.contains("100 of 300 tweets"))
+        // Pages of 4 fill the window and a screen more, then stop: not all 300.
+        let small = try await chromium(["--dump-dom", "\(server.baseURL)/?limit=4"])
+        #expect(shown(small) > 8 && shown(small) < 100, "\(shown(small)) tweets shown")
+        #expect(small.contains("tweet number 299") && !small.contains("tweet number 0<"))
+    }
+
     // MARK: - Helpers
+
+    /// A clock that stands still: `now` is fixed and a sleep lasts until it is
+    /// cancelled (the request time limit never fires).
+    struct StoppedClock: WallClock {
+        let instant: Date
+        init(_ instant: Date) { self.instant = instant }
+        func now() -> Date { instant }
+        func sleep(for duration: Duration) async throws {
+            let (never, end) = AsyncStream<Void>.makeStream()
+            await withTaskCancellationHandler { for await _ in never {} } onCancel: { end.finish() }
+            throw CancellationError()
+        }
+    }
+
 
     struct Box {
         var count = 0

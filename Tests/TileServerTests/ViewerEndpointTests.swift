@@ -52,3 +52,76 @@ import TestSupport
         #expect((limited["tweets"] as? [Any])?.count == 1 && limited["total"] as? Int == 2)
     }
 }
+
+@Suite struct TweetPagingTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func feed(_ server: TileServer, _ query: String) async throws -> [String: Any] {
+        let response = try await fetch(server, "/api/tweets\(query)")
+        #expect(response.status == 200)
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    func ids(_ feed: [String: Any]) -> [String] {
+        (feed["tweets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    @Test func pagesFollowACursorNewestFirstWithoutRepeatsWhenARunAddsTweets() async throws {
+        // 250 tweets a minute apart; ids 1000...1249, the newest the largest. Two pairs
+        // share a second, so ties are ordered by id.
+        var posts: [TextCacheFixture.Post] = []
+        for i in 0..<250 {
+            let text = i % 10 == 0 ? "#tenth tweet \(i)" : "tweet \(i)"
+            posts.append(.init(id: String(1000 + i), createdAt: Self.start.addingTimeInterval(Double(i) * 60), text: text))
+        }
+        posts[11].createdAt = posts[10].createdAt
+        posts[200].createdAt = posts[201].createdAt
+        let cache = try await TextCacheFixture.make(posts, runAt: Self.start.addingTimeInterval(86_400))
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.port = 0
+        let server = try await TileServer.start(configuration)
+        defer { Task { await server.stop() } }
+
+        let first = try await feed(server, "")
+        #expect(ids(first).count == 100 && first["total"] as? Int == 250)
+        #expect(ids(first).first == "1249" && first["tags"] != nil)
+        var seen = ids(first)
+        var next = try #require(first["next"] as? String)
+
+        // A run in between adds a tweet newer than all of them: the pages already in
+        // the order go on where they were, without repeating one.
+        try await TextCacheFixture.add([.init(id: "2000", createdAt: Self.start.addingTimeInterval(1e6), text: "late")],
+                                       to: cache, runAt: Self.start.addingTimeInterval(2e6))
+        while true {
+            let page = try await feed(server, "?cursor=\(next)")
+            #expect(page["tags"] == nil, "counts come with the first page only")
+            seen += ids(page)
+            guard let more = page["next"] as? String else { break }
+            next = more
+        }
+        let expected = posts.sorted { (a: TextCacheFixture.Post, b: TextCacheFixture.Post) -> Bool in
+            a.createdAt != b.createdAt ? a.createdAt > b.createdAt : Int(a.id)! > Int(b.id)!
+        }.map(\.id)
+        #expect(seen == expected)
+
+        // Filters page too; text search covers the text and the author.
+        let tagged = try await feed(server, "?tag=tenth&limit=10")
+        #expect(ids(tagged).count == 10 && tagged["total"] as? Int == 25 && tagged["next"] is String)
+        #expect(ids(try await feed(server, "?q=TWEET%20249")) == ["1249"])
+        #expect((try await feed(server, "?q=ana&limit=1"))["total"] as? Int == 251)
+        // One tweet by id, for a detail view opened by its URL.
+        #expect(ids(try await feed(server, "?id=1003")) == ["1003"])
+        #expect(ids(try await feed(server, "?id=nope")).isEmpty)
+        // A cursor is the server's text; anything else is refused, not read as "from the start".
+        #expect(try await fetch(server, "/api/tweets?cursor=bm90IGpzb24").status == 400)
+        #expect(try await fetch(server, "/api/tweets?cursor=%00%01").status == 400)
+    }
+
+    @Test func cursorsRoundTripAndEndTheOrder() throws {
+        let cursor = try TweetCursor(text: TweetCursor(text: "eyJ0IjoxLjUsImlkIjoiOSJ9").text)
+        #expect(cursor.id == "9" && cursor.t == 1.5)
+        #expect(throws: RouteError.self) { try TweetCursor(text: String(repeating: "A", count: 2000)) }
+        #expect(throws: RouteError.self) { try TweetCursor(text: "") }
+    }
+}

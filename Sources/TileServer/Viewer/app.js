@@ -286,10 +286,21 @@
 
   let listScroll = 0, cameFromList = false;
 
+  // A tweet opened by its URL may not be on a page loaded yet: asked for by id, once.
+  const fetchedTweets = new Map();
+
   function route() {
     const m = /^#\/tweet\/(.+)$/.exec(location.hash);
-    const id = m ? decodeURIComponent(m[1]) : null;
-    const t = id && data ? arr(data.tweets).map(obj).find((x) => str(x.id) === id) : null;
+    let id = null;
+    try { id = m ? decodeURIComponent(m[1]) : null; } catch (err) { id = null; }
+    const t = id && data ? (arr(data.tweets).map(obj).find((x) => str(x.id) === id) || fetchedTweets.get(id)) : null;
+    if (id && data && !t && !fetchedTweets.has(id)) {
+      fetchedTweets.set(id, null);
+      fetch('/api/tweets?id=' + encodeURIComponent(id), { headers: { Accept: 'application/json' } })
+        .then((res) => (res.ok ? res.json() : null))
+        .then((body) => { const found = arr(obj(body).tweets).map(obj)[0]; if (found) { fetchedTweets.set(id, found); route(); } })
+        .catch(() => {});
+    }
     const detail = $('detail'), list = $('tweets'), side = document.querySelector('.side');
     if (t) {
       if (detail.hidden) listScroll = window.scrollY;
@@ -301,7 +312,7 @@
       document.body.dataset.view = 'detail';
       window.scrollTo(0, 0);
     } else {
-      if (id && data) detail.replaceChildren(el('p', 'status', 'This tweet is not in the cache.'));
+      if (id && data) detail.replaceChildren(el('p', 'status', fetchedTweets.has(id) ? 'This tweet is not in the cache.' : 'Loading…'));
       const wasDetail = !detail.hidden;
       detail.hidden = !(id && data);
       list.hidden = !detail.hidden;
@@ -359,31 +370,82 @@
     }
   }
 
-  function matches(t, q) {
-    if (!q) return true;
-    const a = obj(t.author);
-    return [t.text, a.name, a.screen_name].some((v) => str(v).toLocaleLowerCase().includes(q));
+  // The list is loaded a page at a time (/api/tweets?cursor=…): the next page when
+  // the end of the list comes near, so 10,000 cached tweets cost one page at first.
+  const noun = (n, w) => `${n.toLocaleString('en-US')} ${w}${n === 1 ? '' : 's'}`;
+
+  function renderCounts() {
+    const all = arr(data && data.tweets);
+    const total = Number.isInteger(data && data.total) && data.total > all.length ? data.total : all.length;
+    const photos = all.reduce((n, t) => n + arr(obj(t).media).filter((m) => sha(obj(m).sha256)).length, 0);
+    $('counts').textContent = (total > all.length ? `${all.length.toLocaleString('en-US')} of ${noun(total, 'tweet')}` : noun(total, 'tweet'))
+      + ` · ${noun(photos, 'image')}`;
+  }
+
+  function nowOf(feed) {
+    const nowMs = Date.parse(str(feed && feed.now));
+    return Number.isFinite(nowMs) ? nowMs : Date.now();
+  }
+
+  function tweetsFragment(list) {
+    const frag = document.createDocumentFragment(), now = nowOf(data);
+    for (const t of list) {
+      try { frag.append(renderTweet(t, now)); } catch (err) { console.warn('tweet skipped', err); }
+    }
+    return frag;
   }
 
   function renderList() {
-    const listEl = $('tweets'), q = $('q').value.trim().toLocaleLowerCase();
-    const all = arr(data && data.tweets), shown = all.filter((t) => matches(obj(t), q));
-    const nowMs = Date.parse(str(data && data.now));
-    const now = Number.isFinite(nowMs) ? nowMs : Date.now();
-    const photos = shown.reduce((n, t) => n + arr(obj(t).media).filter((m) => sha(obj(m).sha256)).length, 0);
-    const noun = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
-    const total = Number.isInteger(data && data.total) && data.total > all.length ? data.total : all.length;
-    const loaded = total > all.length ? `${all.length} of ${noun(total, 'tweet')}` : noun(all.length, 'tweet');
-    $('counts').textContent = (q ? `${shown.length} of ${loaded}` : loaded) + ` · ${noun(photos, 'image')}`;
-    if (!shown.length) {
-      listEl.replaceChildren(el('p', 'status', all.length ? 'No tweet matches the search.' : 'No tweets.'));
+    const listEl = $('tweets'), all = arr(data && data.tweets);
+    renderCounts();
+    if (!all.length) {
+      listEl.replaceChildren(el('p', 'status', params().get('q') ? 'No tweet matches the search.' : 'No tweets.'));
       return;
     }
-    const frag = document.createDocumentFragment();
-    for (const t of shown) {
-      try { frag.append(renderTweet(t, now)); } catch (err) { console.warn('tweet skipped', err); }
+    const more = el('p', 'status more', data.next ? 'Loading more…' : '');
+    more.id = 'more';
+    more.hidden = !data.next;
+    listEl.replaceChildren(tweetsFragment(all), more);
+    watchEnd(more);
+  }
+
+  let endWatcher = null, loadingMore = false;
+  function watchEnd(more) {
+    if (endWatcher) endWatcher.disconnect();
+    if (!data.next || typeof IntersectionObserver !== 'function') return;
+    endWatcher = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) loadMore();
+    }, { rootMargin: '1200px 0px' });
+    endWatcher.observe(more);
+  }
+
+  async function loadMore() {
+    if (!data || !data.next || loadingMore) return;
+    loadingMore = true;
+    const seq = loadSeq, api = apiParams(), more = $('more');
+    api.set('cursor', data.next);
+    try {
+      const res = await fetch('/api/tweets?' + api, { headers: { Accept: 'application/json' } });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const body = obj(await res.json());
+      if (seq !== loadSeq) return;
+      const page = arr(body.tweets);
+      data.tweets = arr(data.tweets).concat(page);
+      data.next = typeof body.next === 'string' && body.next ? body.next : null;
+      more.before(tweetsFragment(page));
+      more.hidden = !data.next;
+      renderCounts();
+    } catch (err) {
+      if (seq !== loadSeq) return;
+      more.textContent = `Could not load more tweets: ${err && err.message ? err.message : err}`;
+      more.classList.add('error');
+      data.next = null;
+      return;
+    } finally {
+      loadingMore = false;
     }
-    listEl.replaceChildren(frag);
+    // Still in sight (a tall window, or a fast scroll): the observer will not fire again.
+    if (data.next && more.getBoundingClientRect().top < window.innerHeight + 1200) loadMore();
   }
 
   function renderSide() {
@@ -404,10 +466,15 @@
     document.title = tag || user ? `TweetCache · ${tag ? '#' + tag : ''}${tag && user ? ' ' : ''}${user ? '@' + user : ''}` : 'TweetCache';
   }
 
+  function apiParams() {
+    const p = params(), api = new URLSearchParams();
+    for (const k of ['tag', 'user', 'q', 'limit']) { const v = p.get(k); if (v) api.set(k, v); }
+    return api;
+  }
+
   async function load() {
-    const seq = ++loadSeq, p = params(), api = new URLSearchParams();
-    for (const k of ['tag', 'user', 'limit']) { const v = p.get(k); if (v) api.set(k, v); }
-    $('q').value = p.get('q') || '';
+    const seq = ++loadSeq, p = params(), api = apiParams();
+    if (document.activeElement !== $('q')) $('q').value = p.get('q') || '';
     renderFilterBar();
     try {
       const res = await fetch('/api/tweets' + (api.toString() ? '?' + api : ''), { headers: { Accept: 'application/json' } });
@@ -415,6 +482,7 @@
       const body = await res.json();
       if (seq !== loadSeq) return;
       data = obj(body);
+      if (!(typeof data.next === 'string' && data.next)) data.next = null;
     } catch (err) {
       if (seq !== loadSeq) return;
       data = null;
@@ -434,7 +502,7 @@
     const p = params(), q = $('q').value;
     if (q) p.set('q', q); else p.delete('q');
     history.replaceState(null, '', '/' + (p.toString() ? '?' + p : ''));
-    if (data) renderList();
+    load();
   });
   window.addEventListener('popstate', (event) => {
     // A change of the #/tweet/… part alone is the detail view opening or closing.
