@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch",
+                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import BlobStore
 import Imaging
+import Pipeline
 
 /// What a request path asks for, after every part of it has been checked.
 ///
@@ -23,6 +24,8 @@ package enum Route: Sendable, Equatable {
     case blob(BlobHash)
     case manifestList
     case manifest(String)
+    /// IIIF Presentation 3: the Collection, and the Manifests of searches, tags, users and runs.
+    case presentation(PresentationTarget)
     case healthz
     case metrics
 
@@ -38,6 +41,7 @@ package enum Route: Sendable, Equatable {
         case .thumbnail: "thumb"
         case .blob: "blob"
         case .manifestList, .manifest: "manifest"
+        case .presentation: "iiif_presentation"
         case .healthz: "healthz"
         case .metrics: "metrics"
         }
@@ -176,6 +180,10 @@ extension Route {
     /// `3/<id>`, `3/<id>/info.json`, `3/<id>/<region>/<size>/<rotation>/<quality>.<format>`.
     /// An identifier that is not a hash is an unknown image (404), as the IIIF spec has it.
     private static func parseIIIF(_ rest: [String]) throws(RouteError) -> Route {
+        if rest.first == "presentation" {
+            guard let target = PresentationTarget.parse(Array(rest.dropFirst())) else { throw .notFound }
+            return .presentation(target)
+        }
         guard rest.first == "3", rest.count >= 2 else { throw .notFound }
         guard let id = BlobHash.strict(rest[1]) else { throw .notFound }
         switch rest.count {

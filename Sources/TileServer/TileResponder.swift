@@ -139,6 +139,8 @@ struct TileResponder: HTTPResponder {
             return try manifestList()
         case let .manifest(name):
             return try manifest(name)
+        case let .presentation(target):
+            return try await offload { try presentation(target, request: request) }
         }
     }
 

@@ -15,8 +15,8 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Only tweets by this user.")
     var user: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory to write to (created if needed).", valueName: "DIR"))
-    var out: String
+    @Option(name: .long, help: ArgumentHelp("Directory to write the media to (created if needed).", valueName: "DIR"))
+    var out: String?
 
     @Option(name: .long, help: ArgumentHelp("File name template.", valueName: "TEMPLATE"))
     var name: String = Exporter.defaultTemplate
@@ -32,15 +32,36 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("URL the exported iiif/3 folder will be served at (IIIF ids are absolute).", valueName: "URL"))
     var iiifBase: String = "http://127.0.0.1:8080/iiif/3"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Also write the IIIF Presentation 3 documents (collection.json, a Manifest per search, hashtag, user and run's result file) and their thumbnails, for static hosting.",
+        valueName: "DIR"))
+    var iiifPresentation: String?
+
+    @Option(name: .long, help: ArgumentHelp("URL the --iiif-presentation folder will be served at.", valueName: "URL"))
+    var presentationBase: String = "http://127.0.0.1:8080/iiif/presentation"
+
     @OptionGroup var options: InspectOptions
 
     func validate() throws {
         do { try Exporter.validate(template: name) } catch { throw ValidationError("--name: \(error.description)") }
         if let tiles, !["dz", "iiif3", "both"].contains(tiles) { throw ValidationError("--tiles takes dz, iiif3 or both") }
+        if out == nil, iiifPresentation == nil { throw ValidationError("give --out DIR, --iiif-presentation DIR, or both") }
+        if out == nil, tiles != nil { throw ValidationError("--tiles writes beside the media: give --out DIR") }
     }
 
     func run() throws {
         let snapshot = try options.snapshot()
+        if let iiifPresentation {
+            let presentation = PresentationExporter(snapshot: snapshot, options: .init(
+                out: URL(fileURLWithPath: iiifPresentation, isDirectory: true), base: presentationBase, imageService: iiifBase))
+            let written: [String]
+            do { written = try presentation.run() } catch { throw InspectFailure.exit(error) }
+            if !options.json {
+                let documents = written.filter { $0.hasSuffix(".json") }.count
+                emit("wrote \(documents) IIIF Presentation document\(documents == 1 ? "" : "s") and \(written.count - documents) thumbnail\(written.count - documents == 1 ? "" : "s") to \(iiifPresentation)\n")
+            }
+        }
+        guard let out else { return }
         var exportOptions = Exporter.Options(out: URL(fileURLWithPath: out, isDirectory: true))
         exportOptions.tag = tag
         exportOptions.user = user

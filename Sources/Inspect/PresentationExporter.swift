@@ -1,0 +1,104 @@
+import BlobStore
+import Foundation
+import Pipeline
+
+/// `tweetcache export --iiif-presentation DIR`: the tile server's IIIF Presentation
+/// documents as files, for any static web server. DIR mirrors
+/// `/iiif/presentation/` (`collection.json`, `search/…`, `hashtag/…`, `user/…`,
+/// `run/…`), plus the thumbnails the documents name (`thumb/<sha256>/<size>.jpg`),
+/// copied from the cache. The Image API services they point at are the static
+/// level-0 trees `export --tiles iiif3` writes, at `imageService`.
+public struct PresentationExporter: Sendable {
+    public struct Options: Sendable {
+        public var out: URL
+        /// The URL DIR will be served at: documents' ids are absolute.
+        public var base: String
+        /// The URL of the exported `iiif/3` folder.
+        public var imageService: String
+
+        public init(out: URL, base: String, imageService: String) {
+            self.out = out
+            self.base = base
+            self.imageService = imageService
+        }
+    }
+
+    public let snapshot: CacheSnapshot
+    public let options: Options
+
+    public init(snapshot: CacheSnapshot, options: Options) {
+        self.snapshot = snapshot
+        self.options = options
+    }
+
+    /// Writes every document; returns the files written, relative to `out`.
+    public func run() throws(InspectError) -> [String] {
+        for url in [options.base, options.imageService] {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw .invalid("\(url) is not an http(s) URL")
+            }
+        }
+        let base = options.base.hasSuffix("/") ? String(options.base.dropLast()) : options.base
+        let links = PresentationBuilder.Links(
+            base: base, imageService: options.imageService, imageServiceProfile: "level0",
+            thumbnail: { sha, thumbnail in "\(base)/\(Self.thumbnailPath(sha, thumbnail))" })
+        let builder = PresentationBuilder(catalog: snapshot.catalog, links: links)
+        var written: [String] = []
+        func write(_ document: PresentationDocument, _ target: PresentationTarget) throws(InspectError) {
+            let file = options.out.appendingPathComponent(target.path)
+            do {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try document.encoded().write(to: file, options: .atomic)
+            } catch {
+                throw .io("cannot write \(file.path): \((error as NSError).localizedDescription)")
+            }
+            written.append(target.path)
+        }
+        try write(.collection(builder.collection()), .collection)
+        for target in builder.targets() {
+            if let manifest = builder.manifest(target) { try write(.manifest(manifest), target) }
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        for info in snapshot.catalog.manifests {
+            let stamp = PresentationBuilder.stamp(of: info.path)
+            guard let run = try? decoder.decode(Manifest.self, from: Data(contentsOf: snapshot.root.appendingPathComponent(info.path))) else {
+                continue
+            }
+            try write(.collection(builder.runCollection(stamp: stamp, run: run)), .run(stamp))
+            for index in run.sources.indices {
+                if let manifest = builder.runFileManifest(stamp: stamp, index: index, run: run) {
+                    try write(.manifest(manifest), .runFile(stamp, index))
+                }
+            }
+        }
+        // The thumbnails the documents name, copied (never linked: the export must
+        // outlive a cache clean-up).
+        var copied = Set<String>()
+        for tweet in snapshot.catalog.tweets {
+            for media in tweet.media {
+                guard PresentationBuilder.servable(media), let sha = media.sha256,
+                      let thumbnail = media.thumbnails?.min(by: { $0.size < $1.size }),
+                      !thumbnail.path.hasPrefix("/"), !thumbnail.path.split(separator: "/").contains("..")
+                else { continue }
+                let relative = Self.thumbnailPath(sha, thumbnail)
+                guard copied.insert(relative).inserted else { continue }
+                let target = options.out.appendingPathComponent(relative)
+                do {
+                    try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try? FileManager.default.removeItem(at: target)
+                    try FileManager.default.copyItem(at: snapshot.root.appendingPathComponent(thumbnail.path), to: target)
+                    written.append(relative)
+                } catch {
+                    // A thumbnail gone from the cache leaves its document's link dangling, not the export failed.
+                    continue
+                }
+            }
+        }
+        return written
+    }
+
+    static func thumbnailPath(_ sha: String, _ thumbnail: ThumbnailRef) -> String {
+        "thumb/\(sha)/\(thumbnail.size).\(thumbnail.path.hasSuffix(".png") ? "png" : "jpg")"
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+
+/// Builds the IIIF Presentation 3 documents of a cache from its manifests, for the
+/// tile server (`/iiif/presentation/…`) and for `tweetcache export
+/// --iiif-presentation` alike, so the two cannot drift apart.
+///
+/// Only photos the Image API can serve become Canvases: a cached JPEG or PNG whose
+/// pixel size is known. A Manifest needs at least one Canvas, so a search, tag or
+/// user without such a photo has no Manifest (nil) and is left out of the Collection.
+public struct PresentationBuilder: Sendable {
+    /// Where the documents and the images they point at are served.
+    public struct Links: Sendable {
+        /// The presentation base: `<base>/collection.json` is the top Collection.
+        public var base: String
+        /// The Image API 3 base: `<imageService>/<sha256>` is an image's service.
+        public var imageService: String
+        /// A thumbnail's URL from the image's hash and the cached thumbnail.
+        public var thumbnail: @Sendable (_ sha256: String, _ thumbnail: ThumbnailRef) -> String
+        /// `level2` for the tile server (any region and size); `level0` for the static
+        /// trees of an export, which hold only their tiles and listed sizes.
+        public var imageServiceProfile: String
+        /// The viewer's page for a hashtag or user, when there is a viewer.
+        public var viewer: (@Sendable (_ target: PresentationTarget) -> String?)?
+
+        public init(base: String, imageService: String, imageServiceProfile: String = "level2",
+                    thumbnail: @escaping @Sendable (String, ThumbnailRef) -> String,
+                    viewer: (@Sendable (PresentationTarget) -> String?)? = nil) {
+            self.imageServiceProfile = imageServiceProfile
+            self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+            self.imageService = imageService.hasSuffix("/") ? String(imageService.dropLast()) : imageService
+            self.thumbnail = thumbnail
+            self.viewer = viewer
+        }
+    }
+
+    public let catalog: ManifestCatalog
+    public let links: Links
+
+    public init(catalog: ManifestCatalog, links: Links) {
+        self.catalog = catalog
+        self.links = links
+    }
+
+    public func url(_ target: PresentationTarget) -> String { "\(links.base)/\(target.path)" }
+
+    /// Every search with photos, newest run first; then every run as a Collection of its result files.
+    public func collection() -> PresentationCollection {
+        var searches: [String: (label: String, tweets: [ManifestTweet])] = [:]
+        for tweet in catalog.tweets {
+            guard let query = tweet.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { continue }
+            searches[query, default: (query, [])].tweets.append(tweet)
+        }
+        var items: [PresentationReference] = searches
+            .filter { !canvases(of: $0.value.tweets, in: url(.search($0.key))).isEmpty }
+            .sorted { $0.key < $1.key }
+            .map { query, entry in
+                PresentationReference(id: url(.search(query)), type: "Manifest", label: .en("Search: \(query)"),
+                                      thumbnail: firstThumbnail(entry.tweets))
+            }
+        for run in catalog.manifests.reversed() {
+            let stamp = Self.stamp(of: run.path)
+            items.append(PresentationReference(
+                id: url(.run(stamp)), type: "Collection",
+                label: .en("Run of \(Self.iso(run.generatedAt)) (\(run.tweets) tweet\(run.tweets == 1 ? "" : "s"))"),
+                thumbnail: nil))
+        }
+        return PresentationCollection(
+            id: url(.collection), label: .en("TweetCache"),
+            summary: .en("Photos of the cached tweets: a Manifest per search, and every run with its result files."),
+            items: items)
+    }
+
+    /// Every search, hashtag and user that has a Manifest (at least one photo).
+    public func targets() -> [PresentationTarget] {
+        var seen = Set<PresentationTarget>()
+        var result: [PresentationTarget] = []
+        for tweet in catalog.tweets where tweet.media.contains(where: Self.servable) {
+            var candidates: [PresentationTarget] = [.user(tweet.author.screenName.lowercased())]
+            if let query = tweet.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty {
+                candidates.append(.search(query))
+            }
+            candidates += tweet.entities.hashtags.map { .hashtag($0.tag.lowercased()) }
+            for target in candidates where seen.insert(target).inserted { result.append(target) }
+        }
+        return result
+    }
+
+    /// The Manifest of a search, hashtag or user; nil when it has no photo.
+    public func manifest(_ target: PresentationTarget) -> PresentationManifest? {
+        let tweets: [ManifestTweet]
+        let label: String
+        switch target {
+        case let .search(query):
+            tweets = catalog.tweets.filter { $0.query?.trimmingCharacters(in: .whitespacesAndNewlines) == query }
+            label = "Search: \(query)"
+        case let .hashtag(tag):
+            tweets = catalog.tweets(tag: tag, user: nil)
+            label = "#\(tag)"
+        case let .user(name):
+            tweets = catalog.tweets(tag: nil, user: name)
+            label = "@\(name)"
+        case .collection, .run, .runFile:
+            return nil
+        }
+        return manifest(target, label: label, tweets: tweets)
+    }
+
+    /// One run's Collection: a Manifest per result file that has photos.
+    public func runCollection(stamp: String, run: Manifest) -> PresentationCollection {
+        let items = run.sources.enumerated().compactMap { index, source -> PresentationReference? in
+            let tweets = run.tweets.filter { $0.source == source.path }
+            guard !canvases(of: tweets, in: url(.runFile(stamp, index))).isEmpty else { return nil }
+            return PresentationReference(id: url(.runFile(stamp, index)), type: "Manifest",
+                                         label: .none(Self.fileLabel(source)), thumbnail: firstThumbnail(tweets))
+        }
+        return PresentationCollection(
+            id: url(.run(stamp)), label: .en("Run of \(Self.iso(run.generatedAt))"),
+            summary: .en("\(run.sources.count) result file\(run.sources.count == 1 ? "" : "s"), \(run.tweets.count) tweet\(run.tweets.count == 1 ? "" : "s")"),
+            items: items)
+    }
+
+    /// The Manifest of one result file of a run; nil when there is no such file or it has no photo.
+    public func runFileManifest(stamp: String, index: Int, run: Manifest) -> PresentationManifest? {
+        guard run.sources.indices.contains(index) else { return nil }
+        let source = run.sources[index]
+        return manifest(.runFile(stamp, index), label: Self.fileLabel(source),
+                        tweets: run.tweets.filter { $0.source == source.path })
+    }
+
+    // MARK: - Parts
+
+    private func manifest(_ target: PresentationTarget, label: String, tweets: [ManifestTweet]) -> PresentationManifest? {
+        let id = url(target)
+        let items = canvases(of: tweets, in: id)
+        guard !items.isEmpty else { return nil }
+        let authors = Set(tweets.map { $0.author.screenName.lowercased() }).count
+        var manifest = PresentationManifest(
+            id: id, label: .en(label),
+            summary: .en("\(items.count) photo\(items.count == 1 ? "" : "s") from \(tweets.count) post\(tweets.count == 1 ? "" : "s") by \(authors) author\(authors == 1 ? "" : "s")"),
+            metadata: nil, thumbnail: items.first?.thumbnail, homepage: nil, items: items)
+        if let page = links.viewer?(target) {
+            manifest.homepage = [Homepage(id: page, label: .en("\(label) in the TweetCache viewer"))]
+        }
+        return manifest
+    }
+
+    private func firstThumbnail(_ tweets: [ManifestTweet]) -> [ImageResource]? {
+        for tweet in tweets {
+            for media in tweet.media {
+                if let sha = media.sha256, Self.servable(media), let thumbnail = thumbnail(sha, media) { return thumbnail }
+            }
+        }
+        return nil
+    }
+
+    private func canvases(of tweets: [ManifestTweet], in manifestID: String) -> [Canvas] {
+        let base = manifestID.hasSuffix("/manifest.json") ? String(manifestID.dropLast("/manifest.json".count)) : manifestID
+        var result: [Canvas] = []
+        for tweet in tweets {
+            let photos = tweet.media.filter(Self.servable)
+            for (index, media) in photos.enumerated() {
+                guard let sha = media.sha256, let width = media.width, let height = media.height else { continue }
+                let canvas = "\(base)/canvas/\(PresentationTarget.segment(tweet.id))/\(index + 1)"
+                let format = media.contentType == "image/png" ? "png" : "jpg"
+                let body = ImageResource(
+                    id: "\(links.imageService)/\(sha)/full/max/0/default.\(format)",
+                    format: format == "png" ? "image/png" : "image/jpeg", width: width, height: height,
+                    service: [ImageService(id: "\(links.imageService)/\(sha)", profile: links.imageServiceProfile)])
+                let page = Self.postURL(tweet)
+                var text = tweet.text.replacingOccurrences(of: "\n", with: " ")
+                if text.count > 140 { text = String(text.prefix(139)) + "…" }
+                let label = photos.count > 1 ? "\(text) (\(index + 1)/\(photos.count))" : text
+                var metadata = [MetadataEntry(label: .en("Author"), value: .none("\(tweet.author.name) (@\(tweet.author.screenName))"))]
+                if let date = tweet.createdAt { metadata.append(MetadataEntry(label: .en("Date"), value: .none(Self.iso(date)))) }
+                if let page { metadata.append(MetadataEntry(label: .en("Post"), value: .none(page))) }
+                if let alt = media.altText, !alt.isEmpty { metadata.append(MetadataEntry(label: .en("Description"), value: .none(alt))) }
+                result.append(Canvas(
+                    id: canvas, label: .none(label.isEmpty ? "@\(tweet.author.screenName)" : label),
+                    width: width, height: height, metadata: metadata, thumbnail: thumbnail(sha, media),
+                    homepage: page.map { [Homepage(id: $0, label: .en("The post by @\(tweet.author.screenName)"))] },
+                    items: [AnnotationPage(id: "\(canvas)/page", items: [
+                        PaintingAnnotation(id: "\(canvas)/page/image", body: body, target: canvas),
+                    ])]))
+            }
+        }
+        return result
+    }
+
+    private func thumbnail(_ sha: String, _ media: ManifestTweet.Media) -> [ImageResource]? {
+        guard let thumb = media.thumbnails?.min(by: { $0.size < $1.size }) else { return nil }
+        return [ImageResource(id: links.thumbnail(sha, thumb), format: thumb.path.hasSuffix(".png") ? "image/png" : "image/jpeg",
+                              width: thumb.width, height: thumb.height)]
+    }
+
+    /// A cached JPEG or PNG of known size: what the Image API service can serve.
+    public static func servable(_ media: ManifestTweet.Media) -> Bool {
+        guard let sha = media.sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              let width = media.width, let height = media.height, width > 0, height > 0 else { return false }
+        return media.contentType == "image/jpeg" || media.contentType == "image/png"
+    }
+
+    /// The post's page on its network: X by handle and id; Mastodon and Bluesky as the
+    /// API gave it, when it is an http(s) URL.
+    static func postURL(_ tweet: ManifestTweet) -> String? {
+        switch tweet.network ?? "x" {
+        case "x":
+            let handle = tweet.author.screenName
+            guard PresentationTarget.isPlain(handle), tweet.id.utf8.allSatisfy({ (48...57).contains($0) }), !tweet.id.isEmpty else { return nil }
+            return "https://x.com/\(handle)/status/\(tweet.id)"
+        default:
+            guard let text = tweet.url, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                  url.host != nil else { return nil }
+            return text
+        }
+    }
+
+    static func fileLabel(_ source: Manifest.Source) -> String {
+        let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
+        return source.query.map { "\(name): \($0)" } ?? name
+    }
+
+    /// `manifests/<stamp>.json` → `<stamp>`.
+    public static func stamp(of path: String) -> String {
+        var name = path.split(separator: "/").last.map(String.init) ?? path
+        if name.hasSuffix(".json") { name.removeLast(5) }
+        return name
+    }
+
+    static func iso(_ date: Date) -> String {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime]
+        return format.string(from: date)
+    }
+}

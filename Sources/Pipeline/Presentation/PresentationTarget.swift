@@ -1,0 +1,87 @@
+import Foundation
+
+/// Which IIIF Presentation document is asked for, and where it lives under the
+/// presentation base (`/iiif/presentation` on the server, the folder an export
+/// writes): the one place that turns searches, tags, users and runs into path
+/// segments and back.
+public enum PresentationTarget: Sendable, Hashable {
+    /// `collection.json`: every search, and every run with its result files.
+    case collection
+    /// `search/<id>/manifest.json`: the photos of the tweets a search found.
+    case search(String)
+    /// `hashtag/<id>/manifest.json`: the photos of tweets with that hashtag.
+    case hashtag(String)
+    /// `user/<id>/manifest.json`: the photos of tweets by that user.
+    case user(String)
+    /// `run/<stamp>/collection.json`: one run (`manifests/<stamp>.json`), a Manifest per result file.
+    case run(String)
+    /// `run/<stamp>/<n>/manifest.json`: the photos of the run's n-th result file.
+    case runFile(String, Int)
+
+    /// The path below the presentation base.
+    public var path: String {
+        switch self {
+        case .collection: "collection.json"
+        case let .search(query): "search/\(Self.segment(query))/manifest.json"
+        case let .hashtag(tag): "hashtag/\(Self.segment(tag))/manifest.json"
+        case let .user(name): "user/\(Self.segment(name))/manifest.json"
+        case let .run(stamp): "run/\(Self.segment(stamp))/collection.json"
+        case let .runFile(stamp, index): "run/\(Self.segment(stamp))/\(index)/manifest.json"
+        }
+    }
+
+    /// Parses the segments after the presentation base (already split on `/` and
+    /// percent-decoded); nil when they name no document.
+    public static func parse(_ segments: [String]) -> PresentationTarget? {
+        switch segments.count {
+        case 1 where segments[0] == "collection.json":
+            return .collection
+        case 3 where segments[2] == "manifest.json":
+            guard let id = text(segments[1]) else { return nil }
+            switch segments[0] {
+            case "search": return .search(id)
+            case "hashtag": return .hashtag(id)
+            case "user": return .user(id)
+            default: return nil
+            }
+        case 3 where segments[0] == "run" && segments[2] == "collection.json":
+            return text(segments[1]).map { .run($0) }
+        case 4 where segments[0] == "run" && segments[3] == "manifest.json":
+            guard let stamp = text(segments[1]), let index = Int(segments[2]), index >= 0, index < 100_000,
+                  String(index) == segments[2] else { return nil }
+            return .runFile(stamp, index)
+        default:
+            return nil
+        }
+    }
+
+    /// Plain names (letters, digits, `_ . @ -`, not starting with `.`) stay readable;
+    /// anything else, a search with spaces or `/` or a hashtag in another script, is
+    /// `~` and base64url of its UTF-8. A segment is then always safe as a file name
+    /// of a static export, and needs no percent-decoding.
+    public static func segment(_ text: String) -> String {
+        if isPlain(text) { return text }
+        return "~" + Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func text(_ segment: String) -> String? {
+        guard !segment.isEmpty, segment.utf8.count <= 1024 else { return nil }
+        if segment.hasPrefix("~") {
+            var base64 = String(segment.dropFirst()).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+            guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+                  !text.isEmpty, !isPlain(text) else { return nil }
+            return text
+        }
+        return isPlain(segment) ? segment : nil
+    }
+
+    public static func isPlain(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 200 && !text.hasPrefix(".") && text.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "-")
+        }
+    }
+}
