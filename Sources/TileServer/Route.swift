@@ -13,6 +13,8 @@ package enum Route: Sendable, Equatable {
     case viewerAsset(String)
     case apiTweets
     case apiHistory
+    /// `GET`: the live search's status (a long poll with `?after=`); `POST`: start one.
+    case apiSearch
     case dziDescriptor(BlobHash)
     /// The format is the extension asked for; the responder answers only the one
     /// the image's descriptor names.
@@ -33,7 +35,7 @@ package enum Route: Sendable, Equatable {
     var metricLabel: String {
         switch self {
         case .viewerIndex, .viewerZoom, .viewerAsset: "viewer"
-        case .apiTweets, .apiHistory: "api"
+        case .apiTweets, .apiHistory, .apiSearch: "api"
         case .dziDescriptor: "dzi"
         case .dziTile: "dzi_tile"
         case .iiifBase, .iiifInfo: "iiif_info"
@@ -91,6 +93,7 @@ extension Route {
             switch segments {
             case ["api", "tweets"]: return .apiTweets
             case ["api", "history"]: return .apiHistory
+            case ["api", "search"]: return .apiSearch
             default: throw .notFound
             }
         case "healthz":

@@ -51,7 +51,7 @@ extension TileResponder {
             default: "x"
             }
             return .init(query: entry.query, network: network, at: entry.at, tweets: entry.tweets)
-        }, liveSearch: false)
+        }, liveSearch: liveSearches != nil)
         return try Self.json(feed)
     }
 
@@ -106,7 +106,7 @@ extension TileResponder {
 
 /// What `/api/tweets` returns; tweets are the manifest's own objects.
 /// What `/api/history` answers. `liveSearch` says whether the server can run a search
-/// itself (it cannot yet: the page filters the cached tweets instead).
+/// itself (it was started with a token); without, the page filters the cached tweets.
 struct HistoryFeed: Encodable {
     var searches: [Search]
     var liveSearch: Bool

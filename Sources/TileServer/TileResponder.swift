@@ -31,6 +31,8 @@ struct TileResponder: HTTPResponder {
     let metrics: ServerMetrics
     let renders = SingleFlight<String, Reply>()
     let catalog: CatalogCache
+    /// Searches the page starts; nil when `serve` has no token (the page filters instead).
+    let liveSearches: LiveSearches?
     /// The port actually bound, for IIIF ids when no public URL is configured.
     let boundPort: @Sendable () -> Int
 
@@ -54,6 +56,22 @@ struct TileResponder: HTTPResponder {
             } catch {
                 context.logger.error("request failed: \(request.uri.path): \(error)")
                 reply = Self.error(.init(status: 500, message: "internal error"))
+            }
+        case .post:
+            do {
+                let route = try Route.parse(path: request.uri.path)
+                label = route.metricLabel
+                guard route == .apiSearch else {
+                    var refused = Self.error(.init(status: 405, message: "only GET and HEAD"))
+                    refused.headers[.allow] = "GET, HEAD, OPTIONS"
+                    reply = refused
+                    break
+                }
+                reply = try await startSearch(request)
+            } catch let failure as HTTPFailure {
+                reply = Self.error(failure)
+            } catch {
+                reply = Self.error(.badRequest("bad request"))
             }
         case .options:
             var preflight = Reply(text: "", contentType: "text/plain; charset=utf-8")
@@ -119,6 +137,8 @@ struct TileResponder: HTTPResponder {
             return try await offload { try apiTweets(request) }
         case .apiHistory:
             return try await offload { try apiHistory() }
+        case .apiSearch:
+            return try await searchStatus(request)
         case let .dziDescriptor(hash):
             return try deepZoomDescriptor(hash)
         case let .dziTile(hash, level, column, row, format):

@@ -22,15 +22,18 @@ public final class TileServer: Sendable {
     private let task: Task<Void, any Error>
     /// The background pack builds, for tests that wait for them.
     let lazyPacks: LazyPacks
+    /// The page's live searches, for tests that wait for one to end.
+    let liveSearches: LiveSearches?
 
     /// `http://host:port` as bound.
     public var baseURL: String { "http://\(configuration.host):\(port)" }
 
     private init(
         port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>,
-        lazyPacks: LazyPacks
+        lazyPacks: LazyPacks, liveSearches: LiveSearches?
     ) {
         self.lazyPacks = lazyPacks
+        self.liveSearches = liveSearches
         self.port = port
         self.configuration = configuration
         self.group = group
@@ -60,7 +63,8 @@ public final class TileServer: Sendable {
             throw TileServerError.bindFailed("\(configuration.host):\(configuration.port)")
         }
         made.boundPort.port = bound
-        return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: made.lazyPacks)
+        return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: made.lazyPacks,
+                          liveSearches: made.liveSearches)
     }
 
     /// The server's application, not yet running: the responder with every route,
@@ -70,7 +74,7 @@ public final class TileServer: Sendable {
     static func application(
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort) {
+    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
         let files = try CacheFiles(root: configuration.cacheRoot)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = SharedPort(configuration.port)
@@ -81,6 +85,7 @@ public final class TileServer: Sendable {
         // A cache the server cannot write is served all the same, with tiles cut on request.
         let store = configuration.buildsPacks ? try? BlobStore(root: files.root) : nil
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
+        let liveSearches = configuration.liveSearch.map(LiveSearches.init)
         let responder = TileResponder(
             configuration: configuration,
             files: files,
@@ -92,6 +97,7 @@ public final class TileServer: Sendable {
             pool: pool,
             metrics: ServerMetrics(),
             catalog: CatalogCache(cacheRoot: files.root),
+            liveSearches: liveSearches,
             boundPort: { boundPort.port })
         let app = Application(
             responder: responder,
@@ -102,11 +108,12 @@ public final class TileServer: Sendable {
                                  serverName: TileServer.serverName),
             onServerRunning: onServerRunning,
             logger: logger)
-        return (app, lazyPacks, boundPort)
+        return (app, lazyPacks, boundPort, liveSearches)
     }
 
     /// Stops accepting connections and returns once open requests are answered.
     public func stop() async {
+        liveSearches?.cancel()
         await group.triggerGracefulShutdown()
         _ = await task.result
     }

@@ -39,6 +39,9 @@ public struct TileServerConfiguration: Sendable {
     /// Whether a tile cut on request starts building its image's pyramid pack
     /// in the background (off for a server that must not write to the cache).
     public var buildsPacks: Bool = true
+    /// Lets the page run live searches (with `serve`'s token); nil: the page filters
+    /// the cached tweets and says that live search needs a token.
+    public var liveSearch: LiveSearchConfiguration?
     /// Images decoded or tiles made at once.
     public var renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import LiveSearch
 import Logging
+import MediaFetch
+import Pipeline
 import TileServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -10,8 +13,16 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Endpoints: / (viewer), /view/<sha256> (zoom view), /dzi/<sha256>.dzi and its _files tiles, \
             /iiif/3/<sha256>/info.json and image requests, /thumb/<sha256>/<size>, /blob/<sha256>, \
-            /manifests/, /api/tweets, /healthz, /metrics. Tiles missing on disk are made on first \
-            request and kept. Ctrl-C stops after open requests finish.
+            /iiif/presentation/collection.json (IIIF Presentation 3: a Manifest per search, hashtag, \
+            user and run), /manifests/, /api/tweets, /api/history, /api/search, /healthz, /metrics. \
+            Tiles missing on disk are made on first request and kept. Ctrl-C stops after open \
+            requests finish.
+
+            With an X bearer token ($TWEETCACHE_BEARER_TOKEN or --token-file, as `search` takes \
+            it) the viewer runs live searches through the server: a hashtag or user clicked on \
+            the page is searched for (the client, paging and rate-limit waits of `search`), its \
+            pages saved and its media fetched into the cache. Without one the page filters the \
+            cached tweets and says so.
             """)
 
     @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
@@ -35,11 +46,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds before an unanswered request gets 503.")
     var timeout = 30
 
+    @Option(name: .long, help: ArgumentHelp("Read the X bearer token for the page's live searches from this file instead of $TWEETCACHE_BEARER_TOKEN.", valueName: "PATH"))
+    var tokenFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Live searches: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
+    var api: String = "v2"
+
+    @Option(name: .long, help: ArgumentHelp("Live searches: base URL of the API or a compatible server (default: X's).", valueName: "URL"))
+    var apiBase: String?
+
+    @Option(name: .long, help: "Live searches: results wanted per search.")
+    var searchCount: Int = 100
+
+    @Option(name: .long, help: ArgumentHelp("Live searches: longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
+    var maxWait: String = "15m"
+
+    @Option(name: .long, help: ArgumentHelp("Live searches: fetch a host's media from another origin, HOST=URL (repeatable).", valueName: "HOST=URL"))
+    var mirror: [String] = []
+
     func validate() throws {
         guard (1...65535).contains(port) || port == 0 else { throw ValidationError("--port must be 0-65535") }
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be 16-4096") }
         guard maxSize >= 1 else { throw ValidationError("--max-size must be positive") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1") }
+        guard SearchAPI(argument: api) != nil else { throw ValidationError("--api must be v2 or v1.1, not '\(api)'") }
+        guard (1...100_000).contains(searchCount) else { throw ValidationError("--search-count must be between 1 and 100000") }
+        guard DurationText.parse(maxWait) != nil else { throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)") }
+        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
     }
 
     func run() async throws {
@@ -55,7 +88,27 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxHeight = maxSize
         configuration.maxArea = maxSize * maxSize
         configuration.requestTimeout = .seconds(timeout)
+        configuration.liveSearch = try liveSearch(root)
         try await Self.serve(configuration)
+    }
+
+    /// The page's live searches, when there is a token; a token file that cannot be
+    /// read is an error (the user asked for it), no token at all is not.
+    func liveSearch(_ root: URL) throws -> LiveSearchConfiguration? {
+        let environment = ProcessInfo.processInfo.environment
+        guard tokenFile != nil || !(environment[BearerToken.environmentVariable] ?? "").isEmpty else { return nil }
+        let token: BearerToken
+        do { token = try BearerToken.resolve(tokenFile: tokenFile, environment: environment) } catch {
+            throw CleanExit.message("serve: \(error.description)", code: 2)
+        }
+        var search = SearchOptions(cacheRoot: root)
+        search.api = SearchAPI(argument: api) ?? .v2
+        search.baseURL = apiBase
+        search.count = searchCount
+        search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)
+        var fetch = FetchConfiguration()
+        fetch.mirrors = try MirrorMap(specs: mirror)
+        return LiveSearchConfiguration(token: token, search: search, pipeline: PipelineOptions(cacheRoot: root, fetch: fetch))
     }
 
     /// Runs until SIGINT or SIGTERM, then stops gracefully.

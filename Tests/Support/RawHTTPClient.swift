@@ -24,14 +24,16 @@ public enum RawHTTPClient {
     /// Sends `method target` with `headers` to 127.0.0.1:`port` and reads the
     /// whole response (the request asks the server to close the connection).
     public static func send(
-        _ method: String = "GET", _ target: String, port: Int, headers: [String: String] = [:], timeout: Double = 60
+        _ method: String = "GET", _ target: String, port: Int, headers: [String: String] = [:], body: [UInt8] = [],
+        timeout: Double = 60
     ) throws -> Response {
         let fd = try connectLoopback(port: port, timeout: timeout)
         defer { close(fd) }
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { request += "Content-Length: \(body.count)\r\n" }
         request += "\r\n"
-        try sendAll(fd, Array(request.utf8))
+        try sendAll(fd, Array(request.utf8) + body)
         var received: [UInt8] = []
         while let chunk = try receive(fd) { received += chunk }
         return try parse(received, method: method)

@@ -114,10 +114,10 @@ struct ServerFixture: Sendable {
 
 /// One request on a connection of its own (`Connection: close`).
 func fetch(
-    _ server: TileServer, _ target: String, method: String = "GET", headers: [String: String] = [:]
+    _ server: TileServer, _ target: String, method: String = "GET", headers: [String: String] = [:], body: [UInt8] = []
 ) async throws -> RawHTTPClient.Response {
     let port = server.port
-    return try await onOwnThread { try RawHTTPClient.send(method, target, port: port, headers: headers) }
+    return try await onOwnThread { try RawHTTPClient.send(method, target, port: port, headers: headers, body: body) }
 }
 
 /// The sum of the `/metrics` samples whose line starts with `prefix` (a name, or a

@@ -179,6 +179,37 @@ import TestSupport
         #expect(small.contains("tweet number 299") && !small.contains("tweet number 0<"))
     }
 
+    @Test func withoutATokenAHashtagFiltersTheCachedTweetsAndThePageSaysSoOnce() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        // What a click on @eve does: the URL gains the filter and the list loads again.
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?user=eve&live=1"])
+        #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 1 && dom.contains("@eve"))
+        #expect(dom.components(separatedBy: "Live search needs a token").count == 2, "said once")
+        #expect(dom.contains("id=\"search-status\"") && !dom.contains("data-state="), "no search was started")
+    }
+
+    @Test func aLiveSearchFromThePageShowsItsProgressThenItsResults() async throws {
+        // The fake X API answers the first request with 429; the search waits it out
+        // on a virtual clock, saves its pages, caches the media, and the list shows them.
+        let (fake, clock) = try LiveSearchEndpointTests.fake(faults: [1: .tooManyRequests(resetIn: 60)])
+        let (server, cache) = try await LiveSearchEndpointTests.server(fake, clock: clock, count: 30)
+        defer {
+            Task { await server.stop() }
+            try? FileManager.default.removeItem(at: cache)
+        }
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?tag=ucd&live=1"])
+        let status = try #require(dom.range(of: "id=\"search-status\"").map { String(dom[$0.lowerBound...].prefix(400)) })
+        #expect(status.contains("data-state=\"done\"") && status.contains("#ucd: 30 results"), "\(status)")
+        #expect(status.contains("after 1 rate-limit wait"))
+        #expect(dom.contains("30 tweets"), "the list loaded again with the search's tweets")
+        #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 30)
+        #expect(!dom.contains("Live search needs a token"))
+        #expect(fake.tooManyRequestsServed == 1)
+        #expect(try SearchHistory(cacheRoot: cache).entries().first?.query == "#ucd")
+    }
+
     // MARK: - Helpers
 
     /// A clock that stands still: `now` is fixed and a sleep lasts until it is

@@ -76,6 +76,8 @@
       ev.preventDefault();
       history.pushState(null, '', a.href);
       load();
+      // With a token on the server, a hashtag or user is also searched for live.
+      if (live && (change.tag || change.user)) startLive(change.tag ? '#' + change.tag : '@' + change.user);
     });
     return a;
   }
@@ -331,8 +333,8 @@
   let data = null, loadSeq = 0, historyShown = false;
 
   // The last 100 searches, newest first (the file `tweetcache history` shows). Each runs
-  // again on the cached tweets: a #tag or @user as that filter, other text as the
-  // search box. The server cannot search live yet, which the page says once.
+  // again: live when the server has a token, else on the cached tweets (a #tag or
+  // @user as that filter, other text as the search box), which the page says once.
   function historyHref(query) {
     const q = str(query).trim();
     const user = /^@([A-Za-z0-9_.@-]+)$/.exec(q) || /^from:([A-Za-z0-9_.-]+)$/.exec(q);
@@ -355,6 +357,13 @@
       const li = el('li');
       const a = el('a', 'history-query', str(s.query));
       a.href = historyHref(s.query);
+      a.addEventListener('click', (ev) => {
+        if (!live || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+        ev.preventDefault();
+        history.pushState(null, '', a.href);
+        load();
+        startLive(str(s.query));
+      });
       const at = Date.parse(str(s.at));
       const when = el('small', null, (s.network && s.network !== 'x' && s.network !== 'files' ? s.network + ' · ' : '')
         + (Number.isFinite(at) ? relativeTime(nowMs, at) : ''));
@@ -363,10 +372,114 @@
       return li;
     });
     $('history').replaceChildren(...items);
-    if (items.length && feed.liveSearch !== true) {
-      const note = $('history-note');
-      note.textContent = 'Live search needs a token (tweetcache search); these run again on the cached tweets.';
-      note.hidden = false;
+    historyCount = items.length;
+    renderNote();
+  }
+
+  // Said once, plainly, when a search or filter ran on the cached tweets only.
+  let historyCount = 0;
+  function renderNote() {
+    const p = params(), note = $('history-note');
+    note.hidden = live || !(historyCount || p.get('tag') || p.get('user') || p.get('q'));
+    note.textContent = note.hidden ? '' : 'Live search needs a token (start tweetcache serve with $TWEETCACHE_BEARER_TOKEN '
+      + 'or --token-file); searches here filter the cached tweets.';
+  }
+
+  // Live search: POST /api/search starts it on the server (the same client as
+  // `tweetcache search`), then GET /api/search?after=N answers each change as it
+  // happens (a long poll, so the page follows without a timer); when its media are
+  // cached the list loads again and shows them.
+  let live = false, searchVersion = 0, following = false, ownSearch = null;
+
+  function searchText(s) {
+    const n = (v) => (Number.isInteger(v) ? v : 0);
+    const q = str(s.query);
+    switch (s.state) {
+      case 'searching': return `Searching ${q}… ${noun(n(s.pages), 'page')}, ${noun(n(s.tweets), 'result')}`;
+      case 'waiting': {
+        const until = Date.parse(str(s.wait_until));
+        return `Rate limited: waiting${Number.isFinite(until) ? ' until ' + new Date(until).toLocaleTimeString() : ''} (${noun(n(s.tweets), 'result')} so far)`;
+      }
+      case 'fetching': return `Caching the media of ${noun(n(s.tweets), 'result')} for ${q}: ${n(s.fetch_done)} of ${n(s.fetch_total)}`;
+      case 'done': return `${q}: ${noun(n(s.tweets), 'result')} from ${noun(n(s.pages), 'page')}, media cached`
+        + (n(s.waits) ? `, after ${noun(n(s.waits), 'rate-limit wait')}` : '')
+        + (n(s.fetch_failed) ? ` (${n(s.fetch_failed)} failed)` : '') + (str(s.message) ? ` — ${str(s.message)}` : '') + '.';
+      case 'failed': return `Search for ${q} failed: ${str(s.message) || 'unknown error'}`;
+      default: return '';
+    }
+  }
+
+  function showSearch(s) {
+    const box = $('search-status');
+    if (!s) { box.hidden = true; return; }
+    box.textContent = searchText(s);
+    box.dataset.state = str(s.state);
+    box.hidden = false;
+  }
+
+  async function follow() {
+    if (following) return;
+    following = true;
+    try {
+      for (;;) {
+        const res = await fetch('/api/search?after=' + searchVersion, { headers: { Accept: 'application/json' } });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        const feed = obj(await res.json());
+        if (Number.isInteger(feed.version)) searchVersion = feed.version;
+        const s = obj(feed.search);
+        showSearch(feed.search ? s : null);
+        if (s.state === 'done' || s.state === 'failed' || !feed.search) {
+          if (s.state === 'done' && s.id === ownSearch) { ownSearch = null; historyShown = false; load(); }
+          break;
+        }
+      }
+    } catch (err) {
+      $('search-status').textContent = `Lost the search's progress: ${err && err.message ? err.message : err}`;
+    } finally {
+      following = false;
+    }
+  }
+
+  async function startLive(query) {
+    const q = str(query).trim();
+    if (!live || !q) return;
+    try {
+      const res = await fetch('/api/search', {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ query: q }),
+      });
+      if (res.status === 409 || !res.ok) {
+        const why = (await res.text()).trim();
+        showSearch({ state: 'failed', query: q, message: why || `HTTP ${res.status}` });
+        return;
+      }
+      const feed = obj(await res.json());
+      ownSearch = obj(feed.search).id;
+      if (Number.isInteger(feed.version)) searchVersion = feed.version;
+      showSearch(obj(feed.search));
+      follow();
+    } catch (err) {
+      showSearch({ state: 'failed', query: q, message: err && err.message ? err.message : String(err) });
+    }
+  }
+
+  async function initLive() {
+    try {
+      const res = await fetch('/api/search', { headers: { Accept: 'application/json' } });
+      const feed = obj(res.ok ? await res.json() : null);
+      live = feed.available === true;
+      if (Number.isInteger(feed.version)) searchVersion = feed.version;
+      const s = obj(feed.search);
+      if (feed.search && (s.state !== 'done' && s.state !== 'failed')) { showSearch(s); follow(); }
+    } catch (err) { live = false; }
+    renderNote();
+    // A link may ask for the search itself: /?tag=x&live=1 (once: the flag leaves the URL).
+    const p = params();
+    if (p.get('live') === '1') {
+      p.delete('live');
+      history.replaceState(null, '', '/' + (p.toString() ? '?' + p : '') + location.hash);
+      const query = p.get('tag') ? '#' + p.get('tag') : p.get('user') ? '@' + p.get('user') : p.get('q');
+      if (query) startLive(query);
     }
   }
 
@@ -458,6 +571,7 @@
 
   function renderFilterBar() {
     const p = params(), tag = p.get('tag'), user = p.get('user');
+    renderNote();
     $('filterbar').hidden = !tag && !user;
     const f = $('filters');
     f.replaceChildren();
@@ -513,6 +627,9 @@
     cameFromList = location.hash.startsWith('#/tweet/') && !new URL(event.oldURL).hash;
     route();
   });
+  $('q').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && live) startLive($('q').value);
+  });
   window.__list = { relativeTime, segments };
-  load();
+  initLive().then(load);
 })();
