@@ -608,7 +608,20 @@
     renderList();
     route();
     loadHistory();
-    document.body.dataset.ready = '1';
+    if (document.body.dataset.ready !== '1') {
+      document.body.dataset.ready = '1';
+      // ?debug: when the first page of tweets was painted (bench/viewer-first-paint.sh).
+      if (params().has('debug')) {
+        requestAnimationFrame(() => setTimeout(() => {
+          const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+          document.body.dataset.paint = JSON.stringify({
+            firstContentfulPaintMs: fcp ? Math.round(fcp.startTime) : null,
+            listPaintedMs: Math.round(performance.now()),
+            tweetsShown: document.querySelectorAll('#tweets > .tweet').length,
+          });
+        }, 0));
+      }
+    }
   }
 
   $('clear').addEventListener('click', () => { history.pushState(null, '', '/'); load(); });
