@@ -98,6 +98,11 @@ let package = Package(
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
+        // S3-compatible object storage: requests signed by libcurl (SigV4), listings read by XMLParser.
+        .target(
+            name: "ObjectStore",
+            dependencies: ["MediaFetch", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(
             name: "tweetcache",
             dependencies: [

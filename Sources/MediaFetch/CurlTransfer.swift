@@ -21,10 +21,9 @@ struct CurlOutcome: Sendable {
 enum TransferMode {
     /// Media: only a 2xx body of the expected kind is accepted, and refused bodies stop at once.
     case media(ExpectedContent)
-    /// An API call: whatever status and body the server sends is the answer, and
-    /// these request headers are sent with it.
-    /// An API call; with a `body`, a POST of those bytes.
-    case api(headers: [String: String], body: [UInt8]? = nil)
+    /// An API call: whatever status and body the server sends is the answer. The
+    /// request's headers are sent with it; with a body and no method, a POST.
+    case api(HTTPRequest)
 }
 
 /// One attempt at one URL: a libcurl easy handle plus the state its callbacks update.
@@ -40,6 +39,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let isAPI: Bool
     private let requestHeaders: [String: String]
     private let requestBody: [UInt8]?
+    private let requestMethod: String?
+    private let signing: AWSSignature?
     private let maxBytes: Int
     private let maxRedirects: Int
     private let counter: ByteCounter?
@@ -76,8 +77,13 @@ final class CurlTransfer: @unchecked Sendable {
             self.isAPI = false
             self.requestHeaders = [:]
             self.requestBody = nil
-        case let .api(headers, body):
-            self.requestBody = body
+            self.requestMethod = nil
+            self.signing = nil
+        case let .api(request):
+            let headers = request.headers
+            self.requestBody = request.body
+            self.requestMethod = request.method
+            self.signing = request.signing
             // The fetcher refuses invalid headers before this point; dropping them here
             // too means a line break can never smuggle a header (or a request) onto the wire.
             self.expected = .any
@@ -139,10 +145,29 @@ final class CurlTransfer: @unchecked Sendable {
         tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         if isAPI {
-            // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
-            tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-            if !requestHeaders.keys.contains(where: { $0.lowercased() == "accept" }) {
-                headers = curl_slist_append(nil, "Accept: application/json")
+            if let signing {
+                // libcurl signs (SigV4) over the headers as sent; the store checks the body
+                // against the x-amz-content-sha256 the caller gives.
+                tc_easy_setopt_string(easy, CURLOPT_AWS_SIGV4, signing.provider)
+                tc_easy_setopt_string(easy, CURLOPT_USERNAME, signing.accessKeyID)
+                tc_easy_setopt_string(easy, CURLOPT_PASSWORD, signing.secretAccessKey)
+                tc_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+                if let token = signing.sessionToken, Self.invalidHeaderProblem(name: "x-amz-security-token", value: token) == nil {
+                    headers = curl_slist_append(headers, "x-amz-security-token: \(token)")
+                }
+                // Bodies up to the part size are sent at once, not after a 100-continue round trip.
+                headers = curl_slist_append(headers, "Expect:")
+            } else {
+                // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
+                tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+                if !requestHeaders.keys.contains(where: { $0.lowercased() == "accept" }) {
+                    headers = curl_slist_append(headers, "Accept: application/json")
+                }
+            }
+            switch requestMethod?.uppercased() {
+            case "HEAD"?: tc_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+            case nil, "GET"?, "POST"?: break
+            case let other?: tc_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, other)
             }
             for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
                 headers = curl_slist_append(headers, "\(name): \(value)")

@@ -12,6 +12,9 @@ extension HTTPFetcher {
     /// headers is logged.
     public func perform(_ request: HTTPRequest) async -> Result<HTTPResponse, FetchFailure> {
         if let problem = Self.validate(request.url) { return .failure(problem) }
+        if let method = request.method, !["GET", "HEAD", "POST", "PUT", "DELETE"].contains(method.uppercased()) {
+            return .failure(.transport(code: -1, message: "method \(method) is not one this client sends"))
+        }
         for (name, value) in request.headers {
             if let problem = CurlTransfer.invalidHeaderProblem(name: name, value: value) {
                 return .failure(.transport(code: -1, message: problem))
@@ -25,7 +28,7 @@ extension HTTPFetcher {
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(
-                url: request.url, mode: .api(headers: request.headers, body: request.body), configuration: limits
+                url: request.url, mode: .api(request), configuration: limits
             ) {
                 try body.value.write($0)
             }

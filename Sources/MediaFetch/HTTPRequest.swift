@@ -15,21 +15,34 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
     /// With a body the call is a POST of these bytes (say their type in `headers`); a
     /// body may hold credentials (a sign-in), so it is never shown either.
     public var body: [UInt8]?
+    /// Another method than GET (or POST, with a body): `PUT` (with the body),
+    /// `HEAD` (no body is read), `DELETE`. Object stores need them.
+    public var method: String?
+    /// Signed by libcurl with these credentials (AWS SigV4). A signed request follows
+    /// no redirect (a signature is for one host) and asks for no compression (ranges
+    /// are of the stored bytes).
+    public var signing: AWSSignature?
 
-    public init(url: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20) {
+    public init(url: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20,
+                method: String? = nil, signing: AWSSignature? = nil) {
         self.url = url
         self.headers = headers
         self.body = body
         self.maxBytes = maxBytes
+        self.method = method
+        self.signing = signing
     }
+
+    /// What is sent: the method given, else POST with a body and GET without.
+    public var effectiveMethod: String { method ?? (body == nil ? "GET" : "POST") }
 
     public var description: String {
         let names = headers.keys.sorted().joined(separator: ", ")
-        return (body == nil ? "GET " : "POST ") + url + (names.isEmpty ? "" : " (headers: \(names))")
+        return effectiveMethod + " " + url + (names.isEmpty ? "" : " (headers: \(names))") + (signing == nil ? "" : " (signed)")
     }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["url": url, "headerNames": headers.keys.sorted(), "maxBytes": maxBytes,
-                                "bodyBytes": body?.count ?? 0])
+        Mirror(self, children: ["method": effectiveMethod, "url": url, "headerNames": headers.keys.sorted(),
+                                "maxBytes": maxBytes, "bodyBytes": body?.count ?? 0, "signed": signing != nil])
     }
 }

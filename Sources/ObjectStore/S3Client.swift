@@ -1,0 +1,260 @@
+import Crypto
+import Foundation
+import MediaFetch
+
+/// Talks to one bucket of an S3-compatible store: every request is signed by
+/// libcurl (`CURLOPT_AWS_SIGV4`) and carries the SHA-256 of its body in
+/// `x-amz-content-sha256`, so the store itself refuses bytes that changed on the way.
+///
+/// Writes are idempotent without coordination: a PUT says `If-None-Match: *`, and a
+/// 412 means the key already holds (by content addressing) the same bytes. Large
+/// objects go up in parts (multipart upload), aborted on failure, so a process
+/// killed mid-upload leaves no visible object. Transient failures (no answer, 5xx,
+/// 429, SlowDown) are retried with backoff on the given clock; the rest are typed
+/// ``S3Error``s that say what to do.
+public final class S3Client: Sendable {
+    public let location: S3Location
+    public let settings: S3Settings
+    private let fetcher: HTTPFetcher
+    private let clock: any WallClock
+
+    public init(location: S3Location, settings: S3Settings, clock: any WallClock = SystemWallClock()) throws(S3Error) {
+        self.location = location
+        self.settings = settings
+        self.clock = clock
+        do { fetcher = try HTTPFetcher(configuration: settings.fetch) } catch {
+            throw .unreachable(endpoint: settings.endpointDescription, reason: "the HTTP client did not start: \(error)")
+        }
+    }
+
+    public func shutdown() { fetcher.shutdown() }
+
+    public enum PutResult: Sendable, Equatable {
+        /// This request stored the object.
+        case stored
+        /// The key was already there (412): with content-addressed keys, the same bytes.
+        case alreadyStored
+    }
+
+    static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    static func sha256(_ bytes: some Collection<UInt8>) -> String {
+        SHA256.hash(data: Array(bytes)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Stores `bytes` at `path` (below the location's prefix) unless something is there.
+    public func put(_ path: String, bytes: [UInt8], contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
+        let key = try checkedKey(path)
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key),
+            headers: ["x-amz-content-sha256": Self.sha256(bytes), "If-None-Match": "*", "Content-Type": contentType],
+            body: bytes, maxBytes: 1 << 20, method: "PUT"), key: key)
+        switch response.status {
+        case 412: return .alreadyStored
+        case 200..<300: return .stored
+        default: throw classify(response, key: key)
+        }
+    }
+
+    /// The object's bytes (or the `range` of them), or nil when there is no such key.
+    public func get(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(S3Error) -> [UInt8]? {
+        let key = try checkedKey(path)
+        var headers = ["x-amz-content-sha256": Self.emptySHA256]
+        if let range {
+            guard !range.isEmpty else { return [] }
+            headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+        }
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key), headers: headers, maxBytes: maxBytes), key: key)
+        switch response.status {
+        case 404: return nil
+        case 200, 206:
+            if let range, response.status == 200 {
+                // A store that ignores Range sends it all: cut the part asked for.
+                guard range.upperBound <= response.body.count else { return Array(response.body[range.lowerBound...]) }
+                return Array(response.body[range])
+            }
+            return response.body
+        default: throw classify(response, key: key)
+        }
+    }
+
+    /// The object's size, or nil when there is no such key.
+    public func size(_ path: String) async throws(S3Error) -> Int? {
+        let key = try checkedKey(path)
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
+            method: "HEAD"), key: key)
+        switch response.status {
+        case 404: return nil
+        case 200..<300: return response.header("content-length").flatMap { Int($0) } ?? 0
+        default: throw classify(response, key: key)
+        }
+    }
+
+    public func delete(_ path: String) async throws(S3Error) {
+        let key = try checkedKey(path)
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
+            method: "DELETE"), key: key)
+        guard response.isSuccess || response.status == 404 else { throw classify(response, key: key) }
+    }
+
+    /// Every object below `path` (a folder of the cache: `manifests/`), over as many
+    /// ListObjectsV2 pages as it takes; keys are returned as cache-relative paths.
+    public func list(_ path: String, pageSize: Int = 1000) async throws(S3Error) -> [S3Object] {
+        let prefix = location.key(path)
+        guard prefix.utf8.allSatisfy(S3Location.keyByte) else { throw .invalidLocation("bad prefix \(path)") }
+        var token: String?
+        var objects: [S3Object] = []
+        repeat {
+            var query = "list-type=2&max-keys=\(max(1, min(pageSize, 1000)))&prefix=\(Self.queryValue(prefix))"
+            if let token { query = "continuation-token=\(Self.queryValue(token))&" + query }
+            let response = try await send(HTTPRequest(
+                url: settings.url(bucket: location.bucket, query: query),
+                headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 64 << 20), key: nil)
+            guard response.isSuccess else { throw classify(response, key: nil) }
+            let page = try S3XML.listing(response.body)
+            objects += page.objects.compactMap { object in
+                location.path(ofKey: object.key).map { S3Object(key: $0, size: object.size, etag: object.etag) }
+            }
+            token = page.truncated ? page.nextToken : nil
+        } while token != nil
+        return objects
+    }
+
+    /// Creates the bucket (tests, and users setting up a store); one that exists and is ours is fine.
+    public func createBucket() async throws(S3Error) {
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket), headers: ["x-amz-content-sha256": Self.emptySHA256], method: "PUT"),
+            key: nil)
+        if response.isSuccess { return }
+        let error = classify(response, key: nil)
+        if case let .server(_, code, _) = error, code == "BucketAlreadyOwnedByYou" { return }
+        throw error
+    }
+
+    // MARK: - Multipart
+
+    /// Stores the file at `path` in parts of `partSize` bytes (S3's minimum is 5 MiB,
+    /// but for the last), unless the key exists. The object appears only when the
+    /// last step completes; on any failure the upload is aborted, and a process
+    /// killed before that leaves parts the store expires, never a visible object.
+    public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20,
+                        contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
+        let key = try checkedKey(path)
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: file) } catch {
+            throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+        }
+        defer { try? handle.close() }
+        let total = (try? handle.seekToEnd()).map(Int.init) ?? 0
+        try? handle.seek(toOffset: 0)
+        if total <= partSize {
+            let bytes = (try? handle.readToEnd()).map { [UInt8]($0) } ?? []
+            return try await put(path, bytes: bytes, contentType: contentType)
+        }
+        if try await size(path) != nil { return .alreadyStored }
+        let objectURL = settings.url(bucket: location.bucket, key: key)
+        let created = try await send(HTTPRequest(
+            url: objectURL + "?uploads=", headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType],
+            body: [], method: "POST"), key: key)
+        guard created.isSuccess else { throw classify(created, key: key) }
+        let uploadID = try S3XML.uploadID(created.body)
+        let upload = "uploadId=\(Self.queryValue(uploadID))"
+        do throws(S3Error) {
+            var parts: [(number: Int, etag: String)] = []
+            var number = 0
+            while true {
+                let data: Data
+                do { data = try handle.read(upToCount: partSize) ?? Data() } catch {
+                    throw S3Error.invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+                }
+                if data.isEmpty { break }
+                number += 1
+                let bytes = [UInt8](data)
+                let response = try await send(HTTPRequest(
+                    url: objectURL + "?partNumber=\(number)&\(upload)",
+                    headers: ["x-amz-content-sha256": Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: "PUT"),
+                    key: key)
+                guard response.isSuccess, let etag = response.header("etag") else { throw classify(response, key: key) }
+                parts.append((number, etag))
+            }
+            let xml = "<CompleteMultipartUpload>" + parts.map {
+                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
+            }.joined() + "</CompleteMultipartUpload>"
+            let body = Array(xml.utf8)
+            let completed = try await send(HTTPRequest(
+                url: objectURL + "?\(upload)",
+                headers: ["x-amz-content-sha256": Self.sha256(body), "Content-Type": "application/xml"],
+                body: body, method: "POST"), key: key)
+            // CompleteMultipartUpload can fail inside a 200: the error is in the body.
+            if !completed.isSuccess || S3XML.error(completed.body) != nil { throw classify(completed, key: key) }
+            return .stored
+        } catch {
+            _ = try? await send(HTTPRequest(
+                url: objectURL + "?\(upload)", headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"),
+                key: key)
+            throw error
+        }
+    }
+
+    // MARK: - Requests
+
+    private func checkedKey(_ path: String) throws(S3Error) -> String {
+        let key = location.key(path)
+        guard !path.isEmpty, key.utf8.count <= 1024, key.utf8.allSatisfy(S3Location.keyByte),
+              !key.split(separator: "/").contains(where: { $0 == "." || $0 == ".." })
+        else { throw .invalidLocation("'\(path)' is not a key TweetCache writes") }
+        return key
+    }
+
+    /// One request, retried while the failure is transient. 404 and 412 are answers
+    /// for the caller; everything else not 2xx is classified here.
+    private func send(_ request: HTTPRequest, key: String?) async throws(S3Error) -> HTTPResponse {
+        var request = request
+        request.signing = settings.signature
+        var attempt = 0
+        while true {
+            attempt += 1
+            let error: S3Error
+            switch await fetcher.perform(request) {
+            case let .failure(failure):
+                if case .cancelled = failure { throw .unreachable(endpoint: settings.endpointDescription, reason: "cancelled") }
+                error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
+            case let .success(response):
+                if response.isSuccess || response.status == 304 || response.status == 412 {
+                    return response
+                }
+                if response.status == 404, S3XML.error(response.body)?.code != "NoSuchBucket" { return response }
+                error = classify(response, key: key)
+            }
+            guard error.isTransient, attempt < settings.attempts, !Task.isCancelled else { throw error }
+            let exponent = min(attempt - 1, 10)
+            try? await clock.sleep(for: settings.backoffBase * (1 << exponent) * Double.random(in: 0.5...1.0))
+        }
+    }
+
+    private func classify(_ response: HTTPResponse, key: String?) -> S3Error {
+        let parsed = S3XML.error(response.body)
+        let code = parsed?.code ?? ""
+        let message = parsed?.message ?? ""
+        switch (response.status, code) {
+        case (_, "RequestTimeTooSkewed"): return .clockSkew(message)
+        case (_, "NoSuchBucket"): return .noSuchBucket(location.bucket)
+        case (_, "XAmzContentSHA256Mismatch"), (_, "BadDigest"): return .integrity(key: key ?? location.bucket)
+        case (403, _): return .accessDenied(bucket: location.bucket, code: code.isEmpty ? "403" : code)
+        default: return .server(status: response.status, code: code, message: message)
+        }
+    }
+
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,50 @@
+/// Why an object-store request failed, in terms a user can act on. Credentials
+/// never appear in these messages: only the names of the variables that hold them.
+public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A store URL or key that cannot be used.
+    case invalidLocation(String)
+    /// The environment lacks these variables.
+    case missingCredentials([String])
+    /// No answer from the endpoint after the retries.
+    case unreachable(endpoint: String, reason: String)
+    /// 403: the credentials may not do this to the bucket.
+    case accessDenied(bucket: String, code: String)
+    /// The bucket does not exist.
+    case noSuchBucket(String)
+    /// The store's clock and ours differ by more than it accepts.
+    case clockSkew(String)
+    /// The store computed another SHA-256 of the body than the one sent with it.
+    case integrity(key: String)
+    /// Any other error answer.
+    case server(status: Int, code: String, message: String)
+    /// An answer that does not parse (a listing that is not XML).
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidLocation(why): return why
+        case let .missingCredentials(names): return "object storage needs \(names.joined(separator: " and ")) in the environment"
+        case let .unreachable(endpoint, reason): return "the object store at \(endpoint) did not answer: \(reason)"
+        case let .accessDenied(bucket, code):
+            return "access to bucket \(bucket) denied (\(code)): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"
+                + " and AWS_SESSION_TOKEN, and the bucket's policy"
+        case let .noSuchBucket(bucket): return "bucket \(bucket) does not exist (create it first)"
+        case let .clockSkew(message):
+            return "RequestTimeTooSkewed: this machine's clock differs too much from the store's; set the time (\(message))"
+        case let .integrity(key): return "the store received other bytes than were sent for \(key) (SHA-256 mismatch)"
+        case let .server(status, code, message):
+            return "the object store answered \(status) \(code)" + (message.isEmpty ? "" : ": \(message)")
+        case let .malformed(why): return "the object store's answer could not be read: \(why)"
+        }
+    }
+
+    /// Worth another attempt: the store or the network may answer next time.
+    var isTransient: Bool {
+        switch self {
+        case .unreachable: return true
+        case let .server(status, code, _): return status >= 500 || status == 429 || code == "SlowDown"
+            || code == "ConditionalRequestConflict"
+        default: return false
+        }
+    }
+}

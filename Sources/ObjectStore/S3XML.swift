@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads the two XML documents S3 answers with that TweetCache needs, with
+/// Foundation's `XMLParser`: a ListObjectsV2 page, and an error's code and message.
+enum S3XML {
+    struct Listing: Sendable {
+        var objects: [S3Object] = []
+        var nextToken: String?
+        var truncated = false
+    }
+
+    static func listing(_ bytes: [UInt8]) throws(S3Error) -> Listing {
+        let reader = ElementReader()
+        try reader.parse(bytes)
+        var listing = Listing()
+        listing.truncated = reader.values["ListBucketResult/IsTruncated"]?.first == "true"
+        listing.nextToken = reader.values["ListBucketResult/NextContinuationToken"]?.first
+        listing.objects = reader.records.map { record in
+            S3Object(key: record["Key"] ?? "", size: Int(record["Size"] ?? "") ?? 0,
+                     etag: (record["ETag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        }.filter { !$0.key.isEmpty }
+        return listing
+    }
+
+    /// `<Error><Code>…</Code><Message>…</Message></Error>`; nil when the body is not one.
+    static func error(_ bytes: [UInt8]) -> (code: String, message: String)? {
+        let reader = ElementReader()
+        guard (try? reader.parse(bytes)) != nil, let code = reader.values["Error/Code"]?.first else { return nil }
+        return (code, reader.values["Error/Message"]?.first ?? "")
+    }
+
+    /// `<InitiateMultipartUploadResult><UploadId>`.
+    static func uploadID(_ bytes: [UInt8]) throws(S3Error) -> String {
+        let reader = ElementReader()
+        try reader.parse(bytes)
+        guard let id = reader.values["InitiateMultipartUploadResult/UploadId"]?.first, !id.isEmpty else {
+            throw .malformed("no UploadId in the answer to CreateMultipartUpload")
+        }
+        return id
+    }
+
+    /// Collects the text of every element by its path (`A/B/C`), and each
+    /// `ListBucketResult/Contents` element's children as one record.
+    private final class ElementReader: NSObject, XMLParserDelegate {
+        var values: [String: [String]] = [:]
+        var records: [[String: String]] = []
+        private var path: [String] = []
+        private var text = ""
+        private var record: [String: String]?
+
+        func parse(_ bytes: [UInt8]) throws(S3Error) {
+            guard bytes.count <= 64 << 20 else { throw .malformed("an XML answer over 64 MB") }
+            let parser = XMLParser(data: Data(bytes))
+            parser.shouldResolveExternalEntities = false
+            parser.delegate = self
+            guard parser.parse() else {
+                throw .malformed(parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML")
+            }
+        }
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            path.append(name)
+            text = ""
+            if path == ["ListBucketResult", "Contents"] { record = [:] }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            if path == ["ListBucketResult", "Contents"], let record {
+                records.append(record)
+                self.record = nil
+            } else if path.count == 3, path.prefix(2) == ["ListBucketResult", "Contents"] {
+                record?[name] = text
+            } else {
+                values[path.joined(separator: "/"), default: []].append(text)
+            }
+            path.removeLast()
+            text = ""
+        }
+    }
+}
+
+/// An object as a listing names it.
+public struct S3Object: Sendable, Equatable {
+    public var key: String
+    public var size: Int
+    public var etag: String
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# A throw-away S3 server for tests and benchmarks: Ceph's RADOS Gateway from
+# Debian's packages, as a one-machine cluster on 127.0.0.1 (one monitor, one OSD
+# keeping objects in memory, radosgw), everything under one folder.
+#
+#   scripts/rgw.sh start DIR [PORT]   prints the environment to use (also in DIR/env):
+#                                     AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+#                                     AWS_SECRET_ACCESS_KEY, AWS_REGION
+#   scripts/rgw.sh stop DIR           stops what `start DIR` started, removes DIR
+#
+# PORT defaults to a free one. Needs root and `apt-get install ceph ceph-mon ceph-osd
+# radosgw` (scripts/test.sh installs them). Ready in about 3 s.
+#
+# Settings that matter here (measured, ../shared/notes/object-storage.md): radosgw's
+# client must use `crc` mode with auth off (its default, `secure`, never connects);
+# beast needs tcp_nodelay (44 ms GETs without); lifecycle threads off (5 s exit);
+# the OSD is stopped before the monitor (5 s otherwise).
+set -euo pipefail
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+start() {
+    local dir=$1 port=${2:-$(free_port)}
+    local key=TWEETCACHETESTKEY001 secret=tweetcache-test-secret-0000000000000001
+    [ -z "$(ls -A "$dir" 2>/dev/null)" ] || { echo "rgw.sh: $dir is not empty" >&2; return 1; }
+    mkdir -p "$dir"/{mon,osd,rgw,log,run}
+    dir=$(cd "$dir" && pwd)
+    local conf=$dir/ceph.conf mon_port fsid
+    mon_port=$(free_port)
+    fsid=$(cat /proc/sys/kernel/random/uuid)
+    export CEPH_CONF=$conf
+    cat > "$conf" <<CONF
+[global]
+fsid = $fsid
+mon host = v2:127.0.0.1:$mon_port
+public addr = 127.0.0.1
+public network = 127.0.0.1/32
+ms bind msgr1 = false
+ms bind ipv6 = false
+auth cluster required = none
+auth service required = none
+auth client required = none
+run dir = $dir/run
+admin socket = $dir/run/\$name.asok
+log file = $dir/log/\$name.log
+log to stderr = false
+crash dir = $dir/crash
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg num = 8
+osd pool default pgp num = 8
+osd pool default pg autoscale mode = off
+mon allow pool size one = true
+mon warn on pool no redundancy = false
+mon max pg per osd = 1000
+osd crush chooseleaf type = 0
+paxos propose interval = 0.1
+[mon]
+mon data = $dir/mon
+[osd]
+osd data = $dir/osd
+osd objectstore = memstore
+memstore device bytes = ${RGW_MEMORY_BYTES:-8589934592}
+[client]
+ms mon client mode = crc
+rgw data = $dir/rgw
+rgw frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
+rgw thread pool size = 64
+rgw enable usage log = false
+rgw enable lc threads = false
+CONF
+    daemon() { # NAME COMMAND...: in the foreground (-f), detached; its pid kept for stop
+        local name=$1; shift
+        setsid "$@" -f >> "$dir/log/$name.out" 2>&1 < /dev/null &
+        echo $! > "$dir/run/$name.pid"
+    }
+    until_ok() { # WHAT COMMAND...
+        local what=$1; shift
+        for _ in $(seq 600); do "$@" > /dev/null 2>&1 && return 0; sleep 0.1; done
+        echo "rgw.sh: $what did not come up; see $dir/log" >&2
+        return 1
+    }
+    monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$mon_port]" "$dir/monmap" > /dev/null
+    ceph-mon --mkfs -i a --monmap "$dir/monmap" > "$dir/log/mkfs-mon.out" 2>&1
+    daemon 1-mon ceph-mon -i a
+    until_ok "the monitor" ceph --connect-timeout 5 mon stat
+    local uuid id
+    uuid=$(cat /proc/sys/kernel/random/uuid)
+    id=$(ceph osd new "$uuid")
+    ceph-osd -i "$id" --mkfs --osd-uuid "$uuid" > "$dir/log/mkfs-osd.out" 2>&1
+    daemon 2-osd ceph-osd -i "$id"
+    until_ok "the OSD" sh -c 'ceph osd stat | grep -q " 1 up"'
+    daemon 3-rgw radosgw -n client.rgw
+    until_ok "radosgw" curl -sf -o /dev/null "http://127.0.0.1:$port/"
+    radosgw-admin user create --uid=tweetcache --display-name=TweetCache \
+        --access-key="$key" --secret-key="$secret" > "$dir/log/user.json"
+    cat > "$dir/env" <<ENV
+AWS_ENDPOINT_URL=http://127.0.0.1:$port
+AWS_ACCESS_KEY_ID=$key
+AWS_SECRET_ACCESS_KEY=$secret
+AWS_REGION=us-east-1
+ENV
+    cat "$dir/env"
+}
+
+stop() {
+    local dir=$1
+    [ -f "$dir/ceph.conf" ] || { echo "rgw.sh: $dir was not made by rgw.sh start" >&2; return 1; }
+    # Newest first: radosgw, then the OSD, then the monitor.
+    for pidfile in $(ls -r "$dir"/run/*.pid 2>/dev/null); do
+        local pid
+        pid=$(cat "$pidfile")
+        grep -qF "$dir" "/proc/$pid/environ" 2>/dev/null || grep -qa ceph "/proc/$pid/cmdline" 2>/dev/null || continue
+        kill -TERM "$pid" 2>/dev/null || continue
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    rm -rf -- "$dir"
+}
+
+case "${1:-}" in
+    start) shift; start "$@" ;;
+    stop) shift; stop "$@" ;;
+    *) echo "usage: $0 start DIR [PORT] | stop DIR" >&2; exit 2 ;;
+esac
