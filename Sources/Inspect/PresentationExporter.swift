@@ -58,13 +58,9 @@ public struct PresentationExporter: Sendable {
         for target in builder.targets() {
             if let manifest = builder.manifest(target) { try write(.manifest(manifest), target) }
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         for info in snapshot.catalog.manifests {
             let stamp = PresentationBuilder.stamp(of: info.path)
-            guard let run = try? decoder.decode(Manifest.self, from: Data(contentsOf: snapshot.root.appendingPathComponent(info.path))) else {
-                continue
-            }
+            guard let run = try? Manifest.read(from: snapshot.root.appendingPathComponent(info.path)) else { continue }
             try write(.collection(builder.runCollection(stamp: stamp, run: run)), .run(stamp))
             for index in run.sources.indices {
                 if let manifest = builder.runFileManifest(stamp: stamp, index: index, run: run) {

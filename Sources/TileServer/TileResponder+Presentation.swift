@@ -65,9 +65,7 @@ extension TileResponder {
         } catch {
             throw HTTPFailure.notFound("no run \(stamp)")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let manifest = try? decoder.decode(Manifest.self, from: Data(bytes)) else {
+        guard let manifest = try? Manifest.decode(Data(bytes)) else {
             throw HTTPFailure.notFound("manifests/\(stamp).json is not a TweetCache manifest")
         }
         return manifest

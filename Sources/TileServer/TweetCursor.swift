@@ -21,17 +21,12 @@ struct TweetCursor: Codable, Equatable {
     var key: (createdAt: Date?, id: String) { (t.map(Date.init(timeIntervalSince1970:)), id) }
 
     var text: String {
-        let json = (try? JSONEncoder().encode(self)) ?? Data()
-        return json.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((try? JSONEncoder().encode(self)) ?? Data())
     }
 
     init(text: String) throws(RouteError) {
         guard !text.isEmpty, text.utf8.count <= 1024 else { throw .badRequest("bad cursor") }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
+        guard let data = Base64URL.decode(text),
               let decoded = try? JSONDecoder().decode(TweetCursor.self, from: data),
               decoded.t.map({ $0.isFinite }) ?? true
         else { throw .badRequest("bad cursor") }

@@ -51,7 +51,7 @@ public struct PresentationBuilder: Sendable {
             searches[query, default: (query, [])].tweets.append(tweet)
         }
         var items: [PresentationReference] = searches
-            .filter { !canvases(of: $0.value.tweets, in: url(.search($0.key))).isEmpty }
+            .filter { Self.hasPhoto($0.value.tweets) }
             .sorted { $0.key < $1.key }
             .map { query, entry in
                 PresentationReference(id: url(.search(query)), type: "Manifest", label: .en("Search: \(query)"),
@@ -74,7 +74,7 @@ public struct PresentationBuilder: Sendable {
     public func targets() -> [PresentationTarget] {
         var seen = Set<PresentationTarget>()
         var result: [PresentationTarget] = []
-        for tweet in catalog.tweets where tweet.media.contains(where: Self.servable) {
+        for tweet in catalog.tweets where Self.hasPhoto([tweet]) {
             var candidates: [PresentationTarget] = [.user(tweet.author.screenName.lowercased())]
             if let query = tweet.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty {
                 candidates.append(.search(query))
@@ -109,7 +109,7 @@ public struct PresentationBuilder: Sendable {
     public func runCollection(stamp: String, run: Manifest) -> PresentationCollection {
         let items = run.sources.enumerated().compactMap { index, source -> PresentationReference? in
             let tweets = run.tweets.filter { $0.source == source.path }
-            guard !canvases(of: tweets, in: url(.runFile(stamp, index))).isEmpty else { return nil }
+            guard Self.hasPhoto(tweets) else { return nil }
             return PresentationReference(id: url(.runFile(stamp, index)), type: "Manifest",
                                          label: .none(Self.fileLabel(source)), thumbnail: firstThumbnail(tweets))
         }
@@ -192,6 +192,11 @@ public struct PresentationBuilder: Sendable {
                               width: thumb.width, height: thumb.height)]
     }
 
+    /// Whether any of `tweets` would get a Canvas (what a Manifest needs), without making them.
+    static func hasPhoto(_ tweets: [ManifestTweet]) -> Bool {
+        tweets.contains { $0.media.contains(where: servable) }
+    }
+
     /// A cached JPEG or PNG of known size: what the Image API service can serve.
     public static func servable(_ media: ManifestTweet.Media) -> Bool {
         guard let sha = media.sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
@@ -226,9 +231,6 @@ public struct PresentationBuilder: Sendable {
         return name
     }
 
-    static func iso(_ date: Date) -> String {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime]
-        return format.string(from: date)
-    }
+    /// `2018-10-10T20:19:24Z`; a format style, not a formatter made per Canvas.
+    static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 }

@@ -61,17 +61,13 @@ public enum PresentationTarget: Sendable, Hashable {
     /// of a static export, and needs no percent-decoding.
     public static func segment(_ text: String) -> String {
         if isPlain(text) { return text }
-        return "~" + Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return "~" + Base64URL.encode(text.utf8)
     }
 
     public static func text(_ segment: String) -> String? {
         guard !segment.isEmpty, segment.utf8.count <= 1024 else { return nil }
         if segment.hasPrefix("~") {
-            var base64 = String(segment.dropFirst()).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-            guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+            guard let data = Base64URL.decode(String(segment.dropFirst())), let text = String(data: data, encoding: .utf8),
                   !text.isEmpty, !isPlain(text) else { return nil }
             return text
         }
