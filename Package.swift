@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "TweetModel", "MediaFetch", "BlobStore", "Imaging",
+                "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch",
+                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,12 +101,12 @@ let package = Package(
         // S3-compatible object storage: requests signed by libcurl (SigV4), listings read by XMLParser.
         .target(
             name: "ObjectStore",
-            dependencies: ["MediaFetch", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["MediaFetch", "BlobStore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "tweetcache",
             dependencies: [
-                "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect",
+                "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -117,6 +117,7 @@ let package = Package(
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
         .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport"]),
         // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.
         .target(
             name: "TLSTestSupport",

@@ -19,7 +19,20 @@ set -euo pipefail
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# Descriptors this script inherited beyond stdin/stdout/stderr are closed first, so
+# the daemons do not inherit them: a parent that learns of this script's exit when
+# a descriptor closes (Foundation's Process does, through a socket pair) would
+# otherwise wait for the daemons instead.
+close_inherited() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
+    done
+}
+
 start() {
+    close_inherited
     local dir=$1 port=${2:-$(free_port)}
     local key=TWEETCACHETESTKEY001 secret=tweetcache-test-secret-0000000000000001
     [ -z "$(ls -A "$dir" 2>/dev/null)" ] || { echo "rgw.sh: $dir is not empty" >&2; return 1; }

@@ -155,8 +155,8 @@ final class CurlTransfer: @unchecked Sendable {
                 if let token = signing.sessionToken, Self.invalidHeaderProblem(name: "x-amz-security-token", value: token) == nil {
                     headers = curl_slist_append(headers, "x-amz-security-token: \(token)")
                 }
-                // Bodies up to the part size are sent at once, not after a 100-continue round trip.
-                headers = curl_slist_append(headers, "Expect:")
+                // No "Expect:" to suppress 100-continue: libcurl 7.88 signs that empty header
+                // but does not send it, and the store answers SignatureDoesNotMatch.
             } else {
                 // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
                 tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")

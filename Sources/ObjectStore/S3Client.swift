@@ -43,11 +43,13 @@ public final class S3Client: Sendable {
     }
 
     /// Stores `bytes` at `path` (below the location's prefix) unless something is there.
-    public func put(_ path: String, bytes: [UInt8], contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
+    /// `sha256` is the body's hash when the caller knows it already (a blob's name).
+    public func put(_ path: String, bytes: [UInt8], sha256: String? = nil,
+                    contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key),
-            headers: ["x-amz-content-sha256": Self.sha256(bytes), "If-None-Match": "*", "Content-Type": contentType],
+            headers: ["x-amz-content-sha256": sha256 ?? Self.sha256(bytes), "If-None-Match": "*", "Content-Type": contentType],
             body: bytes, maxBytes: 1 << 20, method: "PUT"), key: key)
         switch response.status {
         case 412: return .alreadyStored
@@ -58,25 +60,50 @@ public final class S3Client: Sendable {
 
     /// The object's bytes (or the `range` of them), or nil when there is no such key.
     public func get(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(S3Error) -> [UInt8]? {
+        try await read(path, range: range, maxBytes: maxBytes)?.bytes
+    }
+
+    /// Bytes of an object with the object's whole size (from `Content-Range` when a
+    /// range was asked for), so one ranged GET of a pack's head also says how long
+    /// the pack is.
+    public struct ReadResult: Sendable {
+        public var bytes: [UInt8]
+        public var objectSize: Int
+    }
+
+    /// The object's bytes (or the `range` of them, cut short at its end) and its size,
+    /// or nil when there is no such key.
+    public func read(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(S3Error) -> ReadResult? {
         let key = try checkedKey(path)
         var headers = ["x-amz-content-sha256": Self.emptySHA256]
         if let range {
-            guard !range.isEmpty else { return [] }
+            guard !range.isEmpty else { return ReadResult(bytes: [], objectSize: try await size(path) ?? 0) }
             headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
         }
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: headers, maxBytes: maxBytes), key: key)
         switch response.status {
         case 404: return nil
-        case 200, 206:
-            if let range, response.status == 200 {
+        case 416: return ReadResult(bytes: [], objectSize: Self.totalSize(contentRange: response.header("content-range")) ?? 0)
+        case 206:
+            let total = Self.totalSize(contentRange: response.header("content-range")) ?? response.body.count
+            return ReadResult(bytes: response.body, objectSize: total)
+        case 200:
+            if let range {
                 // A store that ignores Range sends it all: cut the part asked for.
-                guard range.upperBound <= response.body.count else { return Array(response.body[range.lowerBound...]) }
-                return Array(response.body[range])
+                let bytes = range.lowerBound >= response.body.count ? []
+                    : Array(response.body[range.lowerBound..<min(range.upperBound, response.body.count)])
+                return ReadResult(bytes: bytes, objectSize: response.body.count)
             }
-            return response.body
+            return ReadResult(bytes: response.body, objectSize: response.body.count)
         default: throw classify(response, key: key)
         }
+    }
+
+    /// The total of `bytes 0-4095/12345` (RFC 9110 §14.4), or of `bytes */12345`.
+    static func totalSize(contentRange: String?) -> Int? {
+        guard let text = contentRange, let slash = text.lastIndex(of: "/") else { return nil }
+        return Int(text[text.index(after: slash)...].trimmingCharacters(in: .whitespaces))
     }
 
     /// The object's size, or nil when there is no such key.
@@ -116,11 +143,21 @@ public final class S3Client: Sendable {
             guard response.isSuccess else { throw classify(response, key: nil) }
             let page = try S3XML.listing(response.body)
             objects += page.objects.compactMap { object in
-                location.path(ofKey: object.key).map { S3Object(key: $0, size: object.size, etag: object.etag) }
+                location.path(ofKey: object.key).map { S3Object(key: $0, size: object.size, etag: object.etag, lastModified: object.lastModified) }
             }
             token = page.truncated ? page.nextToken : nil
         } while token != nil
         return objects
+    }
+
+    /// Asks for one key of the bucket: throws ``S3Error/noSuchBucket(_:)`` or
+    /// ``S3Error/accessDenied(bucket:code:)`` before a run starts, so a wrong
+    /// setting is said once instead of once per file.
+    public func probe() async throws(S3Error) {
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
+            headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20), key: nil)
+        guard response.isSuccess else { throw classify(response, key: nil) }
     }
 
     /// Creates the bucket (tests, and users setting up a store); one that exists and is ours is fine.
@@ -140,7 +177,7 @@ public final class S3Client: Sendable {
     /// but for the last), unless the key exists. The object appears only when the
     /// last step completes; on any failure the upload is aborted, and a process
     /// killed before that leaves parts the store expires, never a visible object.
-    public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20,
+    public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20, sha256: String? = nil,
                         contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
         let key = try checkedKey(path)
         let handle: FileHandle
@@ -152,7 +189,7 @@ public final class S3Client: Sendable {
         try? handle.seek(toOffset: 0)
         if total <= partSize {
             let bytes = (try? handle.readToEnd()).map { [UInt8]($0) } ?? []
-            return try await put(path, bytes: bytes, contentType: contentType)
+            return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType)
         }
         if try await size(path) != nil { return .alreadyStored }
         let objectURL = settings.url(bucket: location.bucket, key: key)
@@ -223,7 +260,7 @@ public final class S3Client: Sendable {
                 if case .cancelled = failure { throw .unreachable(endpoint: settings.endpointDescription, reason: "cancelled") }
                 error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
             case let .success(response):
-                if response.isSuccess || response.status == 304 || response.status == 412 {
+                if response.isSuccess || [304, 412, 416].contains(response.status) {
                     return response
                 }
                 if response.status == 404, S3XML.error(response.body)?.code != "NoSuchBucket" { return response }

@@ -38,6 +38,21 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A short code for manifests and JSON output (`store_unreachable`).
+    public var code: String {
+        switch self {
+        case .invalidLocation: "store_invalid"
+        case .missingCredentials: "store_credentials_missing"
+        case .unreachable: "store_unreachable"
+        case .accessDenied: "store_access_denied"
+        case .noSuchBucket: "store_no_such_bucket"
+        case .clockSkew: "store_clock_skew"
+        case .integrity: "store_integrity"
+        case .server: "store_error"
+        case .malformed: "store_malformed"
+        }
+    }
+
     /// Worth another attempt: the store or the network may answer next time.
     var isTransient: Bool {
         switch self {

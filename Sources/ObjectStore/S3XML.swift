@@ -20,9 +20,16 @@ enum S3XML {
         listing.nextToken = reader.values["ListBucketResult/NextContinuationToken"]?.first
         listing.objects = reader.records.map { record in
             S3Object(key: record["Key"] ?? "", size: Int(record["Size"] ?? "") ?? 0,
-                     etag: (record["ETag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+                     etag: (record["ETag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                     lastModified: record["LastModified"].flatMap(timestamp))
         }.filter { !$0.key.isEmpty }
         return listing
+    }
+
+    /// `2026-11-25T05:00:00.000Z`, with or without the fraction.
+    static func timestamp(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 
     /// `<Error><Code>…</Code><Message>…</Message></Error>`; nil when the body is not one.
@@ -90,4 +97,6 @@ public struct S3Object: Sendable, Equatable {
     public var key: String
     public var size: Int
     public var etag: String
+    /// When the store says it was written (for a grace period before deleting).
+    public var lastModified: Date? = nil
 }

@@ -87,7 +87,8 @@ public final class CachePipeline: Sendable {
             parsed: parsed, cacheRoot: store.root.path, summary: summary, now: options.now())
         manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
         phase.mark("build manifest")
-        let url = try ManifestWriter(root: store.root).write(&manifest, extraPath: options.extraManifestPath)
+        let url = try ManifestWriter(root: store.root).write(
+            &manifest, extraPath: options.extraManifestPath, tag: options.manifestTag)
         phase.mark("write manifest")
         return RunResult(manifest: manifest, manifestURL: url)
     }

@@ -27,6 +27,15 @@ extension Manifest {
             for f in failures.prefix(10) { lines.append("  \(f.role) \(f.url)\n    \(f.error.message)") }
             if failures.count > 10 { lines.append("  … \(failures.count - 10) more in the manifest") }
         }
+        if let store = s.store {
+            var text = "\(store.uploaded) objects uploaded (\(ByteCount.format(store.bytesUploaded))), "
+                + "\(store.alreadyStored) already there, \(store.failed) failed; \(store.location)"
+            text += store.manifestKey.map { "/\($0)" } ?? ": manifest not uploaded, run again to finish"
+            lines.append(Self.row("store", text))
+            let failed = failures.filter { $0.role == "store" }
+            for f in failed.prefix(5) { lines.append("  \(f.url)\n    \(f.error.message)") }
+            if failed.count > 5 { lines.append("  … \(failed.count - 5) more in the manifest") }
+        }
         let problems = sources.flatMap(\.problems)
         if !problems.isEmpty {
             lines.append(Self.row("problems", "\(problems.count) parts of the input were skipped"))

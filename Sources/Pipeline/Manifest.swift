@@ -255,6 +255,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var problems: Int = 0
     public var seconds: Double = 0
     public var manifestPath: String?
+    /// What went to object storage, when the run had a `--store`.
+    public var store: StoreSummary?
 
     public init() {}
 
@@ -265,5 +267,29 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case bytesDownloaded = "bytes_downloaded"
         case failuresByReason = "failures_by_reason"
         case manifestPath = "manifest_path"
+        case store
+    }
+}
+
+/// A run's upload to object storage: what was put, what was there already, what
+/// failed (each failure is also in the manifest's `failures`, role `store`).
+public struct StoreSummary: Codable, Sendable, Equatable {
+    /// `s3://bucket/prefix`: never the endpoint's credentials.
+    public var location: String
+    public var uploaded = 0
+    /// Already in the bucket (`412` to `If-None-Match: *`): stored by an earlier run or another machine.
+    public var alreadyStored = 0
+    public var failed = 0
+    public var bytesUploaded = 0
+    /// The manifest's key in the bucket; nil when it was not uploaded (something failed).
+    public var manifestKey: String?
+
+    public init(location: String) { self.location = location }
+
+    enum CodingKeys: String, CodingKey {
+        case location, uploaded, failed
+        case alreadyStored = "already_stored"
+        case bytesUploaded = "bytes_uploaded"
+        case manifestKey = "manifest_key"
     }
 }

@@ -18,10 +18,10 @@ struct ManifestWriter {
         return e
     }
 
-    func write(_ manifest: inout Manifest, extraPath: URL?) throws(PipelineError) -> URL {
+    func write(_ manifest: inout Manifest, extraPath: URL?, tag: String? = nil) throws(PipelineError) -> URL {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let stamp = Self.stamp(manifest.generatedAt)
+            let stamp = Self.stamp(manifest.generatedAt) + (tag.map { "-" + $0 } ?? "")
             var url = directory.appendingPathComponent("\(stamp).json")
             var n = 1
             while FileManager.default.fileExists(atPath: url.path) {
@@ -56,9 +56,14 @@ struct ManifestWriter {
 extension Manifest {
     /// Reads a manifest written by any run of this version.
     public static func read(from url: URL) throws -> Manifest {
+        try decode(Data(contentsOf: url))
+    }
+
+    /// Decodes a manifest's bytes (read by the caller, e.g. below a confined root).
+    public static func decode(_ data: Data) throws -> Manifest {
         let d = JSONDecoder()
         d.dateDecodingStrategy = .iso8601
-        return try d.decode(Manifest.self, from: Data(contentsOf: url))
+        return try d.decode(Manifest.self, from: data)
     }
 
     public func encoded() throws -> Data { try ManifestWriter.encoder().encode(self) }

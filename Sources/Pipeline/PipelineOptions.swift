@@ -10,6 +10,9 @@ public struct PipelineOptions: Sendable {
     public var includeVideos: Bool = false
     /// Also write the manifest here, besides `<cache>/manifests/<timestamp>.json`.
     public var extraManifestPath: URL?
+    /// Appended to the manifest's name (`<UTC>-<tag>.json`): with object storage,
+    /// host and random, so no two machines sharing a bucket choose the same name.
+    public var manifestTag: String?
     /// Thumbnails and tiles to make from cached images; nil makes none.
     public var derive: DeriveOptions? = DeriveOptions()
     /// The wall clock: a run's manifest is stamped (and named) with it. Tests give

@@ -1,6 +1,7 @@
 import CTweetCache
 import Pipeline
 import Foundation
+import ObjectStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,17 +11,25 @@ import Glibc
 /// Every read goes through `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` on a
 /// descriptor of the cache root, so even a symlink planted inside the cache
 /// (`derived/ab/<hash>` → `/etc`) cannot make the server read outside it.
+///
+/// With object storage (``remote``), a file missing here is read from the bucket
+/// through the bounded read-through cache: whole (thumbnails, originals) or, for
+/// a pyramid pack, only the bytes asked for (its head and index, one tile).
 final class CacheFiles: Sendable {
     let root: URL
     private let rootDescriptor: Int32
+    let remote: ReadThroughCache?
 
     enum Failure: Error, Equatable {
         case missing
         case tooLarge(Int)
         case unreadable(String)
+        /// The bucket did not answer (or refused): worth a retry, not a repair.
+        case remote(String)
     }
 
-    init(root: URL) throws {
+    init(root: URL, remote: ReadThroughCache? = nil) throws {
+        self.remote = remote
         self.root = root.standardizedFileURL
         let fd = open(self.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -47,6 +56,35 @@ final class CacheFiles: Sendable {
         let (fd, size) = try openRegular(relative)
         defer { close(fd) }
         return (Self.read(fd, offset: offset, count: max(0, min(length, size - offset))), size)
+    }
+
+    /// The whole file at `relative`: the local one, else the bucket's.
+    func load(_ relative: String, limit: Int = 64 << 20) async throws(Failure) -> [UInt8] {
+        do {
+            return try read(relative, limit: limit)
+        } catch {
+            guard error == .missing, let remote else { throw error }
+            let found: [UInt8]?
+            do { found = try await remote.object(relative, limit: limit) } catch { throw .remote(error.description) }
+            guard let found else { throw .missing }
+            return found
+        }
+    }
+
+    /// `length` bytes at `offset` of the file at `relative` and its size: the local
+    /// file's, else a ranged read of the bucket's object (never the whole object).
+    func load(_ relative: String, offset: Int, length: Int) async throws(Failure) -> (bytes: [UInt8], fileSize: Int) {
+        do {
+            return try read(relative, offset: offset, length: length)
+        } catch {
+            guard error == .missing, let remote else { throw error }
+            let found: S3Client.ReadResult?
+            do { found = try await remote.range(relative, offset: offset, length: length) } catch {
+                throw .remote(error.description)
+            }
+            guard let found else { throw .missing }
+            return (found.bytes, found.objectSize)
+        }
     }
 
     /// Opens a regular file below the root; its descriptor and size.
@@ -96,6 +134,12 @@ final class CacheFiles: Sendable {
     /// Refuses when an existing folder on the way is a symlink (or otherwise
     /// leaves the cache), so a planted link cannot make the server write elsewhere.
     func write(_ bytes: [UInt8], to relative: String) throws {
+        // Over a bucket the cache directory is not the store: what is made here
+        // goes to the bounded local copy.
+        if let remote {
+            remote.keep(relative, bytes: bytes)
+            return
+        }
         try checkConfined(relative)
         try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
     }

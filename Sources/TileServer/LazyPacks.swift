@@ -32,6 +32,9 @@ final class LazyPacks: Sendable {
         self.logger = logger
     }
 
+    /// Whether packs are built at all (not over a read-only cache or a bucket).
+    var enabled: Bool { store != nil }
+
     /// Builds waiting or running at most: each holds a decoded image, so a walk
     /// over thousands of images must not queue thousands. A skipped image is
     /// scheduled again by its next cut tile.

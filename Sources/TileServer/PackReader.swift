@@ -25,14 +25,14 @@ final class PackReader: Sendable {
 
     /// The pack of `hash`, or nil when it has none (not made yet, or an image
     /// that needs none). Throws 500 for a pack that cannot be used.
-    func pack(_ hash: BlobHash) throws(HTTPFailure) -> PyramidPack? {
+    func pack(_ hash: BlobHash) async throws(HTTPFailure) -> PyramidPack? {
         if let known = indexes.get(hash) { return known.pack }
         let relative = CacheLayout.pack(hash)
         do {
-            var (head, size) = try files.read(relative, offset: 0, length: 4096)
+            var (head, size) = try await files.load(relative, offset: 0, length: 4096)
             guard let end = PyramidPack.indexEnd(header: head) else { throw PackError.notAPack }
             if end > head.count, end <= size {
-                head = try files.read(relative, offset: 0, length: end).bytes
+                head = try await files.load(relative, offset: 0, length: end).bytes
             }
             let pack = try PyramidPack(headerAndIndex: head, fileLength: size)
             // A pack under another image's name must not be served as this one.
@@ -41,6 +41,7 @@ final class PackReader: Sendable {
             return pack
         } catch let failure as CacheFiles.Failure {
             if failure == .missing { return nil }
+            if case let .remote(why) = failure { throw HTTPFailure.unavailable("the object store: \(why)") }
             throw damaged(hash, "\(failure)")
         } catch {
             throw damaged(hash, "\(error)")
@@ -50,20 +51,23 @@ final class PackReader: Sendable {
     /// One tile's checked bytes. `tile` names it in the pack's grid, so a pack
     /// rewritten since its index was read (a repair, another process) is read
     /// afresh once before the tile is called damaged.
-    func tile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int) throws(HTTPFailure) -> [UInt8]? {
+    func tile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int) async throws(HTTPFailure) -> [UInt8]? {
         var current = pack
         for attempt in 0..<2 {
             guard let entry = current.entry(level: level, column: column, row: row) else { return nil }
             do {
-                let (bytes, size) = try files.read(CacheLayout.pack(hash), offset: entry.offset, length: entry.length)
+                let (bytes, size) = try await files.load(CacheLayout.pack(hash), offset: entry.offset, length: entry.length)
                 guard size == current.fileLength else {
                     throw PackError.truncated("file is \(size) bytes, its header says \(current.fileLength)")
                 }
                 try current.check(bytes, entry)
                 return bytes
             } catch {
+                if case let .remote(why) = error as? CacheFiles.Failure {
+                    throw HTTPFailure.unavailable("the object store: \(why)")
+                }
                 indexes.remove(hash)
-                guard attempt == 0, let fresh = try self.pack(hash), fresh != current else { throw damaged(hash, "\(error)") }
+                guard attempt == 0, let fresh = try await self.pack(hash), fresh != current else { throw damaged(hash, "\(error)") }
                 current = fresh
             }
         }

@@ -39,7 +39,20 @@ final class SourceImages: Sendable {
     }
 
     /// The original's bytes; 404 when the cache does not hold it.
-    func bytes(_ hash: BlobHash) throws(HTTPFailure) -> [UInt8] {
+    func bytes(_ hash: BlobHash) async throws(HTTPFailure) -> [UInt8] {
+        do {
+            return try await files.load(CacheLayout.blob(hash))
+        } catch .missing {
+            throw .notFound("no image \(hash.hex) in this cache")
+        } catch .remote(let why) {
+            throw .unavailable("the object store: \(why)")
+        } catch {
+            throw .unavailable("cannot read \(hash.hex): \(error)")
+        }
+    }
+
+    /// The original's bytes from the local cache only, for blocking reads off the event loop.
+    func localBytes(_ hash: BlobHash) throws(HTTPFailure) -> [UInt8] {
         do {
             return try files.read(CacheLayout.blob(hash))
         } catch .missing {
@@ -51,9 +64,9 @@ final class SourceImages: Sendable {
 
     /// Format and displayed size from the header alone; 404 for a blob that is not
     /// a JPEG or PNG (a video, a GIF), as there is no image to tile.
-    func facts(_ hash: BlobHash) throws(HTTPFailure) -> Facts {
+    func facts(_ hash: BlobHash) async throws(HTTPFailure) -> Facts {
         if let known = facts.withLock({ $0[hash] }) { return known }
-        let data = try bytes(hash)
+        let data = try await bytes(hash)
         let info: ImageInfo
         do {
             info = try ImageDecoder.info(of: data)
@@ -73,7 +86,7 @@ final class SourceImages: Sendable {
         if let hit = lookup(hash) { return hit }
         let image = try await decodes.run(hash) { [self] in
             if let hit = lookup(hash) { return hit }
-            let data = try bytes(hash)
+            let data = try await bytes(hash)
             let image = try await pool.run { [maxPixels] in
                 try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: maxPixels))
             }

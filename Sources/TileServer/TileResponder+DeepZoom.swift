@@ -17,9 +17,9 @@ extension TileResponder {
     /// The descriptor of the pyramid the image has (pack, old tree) or would have.
     /// Its ETag names the geometry, so a client revalidating after the pyramid
     /// changed (rebuilt with another tile size) gets the new one, not a 304.
-    func deepZoomDescriptor(_ hash: BlobHash) throws -> Reply {
-        let geometry = try deepZoomGeometry(hash)
-        let format = try tileFormat(hash).fileExtension
+    func deepZoomDescriptor(_ hash: BlobHash) async throws -> Reply {
+        let geometry = try await deepZoomGeometry(hash)
+        let format = try await tileFormat(hash).fileExtension
         return Reply(text: DeepZoomWriter.descriptor(for: geometry, format: format), contentType: Self.deepZoomType,
                      etag: "\"\(hash.hex)-dzi-\(geometry.tileSize)+\(geometry.overlap)-\(format)\"",
                      cacheControl: Reply.revalidate)
@@ -27,32 +27,32 @@ extension TileResponder {
 
     /// How the image's pyramid tiles are encoded: its pack's format, else PNG when
     /// the header has alpha (as the pack `fetch` or the server builds will be).
-    func tileFormat(_ hash: BlobHash) throws -> PyramidPack.TileFormat {
-        if let pack = try packs.pack(hash) { return pack.format }
+    func tileFormat(_ hash: BlobHash) async throws -> PyramidPack.TileFormat {
+        if let pack = try await packs.pack(hash) { return pack.format }
         // A tree of the old layout was always JPEG.
         if files.exists(DerivedFiles.Legacy.deepZoom(hash)) { return .jpeg }
-        return .suited(to: try sources.facts(hash).info)
+        return .suited(to: try await sources.facts(hash).info)
     }
 
     func deepZoomTile(
         _ hash: BlobHash, level: Int, column: Int, row: Int, format: PyramidPack.TileFormat
     ) async throws -> Reply {
-        let geometry = try deepZoomGeometry(hash)
-        let tileFormat = try tileFormat(hash)
+        let geometry = try await deepZoomGeometry(hash)
+        let tileFormat = try await tileFormat(hash)
         guard format == tileFormat else {
             throw HTTPFailure.notFound("this pyramid's tiles are .\(tileFormat.fileExtension)")
         }
         let etag = "\"\(hash.hex)-dz-\(geometry.tileSize)+\(geometry.overlap)-\(level)-\(column)-\(row)-\(format.fileExtension)\""
         let key = Self.tileKey(hash, geometry, level: level, column: column, row: row, format: format)
         if let hit = memoryHit(key, etag: etag) { return hit }
-        if let pack = try packs.pack(hash) {
+        if let pack = try await packs.pack(hash) {
             guard pack.entry(level: level, column: column, row: row) != nil else {
                 throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(pack.geometry.maxLevel))")
             }
-            return packTile(hash, pack, level: level, column: column, row: row, key: key, etag: etag)
+            return await packTile(hash, pack, level: level, column: column, row: row, key: key, etag: etag)
         }
         let legacy = DerivedFiles.Legacy.deepZoomTile(hash, level: level, column: column, row: row)
-        if let hit = cached(legacy, contentType: "image/jpeg", etag: etag) { return hit }
+        if let hit = await cached(legacy, contentType: "image/jpeg", etag: etag, remote: false) { return hit }
 
         if let hit = memoryHit(key, etag: etag) { return hit }
         guard geometry.tileRect(level: level, column: column, row: row) != nil else {
@@ -67,7 +67,7 @@ extension TileResponder {
                                             layout: .deepZoom, options: options)
             }
         }
-        schedulePack(hash, geometry: geometry)
+        await schedulePack(hash, geometry: geometry)
         return reply
     }
 
@@ -81,9 +81,11 @@ extension TileResponder {
     }
 
     /// A tile read out of a pack (and kept in memory).
-    func packTile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int, key: String, etag: String) -> Reply {
+    func packTile(
+        _ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int, key: String, etag: String
+    ) async -> Reply {
         do {
-            guard let bytes = try packs.tile(hash, pack, level: level, column: column, row: row) else {
+            guard let bytes = try await packs.tile(hash, pack, level: level, column: column, row: row) else {
                 return Self.error(.notFound("no tile \(column)_\(row) at level \(level)"))
             }
             metrics.diskHit()
@@ -98,10 +100,10 @@ extension TileResponder {
     /// Builds the image's pack in the background when it is big enough to want
     /// one and has none (a pack with overlap is not replaced because a IIIF tile,
     /// which it cannot hold, was cut).
-    func schedulePack(_ hash: BlobHash, geometry: PyramidGeometry) {
-        let hasNoPack: Bool = { () -> Bool in
-            do { return try packs.pack(hash) == nil } catch { return false }  // a damaged one is for verify --repair
-        }()
+    func schedulePack(_ hash: BlobHash, geometry: PyramidGeometry) async {
+        guard lazyPacks.enabled else { return }
+        let hasNoPack: Bool
+        do { hasNoPack = try await packs.pack(hash) == nil } catch { hasNoPack = false }  // a damaged one is for verify --repair
         guard hasNoPack, DeriveOptions.wantsPyramid(width: geometry.width, height: geometry.height, tileSize: geometry.tileSize) else {
             return
         }
@@ -112,9 +114,9 @@ extension TileResponder {
 
     /// The geometry of the pyramid the image has (pack or old tree: its tile size
     /// and overlap may differ from the server's), else the server's.
-    func deepZoomGeometry(_ hash: BlobHash) throws -> PyramidGeometry {
-        if let pack = try packs.pack(hash) { return pack.geometry }
-        let facts = try sources.facts(hash)
+    func deepZoomGeometry(_ hash: BlobHash) async throws -> PyramidGeometry {
+        if let pack = try await packs.pack(hash) { return pack.geometry }
+        let facts = try await sources.facts(hash)
         var tileSize = configuration.tileSize
         var overlap = configuration.overlap
         if let descriptor = try? files.read(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),

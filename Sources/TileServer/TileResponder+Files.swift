@@ -16,8 +16,11 @@ extension TileResponder {
         let etag = "\"\(hash.hex)-thumb-\(size)\""
         for png in [false, true] {
             let type = png ? "image/png" : "image/jpeg"
-            if let hit = cached(CacheLayout.thumbnail(hash, size: size, png: png), contentType: type, etag: etag)
-                ?? cached(DerivedFiles.Legacy.thumbnail(hash, size: size, png: png), contentType: type, etag: etag) {
+            if let hit = await cached(CacheLayout.thumbnail(hash, size: size, png: png), contentType: type, etag: etag) {
+                return hit
+            }
+            if let hit = await cached(DerivedFiles.Legacy.thumbnail(hash, size: size, png: png), contentType: type, etag: etag,
+                                      remote: false) {
                 return hit
             }
         }
@@ -25,26 +28,29 @@ extension TileResponder {
             throw HTTPFailure.badRequest(
                 "thumbnail size must be \(configuration.thumbnailSizes.lowerBound)-\(configuration.thumbnailSizes.upperBound)")
         }
-        let facts = try sources.facts(hash)
+        let facts = try await sources.facts(hash)
         // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
         let png = facts.info.format == .png && facts.info.hasAlpha
         if size >= max(facts.width, facts.height) {
             let type = facts.info.format == .png ? "image/png" : "image/jpeg"
-            return Reply(bytes: try sources.bytes(hash), contentType: type, etag: etag, cacheControl: Reply.immutable)
+            return Reply(bytes: try await sources.bytes(hash), contentType: type, etag: etag, cacheControl: Reply.immutable)
         }
         let relative = CacheLayout.thumbnail(hash, size: size, png: png)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
         return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool, sources] in
-            // Read inside the render job, so queued requests hold no copy of the original.
-            try await pool.run { try Thumbnailer.thumbnail(try sources.bytes(hash), longEdge: size, options: options).encoded }
+            let data = try await sources.bytes(hash)
+            return try await pool.run { try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded }
         }
     }
 
     /// `/blob/<hash>`: the original bytes, typed by what they are, not by what a
     /// server once claimed.
-    func blob(_ hash: BlobHash) throws -> Reply {
-        let bytes = try sources.bytes(hash)
-        return Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
+    func blob(_ hash: BlobHash) async throws -> Reply {
+        blobReply(try await sources.bytes(hash), hash)
+    }
+
+    func blobReply(_ bytes: [UInt8], _ hash: BlobHash) -> Reply {
+        Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
     }
 
     /// What the bytes are (the same magic-byte check the fetcher applies); never

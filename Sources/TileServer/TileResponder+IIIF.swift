@@ -21,13 +21,13 @@ extension TileResponder {
 
     /// The IIIF tile grid: the pack's when the image has one (so the tiles
     /// `info.json` announces are the pack's own), else the server's.
-    func iiifGeometry(_ hash: BlobHash) throws -> PyramidGeometry {
-        if let pack = try packs.pack(hash) {
+    func iiifGeometry(_ hash: BlobHash) async throws -> PyramidGeometry {
+        if let pack = try await packs.pack(hash) {
             let g = pack.geometry
             if g.overlap == 0 { return g }
             return try PyramidGeometry(width: g.width, height: g.height, tileSize: g.tileSize)
         }
-        let facts = try sources.facts(hash)
+        let facts = try await sources.facts(hash)
         do {
             return try PyramidGeometry(width: facts.width, height: facts.height, tileSize: configuration.tileSize)
         } catch {
@@ -35,11 +35,11 @@ extension TileResponder {
         }
     }
 
-    func iiifInfo(_ hash: BlobHash, request: Request) throws -> Reply {
-        let geometry = try iiifGeometry(hash)
+    func iiifInfo(_ hash: BlobHash, request: Request) async throws -> Reply {
+        let geometry = try await iiifGeometry(hash)
         var info = IIIFImageInfo(geometry: geometry, id: "\(iiifBase(request))/\(hash.hex)").level2(limits: iiifLimits)
         // Viewers ask for jpg unless told otherwise, and jpg has no alpha.
-        if try tileFormat(hash) == .png { info.preferredFormats = ["png"] }
+        if try await tileFormat(hash) == .png { info.preferredFormats = ["png"] }
         let body = try info.jsonBytes()
         // What it says depends on the request's host (the id) and the pack: the
         // validator is the bytes' own checksum, so a client revalidates for free.
@@ -59,10 +59,17 @@ extension TileResponder {
         } catch {
             throw HTTPFailure(status: error.httpStatus, message: error.message)
         }
-        let facts = try sources.facts(hash)
+        // The pack knows the size: an image served from a bucket is not downloaded whole for it.
+        let size: (width: Int, height: Int)
+        if let pack = try await packs.pack(hash) {
+            size = (pack.geometry.width, pack.geometry.height)
+        } else {
+            let facts = try await sources.facts(hash)
+            size = (facts.width, facts.height)
+        }
         let resolved: IIIFResolvedRequest
         do {
-            resolved = try parsed.resolve(width: facts.width, height: facts.height, limits: iiifLimits)
+            resolved = try parsed.resolve(width: size.width, height: size.height, limits: iiifLimits)
         } catch {
             throw HTTPFailure(status: error.httpStatus, message: error.message)
         }
@@ -70,23 +77,26 @@ extension TileResponder {
         let contentType = resolved.format.mediaType
         let etag = "\"\(hash.hex)-iiif-\(canonical.replacingOccurrences(of: "\"", with: ""))\""
         // Pyramid tiles are kept in the image's tile format (PNG where it has alpha).
-        let tileFormat = try tileFormat(hash)
+        let tileFormat = try await tileFormat(hash)
         let plain = resolved.rotation == 0 && !resolved.mirrored && resolved.format.rawValue == tileFormat.fileExtension
             && resolved.canonicalQuality == "default"
-        let geometry = try iiifGeometry(hash)
+        let geometry = try await iiifGeometry(hash)
         // One of the pyramid's tiles (or a `sizes` entry): the pack's bytes, the
         // same ones Deep Zoom serves for that tile.
         let pyramidTile = plain ? geometry.iiifTile(region: resolved.canonicalRegion, size: resolved.sizeParameter) : nil
         var reply: Reply
-        if let tile = pyramidTile, let pack = try packs.pack(hash),
+        if let tile = pyramidTile, let pack = try await packs.pack(hash),
            let coordinate = pack.tileForIIIF(region: resolved.canonicalRegion, size: resolved.sizeParameter),
            coordinate == tile {
             let key = Self.tileKey(hash, pack.geometry, level: tile.level, column: tile.column, row: tile.row, format: pack.format)
-            reply = memoryHit(key, etag: etag)
-                ?? packTile(hash, pack, level: tile.level, column: tile.column, row: tile.row, key: key, etag: etag)
+            if let hit = memoryHit(key, etag: etag) {
+                reply = hit
+            } else {
+                reply = await packTile(hash, pack, level: tile.level, column: tile.column, row: tile.row, key: key, etag: etag)
+            }
         } else if let hit = memoryHit("iiif:\(hash.hex)/\(canonical)", etag: etag) {
             reply = hit
-        } else if let hit = legacyIIIF(hash, resolved: resolved, canonical: canonical, contentType: contentType, etag: etag) {
+        } else if let hit = await legacyIIIF(hash, resolved: resolved, canonical: canonical, contentType: contentType, etag: etag) {
             reply = hit
         } else {
             // Cut on request and kept in memory only (a crawler must not fill the
@@ -113,13 +123,14 @@ extension TileResponder {
                         let image = try await sources.pixels(hash)
                         return try await pool.run { try IIIFRenderer.render(resolved, source: image) }
                     }
+                    let data = try await sources.bytes(hash)
                     return try await pool.run {
                         let image = try ImageDecoder.decode(
-                            try sources.bytes(hash), options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
+                            data, options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
                         return try IIIFRenderer.render(resolved, source: image)
                     }
                 }
-                if pyramidTile != nil { schedulePack(hash, geometry: geometry) }
+                if pyramidTile != nil { await schedulePack(hash, geometry: geometry) }
             }
         }
         reply.headers[.init("Link")!] = "<\(base)/\(hash.hex)/\(canonical)>;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
@@ -130,10 +141,11 @@ extension TileResponder {
     /// which names tiles `region/w,h/...` even where the canonical size is `max`.
     private func legacyIIIF(
         _ hash: BlobHash, resolved: IIIFResolvedRequest, canonical: String, contentType: String, etag: String
-    ) -> Reply? {
+    ) async -> Reply? {
         let folder = DerivedFiles.Legacy.iiifFolder(hash)
         let staticPath = folder + "\(resolved.canonicalRegion)/\(resolved.sizeParameter)/\(resolved.canonicalRotation)/\(resolved.canonicalQuality).\(resolved.format.rawValue)"
-        return cached(folder + canonical, contentType: contentType, etag: etag)
-            ?? (staticPath != folder + canonical ? cached(staticPath, contentType: contentType, etag: etag) : nil)
+        if let hit = await cached(folder + canonical, contentType: contentType, etag: etag, remote: false) { return hit }
+        guard staticPath != folder + canonical else { return nil }
+        return await cached(staticPath, contentType: contentType, etag: etag, remote: false)
     }
 }

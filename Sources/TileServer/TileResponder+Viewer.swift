@@ -5,7 +5,7 @@ import Pipeline
 
 /// The viewer page, its assets, and the JSON it reads (`/api/tweets`).
 extension TileResponder {
-    func viewer(_ route: Route) throws -> Reply {
+    func viewer(_ route: Route) async throws -> Reply {
         switch route {
         case .viewerIndex:
             return Self.page(ViewerAssets.index)
@@ -14,7 +14,8 @@ extension TileResponder {
             // not hold, the status says 404 and the page says why.
             var reply = Self.page(ViewerAssets.zoom)
             do {
-                _ = try sources.facts(hash)
+                // A pack says the image is there without reading the original (from a bucket, whole).
+                if try await packs.pack(hash) == nil { _ = try await sources.facts(hash) }
             } catch {
                 reply.status = .notFound
                 reply.etag = nil

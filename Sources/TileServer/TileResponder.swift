@@ -132,7 +132,7 @@ struct TileResponder: HTTPResponder {
             return Reply(bytes: metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8",
                          etag: nil, cacheControl: "no-store")
         case .viewerIndex, .viewerZoom, .viewerAsset:
-            return try viewer(route)
+            return try await viewer(route)
         case .apiTweets:
             return try await offload { try apiTweets(request) }
         case .apiHistory:
@@ -140,21 +140,23 @@ struct TileResponder: HTTPResponder {
         case .apiSearch:
             return try await searchStatus(request)
         case let .dziDescriptor(hash):
-            return try deepZoomDescriptor(hash)
+            return try await deepZoomDescriptor(hash)
         case let .dziTile(hash, level, column, row, format):
             return try await deepZoomTile(hash, level: level, column: column, row: row, format: format)
         case let .iiifBase(hash):
-            _ = try sources.facts(hash)
+            _ = try await sources.facts(hash)
             return .redirect(to: "\(iiifBase(request))/\(hash.hex)/info.json")
         case let .iiifInfo(hash):
-            return try iiifInfo(hash, request: request)
+            return try await iiifInfo(hash, request: request)
         case let .iiifImage(hash, region, size, rotation, qualityFormat):
             return try await iiifImage(hash, region: region, size: size, rotation: rotation, qualityFormat: qualityFormat,
                                        base: iiifBase(request))
         case let .thumbnail(hash, size):
             return try await thumbnail(hash, size: size)
         case let .blob(hash):
-            return try await offload { try blob(hash) }
+            // A large original on disk is read off the event loop; a bucket's is awaited.
+            if files.remote == nil { return try await offload { try blobReply(try sources.localBytes(hash), hash) } }
+            return try await blob(hash)
         case .manifestList:
             return try manifestList()
         case let .manifest(name):
@@ -165,9 +167,15 @@ struct TileResponder: HTTPResponder {
     }
 
     /// Serves a derived file from memory or disk, or nil when neither has it.
-    func cached(_ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable) -> Reply? {
+    /// With `remote`, a file missing here is looked for in the bucket too (files of
+    /// the old layout never are: they were never uploaded).
+    func cached(
+        _ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable, remote: Bool = true
+    ) async -> Reply? {
         if let hit = memoryHit(relative, etag: etag, cacheControl: cacheControl) { return hit }
-        guard let bytes = try? files.read(relative, limit: 16 << 20) else { return nil }
+        let found: [UInt8]?
+        if remote { found = try? await files.load(relative, limit: 16 << 20) } else { found = try? files.read(relative, limit: 16 << 20) }
+        guard let bytes = found else { return nil }
         metrics.diskHit()
         let body = ByteBuffer(bytes: bytes)
         memory.put(relative, .init(body: body, contentType: contentType))

@@ -75,7 +75,7 @@ public final class TileServer: Sendable {
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
-        let files = try CacheFiles(root: configuration.cacheRoot)
+        let files = try CacheFiles(root: configuration.cacheRoot, remote: configuration.store)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = SharedPort(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
@@ -83,7 +83,7 @@ public final class TileServer: Sendable {
                                    capacity: configuration.decodedCacheBytes)
         let packs = PackReader(files: files, logger: logger)
         // A cache the server cannot write is served all the same, with tiles cut on request.
-        let store = configuration.buildsPacks ? try? BlobStore(root: files.root) : nil
+        let store = configuration.buildsPacks && configuration.store == nil ? try? BlobStore(root: files.root) : nil
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
         let liveSearches = configuration.liveSearch.map(LiveSearches.init)
         let responder = TileResponder(

@@ -1,4 +1,5 @@
 import Foundation
+public import ObjectStore
 import MediaFetch
 
 /// How `tweetcache serve` serves a cache.
@@ -42,6 +43,10 @@ public struct TileServerConfiguration: Sendable {
     /// Lets the page run live searches (with `serve`'s token); nil: the page filters
     /// the cached tweets and says that live search needs a token.
     public var liveSearch: LiveSearchConfiguration?
+    /// Serve a bucket's objects (`serve --store`): whatever the cache directory
+    /// lacks is read from the bucket through this bounded local copy; packs by
+    /// range. The server then builds no packs and stays stateless but for the copy.
+    public var store: ReadThroughCache?
     /// Images decoded or tiles made at once.
     public var renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 

@@ -61,6 +61,8 @@ struct FetchOptions: ParsableArguments {
     @Flag(name: .long, help: "No progress display.")
     var quiet = false
 
+    @OptionGroup var storage: StoreOptions
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...64).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 64") }

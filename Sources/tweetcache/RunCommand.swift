@@ -10,12 +10,18 @@ import Glibc
 enum RunCommand {
     struct Report {
         var manifest: Manifest
+        /// A run whose files did not all reach the store is not done, strict or not.
         func failed(strict: Bool) -> Bool {
-            strict && (manifest.summary.failed > 0 || manifest.summary.problems > 0)
+            (manifest.summary.store?.failed ?? 0) > 0
+                || strict && (manifest.summary.failed > 0 || manifest.summary.problems > 0)
         }
     }
 
     static func run(inputs: [ResultsInput], options: PipelineOptions, flags: FetchOptions) async throws -> Report {
+        var options = options
+        let store = try await flags.storage.client()
+        defer { store?.shutdown() }
+        if store != nil { options.manifestTag = StorePublisher.manifestTag() }
         let pipeline: CachePipeline
         do { pipeline = try CachePipeline(options: options) } catch { throw CleanExit.message(error.description, code: 2) }
         let progress = RunProgress()
@@ -31,12 +37,17 @@ enum RunCommand {
         ticker.cancel()
         _ = await ticker.result
         display.finish()
-        if flags.json {
-            print(String(decoding: try SummaryJSON.encode(result.manifest), as: UTF8.self))
-        } else {
-            SummaryPrinter.print(result.manifest)
+        var manifest = result.manifest
+        if let store {
+            _ = await StorePublisher(client: store, cacheRoot: options.cacheRoot)
+                .publish(&manifest, manifestURL: result.manifestURL)
         }
-        return Report(manifest: result.manifest)
+        if flags.json {
+            print(String(decoding: try SummaryJSON.encode(manifest), as: UTF8.self))
+        } else {
+            SummaryPrinter.print(manifest)
+        }
+        return Report(manifest: manifest)
     }
 }
 

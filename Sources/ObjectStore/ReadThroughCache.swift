@@ -1,0 +1,219 @@
+import Foundation
+import Synchronization
+
+/// A bounded local copy of what was read from the bucket, so a tile server never
+/// fetches the same bytes twice while they fit, and its disk use stays under
+/// `--local-max` however much the bucket holds.
+///
+/// Whole objects (thumbnails, originals) and byte ranges of objects (a pack's
+/// head and index, one tile of a pack) are kept as files under one folder and
+/// evicted least recently used first. A range's file starts with the object's
+/// whole size (8 bytes, little-endian), which a pack reader needs with its head.
+/// Files are written under a temporary name and renamed, so a crash leaves at
+/// worst a stray temporary file, swept on the next start; nothing here is ever
+/// the only copy, so nothing is fsynced.
+public final class ReadThroughCache: Sendable {
+    public let client: S3Client
+    public let folder: URL
+    /// The most bytes kept on disk.
+    public let capacity: Int
+
+    private struct Entry { var size: Int; var tick: UInt64 }
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var total = 0
+        var tick: UInt64 = 0
+        var absent: [String: Date] = [:]
+    }
+    private let state = Mutex(State())
+    private let inflight = Mutex<[String: Task<ReadResultBox, Never>]>([:])
+    private let now: @Sendable () -> Date
+    /// How long a key the bucket did not have is believed absent (another machine may store it).
+    public let absentFor: TimeInterval
+
+    /// Counters for `/metrics` and the benchmarks.
+    public struct Counters: Sendable, Equatable {
+        public var hits = 0
+        public var misses = 0
+        public var evictions = 0
+        public var bytes = 0
+    }
+    private let counters = Mutex(Counters())
+
+    public init(client: S3Client, folder: URL, capacity: Int, absentFor: TimeInterval = 30,
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.client = client
+        self.folder = folder.standardizedFileURL
+        self.capacity = max(0, capacity)
+        self.absentFor = absentFor
+        self.now = now
+        try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
+        try scan()
+    }
+
+    public var statistics: Counters {
+        var copy = counters.withLock { $0 }
+        copy.bytes = state.withLock { $0.total }
+        return copy
+    }
+
+    /// The whole object at `path` (cache-relative), or nil when the bucket has none.
+    public func object(_ path: String, limit: Int) async throws(S3Error) -> [UInt8]? {
+        let name = Self.fileName(path, range: nil)
+        if let bytes = hit(name) { return bytes }
+        guard let result = try await once(name, { [client] () throws(S3Error) -> S3Client.ReadResult? in
+            try await client.read(path, maxBytes: limit)
+        }) else { return nil }
+        guard result.objectSize <= limit else { throw .server(status: 413, code: "TooLarge", message: "\(path) is over \(limit) bytes") }
+        keep(name, result.bytes)
+        return result.bytes
+    }
+
+    /// `length` bytes at `offset` of the object at `path` and the object's size, or
+    /// nil when the bucket has no such object.
+    public func range(_ path: String, offset: Int, length: Int) async throws(S3Error) -> S3Client.ReadResult? {
+        let name = Self.fileName(path, range: offset..<(offset + length))
+        if let stored = hit(name), stored.count >= 8 {
+            let size = stored.prefix(8).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            return S3Client.ReadResult(bytes: Array(stored.dropFirst(8)), objectSize: size)
+        }
+        guard let result = try await once(name, { [client] () throws(S3Error) -> S3Client.ReadResult? in
+            try await client.read(path, range: offset..<(offset + length), maxBytes: length + 1024)
+        }) else { return nil }
+        var stored = (0..<8).map { UInt8(truncatingIfNeeded: result.objectSize >> (8 * $0)) }
+        stored += result.bytes
+        keep(name, stored)
+        return result
+    }
+
+    /// Keeps bytes made here from the bucket's (a tile cut on request) under `path`.
+    public func keep(_ path: String, bytes: [UInt8]) { keep(Self.fileName(path, range: nil), bytes) }
+
+    /// The local copy of `path` when there is one.
+    public func local(_ path: String) -> [UInt8]? { hit(Self.fileName(path, range: nil)) }
+
+    // MARK: - Files
+
+    /// `a/b/c.pack` → `a/b/c.pack`; with a range, `a/b/c.pack@0+4096`.
+    static func fileName(_ path: String, range: Range<Int>?) -> String {
+        guard let range else { return path }
+        return "\(path)@\(range.lowerBound)+\(range.count)"
+    }
+
+    private func hit(_ name: String) -> [UInt8]? {
+        let known = state.withLock { state -> Bool in
+            guard var entry = state.entries[name] else { return false }
+            state.tick += 1
+            entry.tick = state.tick
+            state.entries[name] = entry
+            return true
+        }
+        guard known, let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        counters.withLock { $0.hits += 1 }
+        return [UInt8](data)
+    }
+
+    private func keep(_ name: String, _ bytes: [UInt8]) {
+        guard bytes.count <= capacity else { return }
+        let url = folder.appendingPathComponent(name)
+        let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            return
+        }
+        let evicted = state.withLock { state -> [String] in
+            state.tick += 1
+            if let old = state.entries[name] { state.total -= old.size }
+            state.entries[name] = Entry(size: bytes.count, tick: state.tick)
+            state.total += bytes.count
+            var victims: [String] = []
+            if state.total > capacity {
+                let order = state.entries.sorted { $0.value.tick < $1.value.tick }
+                for (key, entry) in order where state.total > capacity && key != name {
+                    state.entries[key] = nil
+                    state.total -= entry.size
+                    victims.append(key)
+                }
+            }
+            return victims
+        }
+        for victim in evicted { unlink(folder.appendingPathComponent(victim).path) }
+        if !evicted.isEmpty { counters.withLock { $0.evictions += evicted.count } }
+    }
+
+    /// Rebuilds the bookkeeping from the folder (least recently written first) and
+    /// sweeps temporary files; trims to the capacity, which may have shrunk.
+    private func scan() throws {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else { return }
+        var found: [(name: String, size: Int, date: Date)] = []
+        let base = folder.path + "/"
+        for case let url as URL in walker {
+            let values = try? url.resourceValues(forKeys: Set(keys))
+            guard values?.isRegularFile == true else { continue }
+            if url.lastPathComponent.hasPrefix(".tmp-") {
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            let path = url.standardizedFileURL.path
+            guard path.hasPrefix(base) else { continue }
+            found.append((String(path.dropFirst(base.count)), values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast))
+        }
+        var victims: [String] = []
+        state.withLock { state in
+            for file in found.sorted(by: { $0.date < $1.date }) {
+                state.tick += 1
+                state.entries[file.name] = Entry(size: file.size, tick: state.tick)
+                state.total += file.size
+            }
+            for (key, entry) in state.entries.sorted(by: { $0.value.tick < $1.value.tick }) where state.total > capacity {
+                state.entries[key] = nil
+                state.total -= entry.size
+                victims.append(key)
+            }
+        }
+        for victim in victims { unlink(folder.appendingPathComponent(victim).path) }
+    }
+
+    // MARK: - One request per name
+
+    private struct ReadResultBox: Sendable { var result: Result<S3Client.ReadResult?, S3Error> }
+
+    /// Runs `read` once for however many callers want `name` at the same moment,
+    /// and remembers for a while that the bucket has no such key.
+    private func once(
+        _ name: String, _ read: @escaping @Sendable () async throws(S3Error) -> S3Client.ReadResult?
+    ) async throws(S3Error) -> S3Client.ReadResult? {
+        let current = now()
+        let absent = state.withLock { state -> Bool in
+            guard let since = state.absent[name] else { return false }
+            if current.timeIntervalSince(since) < absentFor { return true }
+            state.absent[name] = nil
+            return false
+        }
+        if absent { return nil }
+        let (task, owner) = inflight.withLock { tasks -> (Task<ReadResultBox, Never>, Bool) in
+            if let running = tasks[name] { return (running, false) }
+            let task = Task { () -> ReadResultBox in
+                do throws(S3Error) { return ReadResultBox(result: .success(try await read())) } catch {
+                    return ReadResultBox(result: .failure(error))
+                }
+            }
+            tasks[name] = task
+            return (task, true)
+        }
+        let box = await task.value
+        if owner {
+            inflight.withLock { $0[name] = nil }
+            if case .success(nil) = box.result { state.withLock { $0.absent[name] = current } }
+        }
+        return try box.result.get()
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import BlobStore
+import Foundation
+import ObjectStore
+
+/// `--store s3://BUCKET[/PREFIX]` and `--local-max`: the cache's files in
+/// S3-compatible object storage, shared by machines, with the local `--cache`
+/// holding the index and a bounded read-through copy.
+///
+/// Endpoint, region and credentials come from the variables AWS tools use, never
+/// from flags, so they do not end up in shell history or `ps`.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Object storage for the cache's files, s3://BUCKET[/PREFIX] (default: $TWEETCACHE_STORE). Endpoint, region and credentials from AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3), AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.",
+        valueName: "URL"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --store: the most disk the local copy of the bucket's objects may use (LRU).", valueName: "SIZE"))
+    var localMax: String = "2GB"
+
+    /// `--store`, else `$TWEETCACHE_STORE`.
+    var storeText: String? {
+        if let store { return store }
+        let value = ProcessInfo.processInfo.environment["TWEETCACHE_STORE"]?.trimmingCharacters(in: .whitespaces)
+        return value?.isEmpty == false ? value : nil
+    }
+
+    func validate() throws {
+        if let text = storeText {
+            do { _ = try S3Location(url: text) } catch { throw ValidationError("--store: \(error.description)") }
+        }
+        guard ByteCount.parse(localMax) != nil else { throw ValidationError("--local-max: cannot read '\(localMax)' (try 2GB)") }
+    }
+
+    var localMaxBytes: Int { ByteCount.parse(localMax) ?? (2 << 30) }
+
+    /// The store's client, or nil without `--store`. A bucket that is missing or
+    /// refuses these credentials ends the command here with status 2, said once;
+    /// an endpoint that does not answer does not (each file's upload says so).
+    func client(probe: Bool = true) async throws -> S3Client? {
+        guard let text = storeText else { return nil }
+        let client: S3Client
+        do {
+            client = try S3Client(location: S3Location(url: text), settings: S3Settings.fromEnvironment())
+        } catch {
+            throw CleanExit.message(error.description, code: 2)
+        }
+        guard probe else { return client }
+        do { try await client.probe() } catch {
+            switch error {
+            case .unreachable: FileHandle.standardError.write(Data("tweetcache: \(error.description)\n".utf8))
+            default:
+                client.shutdown()
+                throw CleanExit.message(error.description, code: 2)
+            }
+        }
+        return client
+    }
+}
