@@ -186,7 +186,10 @@ let package = Package(
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"]),
         // Runs the built `tweetcache` binary as a process.
-        .testTarget(name: "CLITests", dependencies: ["tweetcache", "TestSupport", "TLSTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging"]
+        ),
     ]
 )
 

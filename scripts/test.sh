@@ -2,8 +2,9 @@
 # Runs every test. Installs what is missing, builds (optimised), then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates.
-export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl"
+# Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates;
+# Ceph's RADOS Gateway is the real S3 server the object-storage tests start (scripts/rgw.sh).
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl ceph ceph-mon ceph-osd radosgw"
 source scripts/bootstrap.sh
 # The IIIF Presentation tests load every document with a kept validator (iiif-prezi3, PyPI).
 python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3

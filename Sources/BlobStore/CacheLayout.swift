@@ -16,7 +16,12 @@ public import Foundation
 /// index.sqlite                            URL → hash, derived files, failures
 /// tmp/                                    files being written (swept on open)
 /// quarantine/<64 hex>                     blobs `verify --repair` found corrupt
+/// objects/…                               with `--store`: the bounded local copy of the
+///                                         bucket's objects (same paths; a range as path@offset+length)
 /// ```
+///
+/// A bucket (`--store s3://bucket/prefix`) holds `blobs/`, `derived/` and
+/// `manifests/` under these same paths below its prefix.
 public struct CacheLayout: Sendable, Hashable {
     /// The cache directory.
     public let root: URL
@@ -30,6 +35,8 @@ public struct CacheLayout: Sendable, Hashable {
     public static let manifestsFolder = "manifests"
     public static let temporaryFolder = "tmp"
     public static let quarantineFolder = "quarantine"
+    /// With object storage: the read-through copy of the bucket's objects.
+    public static let objectsFolder = "objects"
     public static let indexFile = "index.sqlite"
     /// File name ending of a pyramid pack.
     public static let packSuffix = ".pack"
@@ -71,5 +78,6 @@ public struct CacheLayout: Sendable, Hashable {
     public var manifestsURL: URL { url(Self.manifestsFolder) }
     public var temporaryURL: URL { url(Self.temporaryFolder) }
     public var quarantineURL: URL { url(Self.quarantineFolder) }
+    public var objectsURL: URL { url(Self.objectsFolder) }
     public var indexURL: URL { url(Self.indexFile) }
 }

@@ -111,7 +111,8 @@ public final class S3Client: Sendable {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
-            method: "HEAD"), key: key)
+            // No body comes, but libcurl holds the Content-Length against the limit all the same.
+            maxBytes: 1 << 40, method: "HEAD"), key: key)
         switch response.status {
         case 404: return nil
         case 200..<300: return response.header("content-length").flatMap { Int($0) } ?? 0

@@ -17,6 +17,8 @@ public struct S3Settings: Sendable {
     public init(endpoint: String?, signature: AWSSignature) {
         self.endpoint = endpoint.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.signature = signature
+        // Each request carries its own limit (a listing's, a part's, an original's).
+        fetch.maxBytes = 8 << 30
     }
 
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(S3Error) -> S3Settings {

@@ -2,14 +2,18 @@ import ArgumentParser
 import BlobStore
 import Foundation
 import Inspect
+import Pipeline
 
-struct GcCommand: ParsableCommand {
+struct GcCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc",
         abstract: "Remove what no manifest references, then evict least recently used blobs to fit a budget.",
         discussion: """
             Safe while a fetch runs in another process: nothing used, fetched or written in \
-            the last hour, or since the newest manifest, is removed.
+            the last hour, or since the newest manifest, is removed. With --store, the bucket \
+            is collected instead: originals and derived files no manifest in the bucket names, \
+            written over an hour ago (other machines upload a run's files before its manifest); \
+            the local copy of the bucket is trimmed to --local-max.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Keep blobs and derived files under this size, e.g. 2GB.", valueName: "SIZE"))
@@ -26,12 +30,27 @@ struct GcCommand: ParsableCommand {
 
     @OptionGroup var options: InspectOptions
 
+    @OptionGroup var storage: StoreOptions
+
     func validate() throws {
         if let maxSize, ByteCount.parse(maxSize) == nil { throw ValidationError("--max-size: cannot read '\(maxSize)' (try 2GB)") }
         if let olderThan, AgeText.parse(olderThan) == nil { throw ValidationError("--older-than: cannot read '\(olderThan)' (try 30d)") }
     }
 
-    func run() throws {
+    func run() async throws {
+        if let client = try await storage.client() {
+            defer { client.shutdown() }
+            // Opening the local copy trims it to --local-max.
+            _ = try storage.readThrough(client, cacheRoot: options.cacheURL)
+            let report: BucketMaintenance.CollectReport
+            do {
+                report = try await BucketMaintenance(client: client).collect(grace: grace ?? 3600, dryRun: dryRun)
+            } catch {
+                throw CleanExit.message(error.description, code: 2)
+            }
+            if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
+            return
+        }
         let snapshot = try options.snapshot()
         var gcOptions = GarbageCollector.Options(maxBytes: maxSize.flatMap(ByteCount.parse),
                                                  olderThan: olderThan.flatMap(AgeText.parse), dryRun: dryRun)

@@ -64,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Live searches: fetch a host's media from another origin, HOST=URL (repeatable).", valueName: "HOST=URL"))
     var mirror: [String] = []
 
+    @OptionGroup var storage: StoreOptions
+
     func validate() throws {
         guard (1...65535).contains(port) || port == 0 else { throw ValidationError("--port must be 0-65535") }
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be 16-4096") }
@@ -89,6 +91,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxArea = maxSize * maxSize
         configuration.requestTimeout = .seconds(timeout)
         configuration.liveSearch = try liveSearch(root)
+        if let client = try await storage.client() {
+            // The bucket's runs become this server's catalog; its files are read on demand.
+            do {
+                let report = try await BucketSync(client: client, cacheRoot: root).run()
+                FileHandle.standardError.write(Data("serve: \(client.location): \(report.listed) runs, \(report.copied) new\n".utf8))
+            } catch {
+                FileHandle.standardError.write(Data("serve: could not list the bucket's runs: \(error.description)\n".utf8))
+            }
+            configuration.store = try storage.readThrough(client, cacheRoot: root)
+        }
         try await Self.serve(configuration)
     }
 

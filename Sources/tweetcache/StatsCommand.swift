@@ -1,14 +1,26 @@
 import ArgumentParser
 import Foundation
 import Inspect
+import Pipeline
 
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Tweets, images by kind, bytes stored and saved, derived bytes, failures.")
 
     @OptionGroup var options: InspectOptions
 
-    func run() throws {
+    @OptionGroup var storage: StoreOptions
+
+    func run() async throws {
+        if let client = try await storage.client() {
+            defer { client.shutdown() }
+            let stats: BucketMaintenance.Stats
+            do { stats = try await BucketMaintenance(client: client).stats() } catch {
+                throw CleanExit.message(error.description, code: 2)
+            }
+            if options.json { print(try InspectJSON.string(stats)) } else { emit(stats.text) }
+            return
+        }
         let snapshot = try options.snapshot()
         let stats: CacheStats
         do { stats = try CacheStats(snapshot: snapshot) } catch { throw InspectFailure.exit(error) }

@@ -34,6 +34,15 @@ struct StoreOptions: ParsableArguments {
 
     var localMaxBytes: Int { ByteCount.parse(localMax) ?? (2 << 30) }
 
+    /// The bounded local copy of the bucket's objects under `cacheRoot`.
+    func readThrough(_ client: S3Client, cacheRoot: URL) throws -> ReadThroughCache {
+        do {
+            return try ReadThroughCache(client: client, folder: CacheLayout(root: cacheRoot).objectsURL, capacity: localMaxBytes)
+        } catch {
+            throw CleanExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
+        }
+    }
+
     /// The store's client, or nil without `--store`. A bucket that is missing or
     /// refuses these credentials ends the command here with status 2, said once;
     /// an endpoint that does not answer does not (each file's upload says so).

@@ -1,15 +1,19 @@
 import ArgumentParser
 import Foundation
 import Inspect
+import Pipeline
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Re-hash every blob and check the index and derived files against the disk.",
         discussion: """
             --repair moves corrupt blobs to <cache>/quarantine/, drops index rows whose blob is \
             gone (the next fetch downloads them again) and makes missing derived files again. \
-            Exit status 1 when problems remain.
+            Exit status 1 when problems remain. With --store, the bucket is verified instead: \
+            every original re-hashed against its name, every pack's header and index read; \
+            --repair deletes the objects that fail (a machine holding the right bytes puts them \
+            back on its next fetch).
             """)
 
     @Flag(name: .long, help: "Fix what can be fixed.")
@@ -20,7 +24,19 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var options: InspectOptions
 
-    func run() throws {
+    @OptionGroup var storage: StoreOptions
+
+    func run() async throws {
+        if let client = try await storage.client() {
+            defer { client.shutdown() }
+            var maintenance = BucketMaintenance(client: client)
+            if let jobs { maintenance.concurrency = max(1, jobs) }
+            let report: BucketMaintenance.VerifyReport
+            do { report = try await maintenance.verify(repair: repair) } catch { throw CleanExit.message(error.description, code: 2) }
+            if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
+            if report.remaining > 0 { throw ExitCode(1) }
+            return
+        }
         let snapshot = try options.snapshot()
         var verifier = CacheVerifier(snapshot: snapshot)
         if let jobs { verifier.lanes = max(1, jobs) }

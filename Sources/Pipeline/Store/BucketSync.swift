@@ -19,7 +19,7 @@ public struct BucketSync: Sendable {
         layout = CacheLayout(root: cacheRoot)
     }
 
-    public struct Report: Sendable, Equatable {
+    public struct Report: Sendable, Equatable, Codable {
         /// Manifests in the bucket.
         public var listed = 0
         /// Copied this time.

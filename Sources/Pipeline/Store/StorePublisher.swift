@@ -1,6 +1,7 @@
 public import BlobStore
 public import Foundation
 public import ObjectStore
+import Synchronization
 
 /// Puts what a run cached into object storage: every original, pack and
 /// thumbnail its manifest names, then the manifest itself, under the same
@@ -74,13 +75,14 @@ public struct StorePublisher: Sendable {
         var summary = StoreSummary(location: client.location.description)
         let uploads = Self.uploads(of: manifest)
         var failures: [Manifest.Failure] = []
+        let outage = Outage()
         await withTaskGroup(of: (Upload, Result<(S3Client.PutResult, Int), S3Error>).self) { group in
             var next = 0
             func start() {
                 guard next < uploads.count else { return }
                 let upload = uploads[next]
                 next += 1
-                group.addTask { (upload, await put(upload)) }
+                group.addTask { (upload, await put(upload, outage: outage)) }
             }
             for _ in 0..<max(1, concurrency) { start() }
             var done = 0
@@ -126,7 +128,19 @@ public struct StorePublisher: Sendable {
         return summary
     }
 
-    private func put(_ upload: Upload) async -> Result<(S3Client.PutResult, Int), S3Error> {
+    /// Once the store has not answered one upload through all its retries, the
+    /// uploads after it fail at once with the same reason instead of each waiting
+    /// out its own retries: the run ends in seconds, and its re-run uploads them.
+    final class Outage: Sendable {
+        private let error = Mutex<S3Error?>(nil)
+        var current: S3Error? { error.withLock { $0 } }
+        func record(_ failure: S3Error) {
+            if case .unreachable = failure { error.withLock { $0 = $0 ?? failure } }
+        }
+    }
+
+    private func put(_ upload: Upload, outage: Outage) async -> Result<(S3Client.PutResult, Int), S3Error> {
+        if let down = outage.current { return .failure(down) }
         let file = layout.url(upload.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
         guard size >= 0 else {
@@ -137,6 +151,7 @@ public struct StorePublisher: Sendable {
                                                   contentType: Self.contentType(upload.path))
             return .success((result, size))
         } catch {
+            outage.record(error)
             return .failure(error)
         }
     }

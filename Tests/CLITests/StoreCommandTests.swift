@@ -1,0 +1,291 @@
+import BlobStore
+import Foundation
+import Imaging
+import MediaFetch
+import ObjectStore
+import Testing
+import TestSupport
+import TileServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--store s3://…` end to end: the real binary, a real RADOS Gateway on loopback
+/// (scripts/rgw.sh), and the built-in sample's loopback origin.
+@Suite struct StoreCommandTests {
+    let bin: URL
+    init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
+
+    /// A new bucket on the shared gateway, reached directly or through `endpoint`.
+    func bucket(_ hint: String, endpoint: String? = nil) async throws -> (S3Client, [String: String]) {
+        let server = try await RGWServer.running()
+        var environment = server.environment
+        if let endpoint { environment["AWS_ENDPOINT_URL"] = endpoint }
+        let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
+                                  settings: S3Settings.fromEnvironment(server.environment))
+        try await client.createBucket()
+        environment["TWEETCACHE_STORE"] = client.location.description
+        return (client, environment)
+    }
+
+    func demo(_ cache: URL, _ environment: [String: String], extra: [String] = []) async throws -> CommandOutput {
+        try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json", "--quiet"] + extra, environment: environment)
+    }
+
+    func storeSummary(_ out: CommandOutput) throws -> [String: Any] {
+        try #require(try summary(out)["store"] as? [String: Any], "no store summary: \(out.stdout) \(out.stderr)")
+    }
+
+    @Test func aSecondMachineServesEveryTileOfTheFirstsImagesFromTheBucket() async throws {
+        let (client, environment) = try await bucket("twomachines")
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
+        let out = try await demo(first, environment)
+        #expect(out.status == 0, "\(out.stderr)")
+        let store = try storeSummary(out)
+        #expect(store["failed"] as? Int == 0)
+        let manifestKey = try #require(store["manifest_key"] as? String)
+        // The manifest's name carries the host and a random tag, so no machine picks another's.
+        #expect(manifestKey.range(of: #"^manifests/\d{8}T\d{6}Z-[a-z0-9-]+-[0-9a-f]{16}\.json$"#, options: .regularExpression) != nil)
+
+        // Every original, pack and thumbnail the first machine made is in the bucket, byte for byte.
+        let layout = CacheLayout(root: first)
+        let localFiles = try FileManager.default.subpathsOfDirectory(atPath: layout.derivedURL.path)
+            .filter { $0.hasSuffix(".pack") || $0.contains(".thumb-") }.map { "derived/" + $0 }
+            + FileManager.default.subpathsOfDirectory(atPath: layout.blobsURL.path)
+            .filter { $0.count > 64 }.map { "blobs/sha256/" + $0 }
+        let listed = Dictionary(uniqueKeysWithValues: try await client.list("").map { ($0.key, $0.size) })
+        for path in localFiles {
+            let size = try FileManager.default.attributesOfItem(atPath: layout.path(path))[.size] as? Int
+            #expect(listed[path] == size, "\(path)")
+        }
+        #expect(store["uploaded"] as? Int == localFiles.count)
+
+        // A second machine with an empty cache: sync, then serve from the bucket.
+        let sync = try await CommandRunner.run(bin, ["sync", "--cache", second.path, "--json"], environment: environment)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(FileManager.default.fileExists(atPath: CacheLayout(root: second).path(manifestKey)))
+        let readThrough = try ReadThroughCache(
+            client: S3Client(location: client.location, settings: client.settings),
+            folder: CacheLayout(root: second).objectsURL, capacity: 64 << 20)
+        var configuration = TileServerConfiguration(cacheRoot: second)
+        configuration.port = 0
+        configuration.store = readThrough
+        let server = try await TileServer.start(configuration)
+        let http = try HTTPFetcher()
+        defer { http.shutdown() }
+
+        var tiles: [(url: String, bytes: [UInt8])] = []
+        for path in localFiles where path.hasSuffix(".pack") {
+            let bytes = [UInt8](try Data(contentsOf: layout.url(path)))
+            let pack = try PyramidPack(bytes)
+            let hex = String(path.split(separator: "/").last!.prefix(64))
+            for level in pack.geometry.levels.map(\.index) {
+                let grid = pack.geometry.levels[level]
+                for column in 0..<grid.columns {
+                    for row in 0..<grid.rows {
+                        guard let tile = try pack.tile(bytes, level: level, column: column, row: row) else { continue }
+                        tiles.append(("\(server.baseURL)/dzi/\(hex)_files/\(level)/\(column)_\(row).\(pack.format.fileExtension)", tile))
+                    }
+                }
+            }
+        }
+        #expect(tiles.count > 500)
+        let mismatches = await withTaskGroup(of: String?.self) { group in
+            var next = 0, bad: [String] = []
+            func add() {
+                guard next < tiles.count else { return }
+                let tile = tiles[next]
+                next += 1
+                group.addTask {
+                    guard case let .success(response) = await http.perform(HTTPRequest(url: tile.url)),
+                          response.status == 200, response.body == tile.bytes else { return tile.url }
+                    return nil
+                }
+            }
+            for _ in 0..<8 { add() }
+            while let result = await group.next() {
+                if let result { bad.append(result) }
+                add()
+            }
+            return bad
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(tiles.count) tiles differ, e.g. \(mismatches.prefix(3))")
+        // Packs were read by range, never whole.
+        let copied = try FileManager.default.subpathsOfDirectory(atPath: CacheLayout(root: second).objectsURL.path)
+        #expect(!copied.contains { $0.hasSuffix(".pack") })
+        #expect(copied.contains { $0.contains(".pack@") })
+        // Served again from the local copy: the bucket is not asked twice.
+        let misses = readThrough.statistics.misses
+        await server.stop()
+        let again = try await TileServer.start(configuration)
+        for tile in tiles.prefix(50) {
+            let url = tile.url.replacingOccurrences(of: server.baseURL, with: again.baseURL)
+            guard case let .success(response) = await http.perform(HTTPRequest(url: url)) else { Issue.record("\(url)"); continue }
+            #expect(response.body == tile.bytes)
+        }
+        #expect(readThrough.statistics.misses == misses)
+        await again.stop()
+    }
+
+    @Test func twoMachinesFetchingOverlappingResultsIntoOneBucketBothSucceed() async throws {
+        let (client, environment) = try await bucket("concurrent")
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        async let a = demo(dir.appendingPathComponent("a"), environment)
+        async let b = demo(dir.appendingPathComponent("b"), environment)
+        let (outA, outB) = try await (a, b)
+        #expect(outA.status == 0, "\(outA.stderr)")
+        #expect(outB.status == 0, "\(outB.stderr)")
+        let storeA = try storeSummary(outA), storeB = try storeSummary(outB)
+        #expect(storeA["failed"] as? Int == 0 && storeB["failed"] as? Int == 0)
+        let objects = try await client.list("").filter { !$0.key.hasPrefix("manifests/") }
+        // Each object was stored by exactly one of them; the other was told it was there (412).
+        let uploaded = (storeA["uploaded"] as? Int ?? 0) + (storeB["uploaded"] as? Int ?? 0)
+        #expect(uploaded == objects.count)
+        #expect((storeA["uploaded"] as? Int ?? 0) + (storeA["already_stored"] as? Int ?? 0) == objects.count)
+        let manifests = try await client.list("manifests/")
+        #expect(manifests.count == 2)
+        #expect(Set(manifests.map(\.key)) == Set([storeA["manifest_key"] as? String, storeB["manifest_key"] as? String].compactMap { $0 }))
+    }
+
+    @Test func aProcessKilledDuringALargeUploadLeavesNoObjectAndARerunCompletes() async throws {
+        let rgw = try await RGWServer.running()
+        let upstream = try #require(URL(string: rgw.endpoint)?.port)
+        let proxy = try TCPProxy(upstreamPort: upstream)
+        defer { proxy.stop() }
+        let (client, environment) = try await bucket("killed", endpoint: proxy.baseURL)
+        defer { client.shutdown() }
+        // A 24 MB "video" goes up in three 8 MB parts.
+        var bytes = [UInt8](repeating: 0, count: 24 << 20)
+        bytes.replaceSubrange(0..<12, with: [0, 0, 0, 0x18] + Array("ftypmp42".utf8))
+        for i in stride(from: 4096, to: bytes.count, by: 4096) { bytes[i] = UInt8(truncatingIfNeeded: i >> 12) }
+        let video = bytes
+        let videoHash = BlobHash(hashing: video)
+        let origin = try LoopbackHTTPServer { request in
+            if request.path.hasSuffix(".mp4") { return .respond(status: 200, headers: [("Content-Type", "video/mp4")], body: video) }
+            if request.path.hasSuffix(".jpg") { return .respond(status: 200, body: jpegBytes(4_000, 9)) }
+            return .respond(status: 404)
+        }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("page.json")
+        try Data(#"""
+        {"statuses":[{"id_str":"5","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"a video",
+          "extended_entities":{"media":[{"id_str":"50","type":"video",
+            "media_url_https":"https://pbs.twimg.com/ext_tw_video_thumb/50/pu/img/poster.jpg",
+            "video_info":{"variants":[{"bitrate":2176000,"content_type":"video/mp4","url":"https://video.twimg.com/ext_tw_video/50/pu/vid/big.mp4"}]}}]},
+          "user":{"id_str":"7","screen_name":"dana","name":"Dana"}}]}
+        """#.utf8).write(to: page)
+        let arguments = ["fetch", page.path, "--cache", dir.appendingPathComponent("cache").path, "--videos", "--json", "--quiet",
+                         "--tiles", "none", "--thumb-sizes", "", "--max-size", "64MB",
+                         "--mirror", "pbs.twimg.com=\(origin.baseURL)", "--mirror", "video.twimg.com=\(origin.baseURL)"]
+
+        let process = Process()
+        process.executableURL = bin
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let (exited, exit) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exit.yield(); exit.finish() }
+        try process.run()
+        // Killed once a third of the video is through: parts are in flight, nothing is complete.
+        await proxy.waitUntilSent(10 << 20)
+        kill(process.processIdentifier, SIGKILL)
+        for await _ in exited {}
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        #expect(try await client.size(CacheLayout.blob(videoHash)) == nil)
+        #expect(try await client.list("manifests/").isEmpty)
+
+        let rerun = try await CommandRunner.run(bin, arguments, environment: environment)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try await client.size(CacheLayout.blob(videoHash)) == video.count)
+        let stored = try #require(try await client.get(CacheLayout.blob(videoHash), maxBytes: 64 << 20))
+        #expect(BlobHash(hashing: stored) == videoHash)
+        #expect(try await client.list("manifests/").count == 1)
+    }
+
+    @Test func theStoreStoppingMidRunFailsItsUploadsAndARerunFinishes() async throws {
+        let rgw = try await RGWServer.running()
+        let upstream = try #require(URL(string: rgw.endpoint)?.port)
+        let proxy = try TCPProxy(upstreamPort: upstream)
+        defer { proxy.stop() }
+        let (client, environment) = try await bucket("stopped", endpoint: proxy.baseURL)
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = dir.appendingPathComponent("cache")
+        proxy.cut(afterSending: 3 << 20)
+        let out = try await demo(cache, environment)
+        // The run finishes, says what did not reach the store, and says so in its status.
+        #expect(out.status == 1, "\(out.stderr)")
+        let store = try storeSummary(out)
+        #expect((store["failed"] as? Int ?? 0) > 0)
+        #expect(store["manifest_key"] == nil || store["manifest_key"] is NSNull)
+        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+        let failures = try #require(json?["failures"] as? [[String: Any]])
+        let storeFailures = failures.filter { $0["role"] as? String == "store" }
+        #expect(storeFailures.count == store["failed"] as? Int)
+        #expect(storeFailures.allSatisfy { ($0["error"] as? [String: Any])?["code"] as? String == "store_unreachable" })
+        // The downloads themselves are all in the local cache, and the local manifest records the failures.
+        #expect(try summary(out)["failed"] as? Int == 0)
+        #expect(try await client.list("manifests/").isEmpty)
+
+        proxy.restore()
+        let rerun = try await demo(cache, environment)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let again = try storeSummary(rerun)
+        #expect(again["failed"] as? Int == 0)
+        #expect(again["manifest_key"] is String)
+        #expect((again["uploaded"] as? Int ?? 0) > 0)
+    }
+
+    @Test func wrongCredentialsAndAMissingBucketStopTheRunBeforeItStarts() async throws {
+        let (client, environment) = try await bucket("creds")
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-4242424242"
+        let denied = try await demo(dir.appendingPathComponent("a"), wrong)
+        #expect(denied.status == 2)
+        #expect(denied.stderr.contains("AWS_SECRET_ACCESS_KEY") && denied.stderr.contains(client.location.bucket))
+        #expect(!denied.stderr.contains("wrong-secret") && !denied.stdout.contains("wrong-secret"))
+        #expect(!denied.stderr.contains(environment["AWS_ACCESS_KEY_ID"] ?? "?"))
+
+        var missing = environment
+        missing["TWEETCACHE_STORE"] = "s3://\(RGWServer.bucketName("absent"))"
+        let absent = try await demo(dir.appendingPathComponent("b"), missing)
+        #expect(absent.status == 2)
+        #expect(absent.stderr.contains("does not exist"))
+    }
+
+    @Test func verifyOverABucketFindsABlobReplacedBehindItsBack() async throws {
+        let (client, environment) = try await bucket("verify")
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = try await demo(dir.appendingPathComponent("a"), environment)
+        #expect(out.status == 0, "\(out.stderr)")
+        let verifyArgs = ["verify", "--cache", dir.appendingPathComponent("b").path]
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("b"), withIntermediateDirectories: true)
+        let clean = try await CommandRunner.run(bin, verifyArgs, environment: environment)
+        #expect(clean.status == 0, "\(clean.stdout) \(clean.stderr)")
+
+        let victim = try #require(try await client.list("blobs/").first?.key)
+        try await client.delete(victim)
+        _ = try await client.put(victim, bytes: Array("not the original".utf8))
+        let found = try await CommandRunner.run(bin, verifyArgs, environment: environment)
+        #expect(found.status == 1)
+        #expect(found.stdout.contains(victim) && found.stdout.contains("not to its name"), "\(found.stdout)")
+
+        let repaired = try await CommandRunner.run(bin, verifyArgs + ["--repair"], environment: environment)
+        #expect(repaired.stdout.contains("(deleted)"))
+        #expect(try await client.size(victim) == nil)
+    }
+}
