@@ -4,7 +4,13 @@
 # by `tweetcache export --tiles dz`, byte-identical), in one run, with wrk on
 # loopback; then the cost of a cold tile made on request (lazy mode).
 #
-# Usage: bench/serve-vs-nginx.sh [DURATION] [CONNECTIONS]
+# Usage: bench/serve-vs-nginx.sh [--store] [DURATION] [CONNECTIONS]
+#   --store      serve from object storage instead: the sample is fetched into a bucket
+#                of a RADOS Gateway on loopback (scripts/rgw.sh; root, ceph, radosgw),
+#                and `serve --store` runs over an empty cache directory, reading tiles
+#                by range through its --local-max copy (warm after wrk's warm-up pass);
+#                then a fresh server walks every tile once with an empty copy (cold:
+#                p50 and p99 per tile)
 #   DURATION     wrk duration per run (default 30s); each server gets RUNS (3) runs,
 #                alternating, and the median of the per-pair ratios is reported
 #   CONNECTIONS  wrk connections (default 64), 2 wrk threads
@@ -14,6 +20,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 shared=${SHARED_BENCH:-$repo/../shared/bench}
+store=
+if [ "${1:-}" = "--store" ]; then store=1; shift; fi
 duration=${1:-30s}
 conns=${2:-64}
 runs=${RUNS:-3}
@@ -28,6 +36,7 @@ chmod 755 "$work"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -z "$store" ] || "$repo/scripts/rgw.sh" stop "$work/rgw" >/dev/null 2>&1 || true
   [ -n "${KEEP_DIR:-}" ] && cp "$work"/*.txt "$work"/*.lua "$KEEP_DIR"/ 2>/dev/null || true
   rm -rf "$work"
 }
@@ -40,7 +49,15 @@ scratch=${TC_SCRATCH:-.build}
 bin=$repo/$scratch/release/tweetcache
 
 echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >&2
-"$bin" demo --cache "$work/eager" --quiet >&2
+store_args=()
+if [ -n "$store" ]; then
+  "$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
+  set -a; . "$work/rgw/env"; set +a
+  curl -sf -X PUT --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+    -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$AWS_ENDPOINT_URL/tcserve"
+  store_args=(--store s3://tcserve --local-max "${LOCAL_MAX:-1GB}")
+fi
+"$bin" demo --cache "$work/eager" --quiet "${store_args[@]}" >&2
 "$bin" demo --cache "$work/lazy" --tiles lazy --quiet >&2
 chmod -R a+rX "$work"
 
@@ -81,8 +98,15 @@ make_lua "$work/nginx-paths.txt" "$work/nginx.lua"
 
 wait_up() { for _ in $(seq 100); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; echo "server at $1 did not start" >&2; exit 1; }
 
-"$bin" serve --cache "$work/eager" --port "$tc_port" > /dev/null 2> "$work/serve.log" &
-pids+=($!)
+if [ -n "$store" ]; then
+  # A second machine: nothing on disk but what `serve` copies from the bucket.
+  mkdir -p "$work/remote"
+  "$bin" serve --cache "$work/remote" --port "$tc_port" "${store_args[@]}" > /dev/null 2> "$work/serve.log" &
+else
+  "$bin" serve --cache "$work/eager" --port "$tc_port" > /dev/null 2> "$work/serve.log" &
+fi
+tc_pid=$!
+pids+=($tc_pid)
 out=$("$shared/serve-corpus.sh" "$work/static" "$nginx_port")
 eval "$(echo "$out" | tail -1)"
 pids+=("$NGINX_PID")
@@ -127,6 +151,23 @@ for name in tweetcache nginx; do
 done
 pair_ratios=$(paste <(printf '%s' "${all[tweetcache]}" | awk '{print $1}') <(printf '%s' "${all[nginx]}" | awk '{print $1}') \
   | awk '{printf "%.2f\n", $1 / $2}')
+if [ -n "$store" ]; then
+  echo "== cold: a fresh server over the bucket with an empty local copy, every tile once" >&2
+  cold_port=$((lazy_port + 1))
+  mkdir -p "$work/cold"
+  "$bin" serve --cache "$work/cold" --port "$cold_port" "${store_args[@]}" > /dev/null 2> "$work/cold.log" &
+  pids+=($!)
+  wait_up "http://127.0.0.1:$cold_port/healthz"
+  # One connection, one request at a time: each answer is one ranged GET of its pack
+  # (the pack's index too, for an image's first tile).
+  sed "s#^#url = \"http://127.0.0.1:$cold_port#; s#\$#\"\noutput = /dev/null#" "$work/tc-paths.txt" > "$work/cold.cfg"
+  curl -sf --config "$work/cold.cfg" -w '%{time_total}\n' > "$work/cold-times.txt"
+  cold_n=$(wc -l < "$work/cold-times.txt")
+  cold_p50=$(sort -n "$work/cold-times.txt" | awk -v n="$cold_n" 'NR == int((n + 1) / 2) {printf "%.2f", $1 * 1000}')
+  cold_p99=$(sort -n "$work/cold-times.txt" | awk -v n="$cold_n" 'NR == int(n * 0.99 + 0.5) {printf "%.2f", $1 * 1000}')
+  copy_bytes=$(du -sb "$work/remote/objects" | cut -f1)
+  rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$tc_pid/status")
+fi
 echo "== cold tiles made on request (lazy cache)" >&2
 "$bin" serve --cache "$work/lazy" --port "$lazy_port" > /dev/null 2> "$work/lazy.log" &
 pids+=($!)
@@ -154,6 +195,9 @@ cat <<TABLE
 
 tweetcache / nginx requests/s: **${ratio}x**, median of $runs back-to-back pairs (pairs: $(echo $pair_ratios | sed 's/ /x, /g')x; $ntiles distinct tiles, wrk -t2 -c$conns -d$duration)
 
+${store:+Served from a bucket (RGW on loopback) through the read-through copy; warm = after one pass over every tile. Local copy after the runs: $((${copy_bytes:-0} / 1024)) KiB; serve RSS $((${rss_kb:-0} / 1024)) MiB.
+Cold, from the bucket (fresh server, empty local copy, $cold_n tiles one at a time): p50 $cold_p50 ms, p99 $cold_p99 ms per tile.
+}
 Cold tiles (lazy cache, ${#first[@]} images of 1024 px or more, full-resolution level, median):
 first tile of an image (decode + tile; its pack is then built in the background) $(med "${first[@]}") ms; next tile of the same image $(med "${second[@]}") ms; the same tile again (cached) $(med "${warm[@]}") ms.
 TABLE

@@ -2,6 +2,7 @@ import Foundation
 import MediaFetch
 import ObjectStore
 import TestSupport
+import Synchronization
 import Testing
 
 /// S3Client against a real RADOS Gateway on loopback (scripts/rgw.sh).
@@ -137,5 +138,58 @@ import Testing
         #expect(throws: S3Error.self) { try S3Location(url: "s3://Bad_Bucket/x") }
         #expect(throws: S3Error.self) { try S3Location(url: "s3://good-bucket/../x") }
         #expect(try S3Location(url: "s3://good-bucket//a/b/").description == "s3://good-bucket/a/b")
+    }
+}
+
+/// Answers no RGW gives on demand, from a loopback server speaking S3's error format.
+@Suite struct S3ErrorAnswerTests {
+    static func client(_ server: LoopbackHTTPServer, clock: VirtualClock = VirtualClock()) throws -> S3Client {
+        var settings = try S3Settings.fromEnvironment([
+            "AWS_ENDPOINT_URL": server.baseURL, "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s",
+        ])
+        settings.attempts = 3
+        return try S3Client(location: S3Location(bucket: "some-bucket"), settings: settings, clock: clock)
+    }
+
+    static func error(_ status: Int, _ code: String) -> LoopbackHTTPServer.Action {
+        .respond(status: status, headers: [("Content-Type", "application/xml")], body: Array("""
+            <?xml version="1.0" encoding="UTF-8"?><Error><Code>\(code)</Code><Message>said by the store</Message></Error>
+            """.utf8))
+    }
+
+    @Test func clockSkewIsNamedAsSuch() async throws {
+        let server = try LoopbackHTTPServer { _ in Self.error(403, "RequestTimeTooSkewed") }
+        let client = try Self.client(server)
+        defer { client.shutdown() }
+        do {
+            _ = try await client.put("blobs/x", bytes: [1])
+            Issue.record("accepted")
+        } catch {
+            #expect(error == .clockSkew("said by the store"))
+            #expect(error.description.hasPrefix("RequestTimeTooSkewed"))
+        }
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func slowDownIsRetriedOnTheClockAndThenSucceeds() async throws {
+        let answered = Counter()
+        let server = try LoopbackHTTPServer { _ in
+            answered.next() < 2 ? Self.error(503, "SlowDown") : .respond(status: 200)
+        }
+        let clock = VirtualClock()
+        let client = try Self.client(server, clock: clock)
+        defer { client.shutdown() }
+        #expect(try await client.put("blobs/x", bytes: [1]) == .stored)
+        #expect(server.requests.count == 3)
+        #expect(clock.totalSlept >= .milliseconds(300))
+        // Every request said what its body hashes to, and signed itself.
+        #expect(server.requests.allSatisfy { $0.headers["x-amz-content-sha256"] == "4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a" })
+        #expect(server.requests.allSatisfy { $0.headers["authorization"]?.hasPrefix("AWS4-HMAC-SHA256 Credential=k/") == true })
+        #expect(server.requests.allSatisfy { $0.headers["if-none-match"] == "*" })
+    }
+
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        func next() -> Int { value.withLock { n in defer { n += 1 }; return n } }
     }
 }

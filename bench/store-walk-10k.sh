@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Benchmark: `serve --store` walking 10,000+ images of a bucket with a small
+# --local-max: the local copy must stay under its bound, and the server's memory
+# must stay flat, however many images pass through.
+#
+# 1. The 10,000-tweet scale corpus (bench/make-scale-corpus.py) is fetched by one
+#    machine into a bucket of a RADOS Gateway on loopback (scripts/rgw.sh).
+# 2. A second cache directory, empty, serves the bucket (`serve --store --local-max`),
+#    and every image is asked for once: its 150 px thumbnail and its top-level tile
+#    (read by range from its pack, or cut from the original for small images).
+# 3. Every second the copy's size and serve's RSS are sampled.
+#
+# Usage: bench/store-walk-10k.sh [CORPUS_DIR] [LOCAL_MAX]   (default /tmp/tc-scale-corpus, 64MB)
+# Needs: root, ceph ceph-mon ceph-osd radosgw, nginx, curl, python3 (+numpy, Pillow for the corpus).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+shared=${SHARED_BENCH:-$repo/../shared/bench}
+corpus=${1:-/tmp/tc-scale-corpus}
+local_max=${2:-64MB}
+origin_port=${PORT:-8096}
+serve_port=${SERVE_PORT:-8097}
+[ -f "$corpus/results.json" ] || python3 "$here/make-scale-corpus.py" "$corpus" >&2
+chmod -R a+rX "$corpus"
+scratch=${TC_SCRATCH:-.build-release}
+(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
+bin=$repo/$scratch/release/tweetcache
+work=$(mktemp -d /tmp/tc-walk.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  "$repo/scripts/rgw.sh" stop "$work/rgw" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+out=$("$shared/serve-corpus.sh" "$corpus" "$origin_port")
+eval "$(echo "$out" | tail -1)"
+pids+=("$NGINX_PID")
+"$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
+set -a; . "$work/rgw/env"; set +a
+curl -sf -X PUT --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+  -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$AWS_ENDPOINT_URL/tcwalk"
+
+echo "== machine 1: fetch the corpus into the bucket" >&2
+/usr/bin/time -f "%e" -o "$work/fetch-time.txt" "$bin" fetch "$corpus/results.json" --cache "$work/fetcher" --quiet \
+  --mirror "pbs.twimg.com=http://127.0.0.1:$origin_port" --store s3://tcwalk > "$work/fetch.txt"
+grep -E '^(urls|store) ' "$work/fetch.txt" >&2
+
+echo "== machine 2: serve the bucket with --local-max $local_max, walk every image once" >&2
+mkdir -p "$work/walker"
+"$bin" serve --cache "$work/walker" --port "$serve_port" --store s3://tcwalk --local-max "$local_max" \
+  > /dev/null 2> "$work/serve.log" &
+serve_pid=$!
+pids+=($serve_pid)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$serve_port/healthz" >/dev/null && break; sleep 0.1; done
+
+# Every image's thumbnail, then its top-level tile (the descriptor says the level).
+python3 - "$work/fetcher/manifests" "http://127.0.0.1:$serve_port" > "$work/walk.cfg" <<'PY'
+import json, math, os, sys
+folder, base = sys.argv[1], sys.argv[2]
+seen = set()
+for name in sorted(os.listdir(folder)):
+    m = json.load(open(os.path.join(folder, name)))
+    for t in m["tweets"]:
+        refs = [t["author"].get("avatar")] + t["media"]
+        for r in refs:
+            if not r or not r.get("sha256") or r["sha256"] in seen or not r.get("width"):
+                continue
+            h = r["sha256"]; seen.add(h)
+            top = math.ceil(math.log2(max(r["width"], r["height"])))
+            for path in (f"/thumb/{h}/150", f"/dzi/{h}_files/{top}/0_0.jpg"):
+                print(f'url = "{base}{path}"\noutput = /dev/null')
+PY
+requests=$(grep -c '^url' "$work/walk.cfg")
+bound=$(python3 -c "
+import re,sys; m=re.fullmatch(r'([0-9.]+)\s*([KMG]?)B?', '$local_max'.upper()); print(int(float(m[1]) * {'':1,'K':1<<10,'M':1<<20,'G':1<<30}[m[2]]))")
+
+# Samples: seconds, copy bytes, RSS KiB.
+(start=$(date +%s.%N)
+ while kill -0 "$serve_pid" 2>/dev/null; do
+   copy=$(du -sb "$work/walker/objects" 2>/dev/null | cut -f1)
+   rss=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status" 2>/dev/null || echo 0)
+   echo "$(echo "$(date +%s.%N) - $start" | bc) ${copy:-0} ${rss:-0}"
+   sleep 1
+ done) > "$work/samples.txt" &
+sampler=$!
+pids+=($sampler)
+walk_start=$(date +%s.%N)
+curl -s --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' > "$work/codes.txt"
+walk_end=$(date +%s.%N)
+sleep 1.5
+kill "$sampler" 2>/dev/null || true
+
+ok=$(grep -c '^200$' "$work/codes.txt" || true)
+python3 - "$work/samples.txt" "$bound" "$requests" "$ok" "$walk_start" "$walk_end" "$(cat "$work/fetch-time.txt")" <<'PY'
+import sys
+rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+bound, requests, ok = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+secs = float(sys.argv[6]) - float(sys.argv[5])
+copies = [r[1] for r in rows]; rss = [r[2] / 1024 for r in rows if r[2] > 0]
+n = len(rss)
+at = lambda f: rss[min(n - 1, int(f * (n - 1)))]
+print(f"| walk | {requests} requests ({ok} answered 200) in {secs:.1f} s, {requests / secs:.0f}/s, 8 at a time |")
+print(f"| local copy | largest {max(copies) / 2**20:.1f} MiB sampled, bound {bound / 2**20:.0f} MiB: "
+      f"{'under' if max(copies) <= bound else 'OVER'} |")
+print(f"| serve RSS | {at(0.1):.0f} MiB at 10% of the walk, {at(0.5):.0f} MiB at 50%, {at(1.0):.0f} MiB at the end, peak {max(rss):.0f} MiB |")
+print(f"| fetch into the bucket (machine 1) | {sys.argv[7]} s |")
+PY
