@@ -43,6 +43,9 @@ trap cleanup EXIT
 "$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
 set -a; . "$work/rgw/env"; set +a
 # rclone reads its remote from the environment: no config file, the same credentials.
+# The endpoint is plain http: a CA bundle set for the machine (AWS_CA_BUNDLE) only makes
+# rclone 1.60's SDK fail to build its transport.
+unset AWS_CA_BUNDLE
 export RCLONE_CONFIG_RGW_TYPE=s3 RCLONE_CONFIG_RGW_PROVIDER=Ceph RCLONE_CONFIG_RGW_ENDPOINT="$AWS_ENDPOINT_URL" \
   RCLONE_CONFIG_RGW_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" RCLONE_CONFIG_RGW_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
   RCLONE_CONFIG_RGW_REGION="$AWS_REGION"

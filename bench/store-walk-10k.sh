@@ -8,7 +8,9 @@
 # 2. A second cache directory, empty, serves the bucket (`serve --store --local-max`),
 #    and every image is asked for once: its 150 px thumbnail and its top-level tile
 #    (read by range from its pack, or cut from the original for small images).
-# 3. Every second the copy's size and serve's RSS are sampled.
+# 3. Every second the copy's size and serve's RSS are sampled. The server's memory
+#    caches (responses 64 MB, tiles 64 MB, decoded originals 384 MB: TileServerConfiguration)
+#    fill in the first seconds; after that RSS must not grow with the images walked.
 #
 # Usage: bench/store-walk-10k.sh [CORPUS_DIR] [LOCAL_MAX]   (default /tmp/tc-scale-corpus, 64MB)
 # Needs: root, ceph ceph-mon ceph-osd radosgw, nginx, curl, python3 (+numpy, Pillow for the corpus).
@@ -77,9 +79,12 @@ bound=$(python3 -c "
 import re,sys; m=re.fullmatch(r'([0-9.]+)\s*([KMG]?)B?', '$local_max'.upper()); print(int(float(m[1]) * {'':1,'K':1<<10,'M':1<<20,'G':1<<30}[m[2]]))")
 
 # Samples: seconds, copy bytes, RSS KiB.
-(start=$(date +%s.%N)
+# (No errexit in here: du fails when the server evicts a file under it.)
+(set +e +o pipefail
+ start=$(date +%s.%N)
  while kill -0 "$serve_pid" 2>/dev/null; do
-   copy=$(du -sb "$work/walker/objects" 2>/dev/null | cut -f1)
+   # What --local-max bounds: the bytes of the files (du would add the shard folders' 4 KiB each).
+   copy=$(find "$work/walker/objects" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}')
    rss=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status" 2>/dev/null || echo 0)
    echo "$(echo "$(date +%s.%N) - $start" | bc) ${copy:-0} ${rss:-0}"
    sleep 1
@@ -87,12 +92,13 @@ import re,sys; m=re.fullmatch(r'([0-9.]+)\s*([KMG]?)B?', '$local_max'.upper()); 
 sampler=$!
 pids+=($sampler)
 walk_start=$(date +%s.%N)
-curl -s --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' > "$work/codes.txt"
+curl -s --no-progress-meter --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' > "$work/codes.txt"
 walk_end=$(date +%s.%N)
 sleep 1.5
 kill "$sampler" 2>/dev/null || true
 
 ok=$(grep -c '^200$' "$work/codes.txt" || true)
+{ echo "samples (seconds, copy bytes, RSS KiB):"; awk 'NR % 5 == 1' "$work/samples.txt"; } >&2
 python3 - "$work/samples.txt" "$bound" "$requests" "$ok" "$walk_start" "$walk_end" "$(cat "$work/fetch-time.txt")" <<'PY'
 import sys
 rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
@@ -104,6 +110,8 @@ at = lambda f: rss[min(n - 1, int(f * (n - 1)))]
 print(f"| walk | {requests} requests ({ok} answered 200) in {secs:.1f} s, {requests / secs:.0f}/s, 8 at a time |")
 print(f"| local copy | largest {max(copies) / 2**20:.1f} MiB sampled, bound {bound / 2**20:.0f} MiB: "
       f"{'under' if max(copies) <= bound else 'OVER'} |")
-print(f"| serve RSS | {at(0.1):.0f} MiB at 10% of the walk, {at(0.5):.0f} MiB at 50%, {at(1.0):.0f} MiB at the end, peak {max(rss):.0f} MiB |")
+print(f"| serve RSS | {at(0.1):.0f} MiB at 10% of the walk, {at(0.25):.0f} MiB at 25%, {at(0.5):.0f} MiB at 50%, "
+      f"{at(0.75):.0f} MiB at 75%, {at(1.0):.0f} MiB at the end, peak {max(rss):.0f} MiB "
+      f"(the server's memory caches fill to their budgets, then stay) |")
 print(f"| fetch into the bucket (machine 1) | {sys.argv[7]} s |")
 PY
