@@ -2,12 +2,17 @@ import ArgumentParser
 import Foundation
 import Imaging
 import Inspect
+import Pipeline
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Copy (or hard-link) tweets' original media out of the cache under readable names.",
-        discussion: "Placeholders: {screen_name} {tweet_id} {n} {ext} {media_id} {sha256} {date}.")
+        discussion: """
+            Placeholders: {screen_name} {tweet_id} {n} {ext} {media_id} {sha256} {date}. With \
+            --store, the bucket's runs are synced first and the files they name that the cache \
+            directory lacks are copied from the bucket into it.
+            """)
 
     @Option(name: .long, help: "Only tweets with this hashtag.")
     var tag: String?
@@ -42,6 +47,8 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var options: InspectOptions
 
+    @OptionGroup var storage: StoreOptions
+
     func validate() throws {
         do { try Exporter.validate(template: name) } catch { throw ValidationError("--name: \(error.description)") }
         if let tiles, !["dz", "iiif3", "both"].contains(tiles) { throw ValidationError("--tiles takes dz, iiif3 or both") }
@@ -49,7 +56,9 @@ struct ExportCommand: ParsableCommand {
         if out == nil, tiles != nil { throw ValidationError("--tiles writes beside the media: give --out DIR") }
     }
 
-    func run() throws {
+    func run() async throws {
+        try FileManager.default.createDirectory(at: options.cacheURL, withIntermediateDirectories: true)
+        try await storage.hydrate(cacheRoot: options.cacheURL) { BucketHydrator.paths(manifestsIn: $0) }
         let snapshot = try options.snapshot()
         if let iiifPresentation {
             let presentation = PresentationExporter(snapshot: snapshot, options: .init(

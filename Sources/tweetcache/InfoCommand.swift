@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import BlobStore
 import Inspect
+import Pipeline
 
-struct InfoCommand: ParsableCommand {
+struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show one tweet (by id) or one image (by hash prefix or URL).",
@@ -16,10 +18,26 @@ struct InfoCommand: ParsableCommand {
 
     @OptionGroup var options: InspectOptions
 
-    func run() throws {
-        let snapshot = try options.snapshot()
-        let resolved: ImageResolver.Target
-        do { resolved = try ImageResolver(snapshot: snapshot).resolve(target) } catch { throw InspectFailure.exit(error) }
+    @OptionGroup var storage: StoreOptions
+
+    func run() async throws {
+        var snapshot: CacheSnapshot
+        var resolved: ImageResolver.Target
+        if storage.storeText != nil {
+            // The bucket's runs first, so a tweet or image only the bucket knows resolves;
+            // then that image's files, so what is shown is what the bucket holds.
+            try FileManager.default.createDirectory(at: options.cacheURL, withIntermediateDirectories: true)
+            try await storage.hydrate(cacheRoot: options.cacheURL) { _ in [] }
+            snapshot = try options.snapshot()
+            do { resolved = try ImageResolver(snapshot: snapshot).resolve(target) } catch { throw InspectFailure.exit(error) }
+            if case let .image(hash) = resolved {
+                try await storage.hydrate(cacheRoot: options.cacheURL) { BucketHydrator.paths(manifestsIn: $0, hash: hash) }
+                snapshot = try options.snapshot()
+            }
+        } else {
+            snapshot = try options.snapshot()
+            do { resolved = try ImageResolver(snapshot: snapshot).resolve(target) } catch { throw InspectFailure.exit(error) }
+        }
         switch resolved {
         case let .tweet(tweet):
             let details = TweetDetails(tweet: tweet, now: try parseNow(now))

@@ -2,6 +2,7 @@ import ArgumentParser
 import BlobStore
 import Foundation
 import ObjectStore
+import Pipeline
 
 /// `--store s3://BUCKET[/PREFIX]` and `--local-max`: the cache's files in
 /// S3-compatible object storage, shared by machines, with the local `--cache`
@@ -40,6 +41,23 @@ struct StoreOptions: ParsableArguments {
             return try ReadThroughCache(client: client, folder: CacheLayout(root: cacheRoot).objectsURL, capacity: localMaxBytes)
         } catch {
             throw CleanExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
+        }
+    }
+
+    /// For commands that read files whole (`export`, `info`): the bucket's runs
+    /// into the cache (``BucketSync``), then the objects `paths` picks from them
+    /// copied into the cache directory (``BucketHydrator``). Nothing without `--store`.
+    func hydrate(cacheRoot: URL, paths: @escaping (CacheLayout) -> [String]) async throws {
+        guard let client = try await client() else { return }
+        defer { client.shutdown() }
+        do { _ = try await BucketSync(client: client, cacheRoot: cacheRoot).run() } catch {
+            throw CleanExit.message(error.description, code: 2)
+        }
+        let store: BlobStore
+        do { store = try BlobStore(root: cacheRoot) } catch { throw CleanExit.message("\(error)", code: 2) }
+        let report = await BucketHydrator(client: client, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
+        for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
+            FileHandle.standardError.write(Data("tweetcache: \(client.location)/\(path): \(why)\n".utf8))
         }
     }
 

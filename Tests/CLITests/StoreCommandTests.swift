@@ -288,4 +288,38 @@ import Glibc
         #expect(repaired.stdout.contains("(deleted)"))
         #expect(try await client.size(victim) == nil)
     }
+
+    @Test func exportAndInfoOnAnotherMachineReadTheBucket() async throws {
+        let (client, environment) = try await bucket("export")
+        defer { client.shutdown() }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
+        let out = try await demo(first, environment)
+        #expect(out.status == 0, "\(out.stderr)")
+        let exported = dir.appendingPathComponent("exported")
+        let export = try await CommandRunner.run(
+            bin, ["export", "--cache", second.path, "--out", exported.path, "--name", "{sha256}.{ext}", "--json"],
+            environment: environment)
+        #expect(export.status == 0, "\(export.stderr)")
+        // The same files as an export of the machine that fetched them.
+        let reference = dir.appendingPathComponent("reference")
+        let local = try await CommandRunner.run(bin, ["export", "--cache", first.path, "--out", reference.path, "--name", "{sha256}.{ext}"])
+        #expect(local.status == 0, "\(local.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: reference.path).sorted()
+        #expect(!names.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: exported.path).sorted() == names)
+        for name in names {
+            let bytes = try Data(contentsOf: exported.appendingPathComponent(name))
+            #expect(BlobHash(hashing: bytes).hex == String(name.prefix(64)))
+        }
+
+        let third = dir.appendingPathComponent("third")
+        let hash = String(names[0].prefix(64))
+        let info = try await CommandRunner.run(bin, ["info", String(hash.prefix(12)), "--cache", third.path, "--json"],
+                                               environment: environment)
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains(hash))
+        #expect(FileManager.default.fileExists(atPath: CacheLayout(root: third).path(CacheLayout.blob(try #require(BlobHash(hex: hash))))))
+    }
 }

@@ -33,22 +33,7 @@ public final class TCPProxy: @unchecked Sendable {
 
     public init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var addr = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 512) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        (listener, port) = try LoopbackSocket.listen()
         Thread { [self] in acceptLoop() }.start()
     }
 
@@ -95,14 +80,6 @@ public final class TCPProxy: @unchecked Sendable {
         }
     }
 
-    private static func loopback(port: Int) -> sockaddr_in {
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return addr
-    }
-
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
@@ -116,7 +93,7 @@ public final class TCPProxy: @unchecked Sendable {
                 continue
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = Self.loopback(port: upstreamPort)
+            var addr = LoopbackSocket.address(port: upstreamPort)
             let connected = withUnsafePointer(to: &addr) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }

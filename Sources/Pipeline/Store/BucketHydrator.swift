@@ -1,0 +1,88 @@
+public import BlobStore
+public import Foundation
+public import ObjectStore
+
+/// Copies objects from the bucket into the cache directory for the commands that
+/// read files whole and by path (`export`, `info`): the originals through the
+/// blob store (hashed again, fsynced, named by what they hash to), derived files
+/// published atomically. What the directory has already is not fetched again.
+public struct BucketHydrator: Sendable {
+    public let client: S3Client
+    public let store: BlobStore
+    /// Objects fetched at once.
+    public var concurrency = 8
+
+    public init(client: S3Client, store: BlobStore) {
+        self.client = client
+        self.store = store
+    }
+
+    public struct Report: Sendable, Equatable {
+        public var copied = 0
+        public var present = 0
+        /// Path and reason.
+        public var failed: [String: String] = [:]
+    }
+
+    /// Every file the manifests in the cache's `manifests/` name, for `hash` only when given.
+    public static func paths(manifestsIn layout: CacheLayout, hash: BlobHash? = nil) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? []
+        var seen = Set<String>()
+        var paths: [String] = []
+        for name in names.sorted() where name.hasSuffix(".json") {
+            guard let manifest = try? Manifest.read(from: layout.manifestsURL.appendingPathComponent(name)) else { continue }
+            for upload in StorePublisher.uploads(of: manifest) where seen.insert(upload.path).inserted {
+                if let hash, !upload.path.contains(hash.hex) { continue }
+                paths.append(upload.path)
+            }
+        }
+        return paths
+    }
+
+    public func hydrate(_ paths: [String]) async -> Report {
+        var report = Report()
+        let layout = CacheLayout(root: store.root)
+        let missing = paths.filter { !FileManager.default.fileExists(atPath: layout.path($0)) }
+        report.present = paths.count - missing.count
+        await withTaskGroup(of: (String, String?).self) { group in
+            var next = 0
+            func start() {
+                guard next < missing.count else { return }
+                let path = missing[next]
+                next += 1
+                group.addTask { (path, await copy(path)) }
+            }
+            for _ in 0..<max(1, concurrency) { start() }
+            while let (path, problem) = await group.next() {
+                if let problem { report.failed[path] = problem } else { report.copied += 1 }
+                start()
+            }
+        }
+        return report
+    }
+
+    /// Nil when copied; else why not.
+    private func copy(_ path: String) async -> String? {
+        let bytes: [UInt8]
+        do {
+            guard let found = try await client.get(path, maxBytes: 8 << 30) else { return "not in the bucket" }
+            bytes = found
+        } catch {
+            return error.description
+        }
+        do {
+            if path.hasPrefix(CacheLayout.blobsFolder + "/") {
+                let name = String(path.split(separator: "/").last ?? "")
+                let stored = try store.put(bytes)
+                guard stored.hash.hex == name else {
+                    return "the bucket's bytes hash to \(stored.hash.hex), not to their name (`verify --store` finds such objects)"
+                }
+            } else {
+                try store.publishDerived(bytes, at: path)
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
