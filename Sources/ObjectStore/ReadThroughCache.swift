@@ -214,7 +214,16 @@ public final class ReadThroughCache: Sendable {
         let box = await task.value
         if owner {
             inflight.withLock { $0[name] = nil }
-            if case .success(nil) = box.result { state.withLock { $0.absent[name] = current } }
+            if case .success(nil) = box.result {
+                state.withLock { state in
+                    state.absent[name] = current
+                    // Keys walked once and never again must not pile up: past a few
+                    // thousand, the expired ones go.
+                    if state.absent.count > 4096 {
+                        state.absent = state.absent.filter { current.timeIntervalSince($0.value) < absentFor }
+                    }
+                }
+            }
         }
         return try box.result.get()
     }

@@ -10,11 +10,12 @@ import Synchronization
 /// stay in memory, bounded in bytes, and concurrent requests for an image being
 /// decoded wait for that one decode.
 final class SourceImages: Sendable {
-    struct Facts: Sendable {
+    struct Facts: MemoryCost {
         /// Displayed size (after EXIF orientation), which is what every pyramid uses.
         var width: Int
         var height: Int
         var info: ImageInfo
+        var bytes: Int { 256 }
     }
 
     private struct Decoded {
@@ -27,7 +28,9 @@ final class SourceImages: Sendable {
     private let pool: RenderPool
     private let maxPixels: Int
     private let capacity: Int
-    private let facts = Mutex([BlobHash: Facts]())
+    /// Bounded: a server walking a bucket of millions of images must not keep a
+    /// header per image it ever saw.
+    private let facts = MemoryCache<BlobHash, Facts>(capacity: 16 << 20)
     private let decoded = Mutex(Decoded())
     private let decodes = SingleFlight<BlobHash, PixelBuffer>()
 
@@ -65,7 +68,7 @@ final class SourceImages: Sendable {
     /// Format and displayed size from the header alone; 404 for a blob that is not
     /// a JPEG or PNG (a video, a GIF), as there is no image to tile.
     func facts(_ hash: BlobHash) async throws(HTTPFailure) -> Facts {
-        if let known = facts.withLock({ $0[hash] }) { return known }
+        if let known = facts.get(hash) { return known }
         let data = try await bytes(hash)
         let info: ImageInfo
         do {
@@ -77,7 +80,7 @@ final class SourceImages: Sendable {
             throw .unprocessable("\(hash.hex) is \(info.width)x\(info.height), over the \(maxPixels)-pixel limit")
         }
         let found = Facts(width: info.displayWidth, height: info.displayHeight, info: info)
-        facts.withLock { $0[hash] = found }
+        facts.put(hash, found)
         return found
     }
 
