@@ -91,13 +91,15 @@ import re,sys; m=re.fullmatch(r'([0-9.]+)\s*([KMG]?)B?', '$local_max'.upper()); 
  done) > "$work/samples.txt" &
 sampler=$!
 pids+=($sampler)
-# Two passes: the second asks again for everything the 64 MB copy has long evicted, so
+# Two passes (PASSES): the second asks again for everything the 64 MB copy has long evicted, so
 # the bucket is read all over again; memory must end where the first pass ended.
 walk_start=$(date +%s.%N)
 curl -s --no-progress-meter --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' > "$work/codes.txt"
 pass_end=$(date +%s.%N)
 rss_pass1=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
-curl -s --no-progress-meter --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' >> "$work/codes.txt"
+for _ in $(seq 2 "${PASSES:-2}"); do
+  curl -s --no-progress-meter --parallel --parallel-max 8 --config "$work/walk.cfg" -w '%{http_code}\n' >> "$work/codes.txt"
+done
 walk_end=$(date +%s.%N)
 rss_pass2=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
 sleep 1.5
@@ -105,8 +107,8 @@ kill "$sampler" 2>/dev/null || true
 
 ok=$(grep -c '^200$' "$work/codes.txt" || true)
 { echo "samples (seconds, copy bytes, RSS KiB):"; awk 'NR % 5 == 1' "$work/samples.txt"; } >&2
-python3 - "$work/samples.txt" "$bound" "$((requests * 2))" "$ok" "$walk_start" "$walk_end" "$(cat "$work/fetch-time.txt")" \
-  "$rss_pass1" "$rss_pass2" "$pass_end" <<'PY'
+python3 - "$work/samples.txt" "$bound" "$((requests * ${PASSES:-2}))" "$ok" "$walk_start" "$walk_end" "$(cat "$work/fetch-time.txt")" \
+  "$rss_pass1" "$rss_pass2" "$pass_end" "${PASSES:-2}" <<'PY'
 import sys
 rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 bound, requests, ok = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -114,7 +116,7 @@ secs = float(sys.argv[6]) - float(sys.argv[5])
 copies = [r[1] for r in rows]; rss = [r[2] / 1024 for r in rows if r[2] > 0]
 n = len(rss)
 at = lambda f: rss[min(n - 1, int(f * (n - 1)))]
-print(f"| walk | two passes, {requests} requests ({ok} answered 200) in {secs:.1f} s, {requests / secs:.0f}/s, 8 at a time |")
+print(f"| walk | {sys.argv[11]} passes, {requests} requests ({ok} answered 200) in {secs:.1f} s, {requests / secs:.0f}/s, 8 at a time |")
 print(f"| local copy | largest {max(copies) / 2**20:.1f} MiB sampled, bound {bound / 2**20:.0f} MiB: "
       f"{'under' if max(copies) <= bound else 'OVER'} |")
 print(f"| serve RSS | {at(0.1):.0f} MiB at 10% of the walk, {at(0.25):.0f} MiB at 25%, {at(0.5):.0f} MiB at 50%, "
@@ -122,5 +124,5 @@ print(f"| serve RSS | {at(0.1):.0f} MiB at 10% of the walk, {at(0.25):.0f} MiB a
       f"(the server's memory caches fill to their budgets, then stay) |")
 print(f"| fetch into the bucket (machine 1) | {sys.argv[7]} s |")
 print(f"| serve RSS after each pass over every image | {int(sys.argv[8]) / 1024:.0f} MiB after the first "
-      f"({float(sys.argv[10]) - float(sys.argv[5]):.1f} s), {int(sys.argv[9]) / 1024:.0f} MiB after the second |")
+      f"({float(sys.argv[10]) - float(sys.argv[5]):.1f} s), {int(sys.argv[9]) / 1024:.0f} MiB after the last |")
 PY

@@ -68,6 +68,29 @@ public struct CacheLayout: Sendable, Hashable {
             .flatMap { fileName.count == 64 || fileName.dropFirst(64).first == "." ? $0 : nil }
     }
 
+    /// Whether `path` is exactly one of the files a bucket shares, as this type names
+    /// them: an original (`blobs/sha256/ab/<64 hex>`), a pack or a thumbnail of one
+    /// (`derived/ab/<64 hex>.pack`, `….thumb-150.jpg`). Paths read from a manifest a
+    /// stranger may have written are checked with this before anything is read,
+    /// written or uploaded under them: not the index, not another folder.
+    public static func isSharedObject(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 4, parts[0] == "blobs", parts[1] == "sha256" {
+            guard let hash = BlobHash(hex: parts[3]) else { return false }
+            return hash.hex == parts[3] && parts[2] == hash.shard
+        }
+        guard parts.count == 3, parts[0] == Substring(derivedFolder),
+              let hash = derivedOwner(fileName: String(parts[2])), parts[1] == hash.shard,
+              String(parts[2].prefix(64)) == hash.hex
+        else { return false }
+        let rest = parts[2].dropFirst(64)
+        if rest == Substring(packSuffix) { return true }
+        guard rest.hasPrefix(".thumb-") else { return false }
+        let tail = rest.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
+        return tail.count == 2 && (1...4).contains(tail[0].count) && tail[0].allSatisfy(\.isASCII) && Int(tail[0]) != nil
+            && (tail[1] == "jpg" || tail[1] == "png")
+    }
+
     /// `relative` as a file URL under the root.
     public func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
     /// `relative` as a file-system path under the root.

@@ -89,6 +89,20 @@ public final class ReadThroughCache: Sendable {
     /// Keeps bytes made here from the bucket's (a tile cut on request) under `path`.
     public func keep(_ path: String, bytes: [UInt8]) { keep(Self.fileName(path, range: nil), bytes) }
 
+    /// Drops every local copy of `path`, whole or in ranges (a pack replaced or
+    /// deleted in the bucket is read afresh, not served from a stale head).
+    public func forget(_ path: String) {
+        let victims = state.withLock { state -> [String] in
+            let names = state.entries.keys.filter { $0 == path || $0.hasPrefix(path + "@") }
+            for name in names {
+                if let entry = state.entries.removeValue(forKey: name) { state.total -= entry.size }
+            }
+            state.absent = state.absent.filter { $0.key != path && !$0.key.hasPrefix(path + "@") }
+            return names
+        }
+        for victim in victims { unlink(folder.appendingPathComponent(victim).path) }
+    }
+
     /// The local copy of `path` when there is one.
     public func local(_ path: String) -> [UInt8]? { hit(Self.fileName(path, range: nil)) }
 

@@ -189,7 +189,13 @@ public final class S3Client: Sendable {
         let total = (try? handle.seekToEnd()).map(Int.init) ?? 0
         try? handle.seek(toOffset: 0)
         if total <= partSize {
-            let bytes = (try? handle.readToEnd()).map { [UInt8]($0) } ?? []
+            // A file that cannot be read is an error, never an empty object (which
+            // If-None-Match would then keep for good).
+            let bytes: [UInt8]
+            do { bytes = [UInt8](try handle.readToEnd() ?? Data()) } catch {
+                throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+            }
+            guard bytes.count == total else { throw .invalidLocation("\(file.path) changed while it was read") }
             return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType)
         }
         if try await size(path) != nil { return .alreadyStored }
@@ -203,6 +209,9 @@ public final class S3Client: Sendable {
         do throws(S3Error) {
             var parts: [(number: Int, etag: String)] = []
             var number = 0
+            // The parts are checked by the store one by one; the whole is checked here
+            // against the name it goes under, before the object can appear.
+            var whole = SHA256()
             while true {
                 let data: Data
                 do { data = try handle.read(upToCount: partSize) ?? Data() } catch {
@@ -211,12 +220,17 @@ public final class S3Client: Sendable {
                 if data.isEmpty { break }
                 number += 1
                 let bytes = [UInt8](data)
+                whole.update(data: bytes)
                 let response = try await send(HTTPRequest(
                     url: objectURL + "?partNumber=\(number)&\(upload)",
                     headers: ["x-amz-content-sha256": Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: "PUT"),
                     key: key)
                 guard response.isSuccess, let etag = response.header("etag") else { throw classify(response, key: key) }
                 parts.append((number, etag))
+            }
+            if let sha256 {
+                let actual = whole.finalize().map { String(format: "%02x", $0) }.joined()
+                guard actual == sha256 else { throw S3Error.integrity(key: key) }
             }
             let xml = "<CompleteMultipartUpload>" + parts.map {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
@@ -259,6 +273,7 @@ public final class S3Client: Sendable {
             switch await fetcher.perform(request) {
             case let .failure(failure):
                 if case .cancelled = failure { throw .unreachable(endpoint: settings.endpointDescription, reason: "cancelled") }
+                if case let .tooLarge(limit) = failure { throw .tooLarge(key: key ?? location.bucket, limit: limit) }
                 error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
             case let .success(response):
                 if response.isSuccess || [304, 412, 416].contains(response.status) {

@@ -19,6 +19,8 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     case server(status: Int, code: String, message: String)
     /// An answer that does not parse (a listing that is not XML).
     case malformed(String)
+    /// The object is larger than the caller accepts: not worth another attempt.
+    case tooLarge(key: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -35,6 +37,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .server(status, code, message):
             return "the object store answered \(status) \(code)" + (message.isEmpty ? "" : ": \(message)")
         case let .malformed(why): return "the object store's answer could not be read: \(why)"
+        case let .tooLarge(key, limit): return "\(key) is larger than the \(limit) bytes accepted here"
         }
     }
 
@@ -50,6 +53,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .integrity: "store_integrity"
         case .server: "store_error"
         case .malformed: "store_malformed"
+        case .tooLarge: "store_too_large"
         }
     }
 

@@ -32,8 +32,13 @@ public struct S3Settings: Sendable {
         let endpoint = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
         if let endpoint {
             guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
-                  url.query == nil, (url.path.isEmpty || url.path == "/")
-            else { throw .invalidLocation("AWS_ENDPOINT_URL must be http(s)://HOST[:PORT], not '\(endpoint)'") }
+                  url.query == nil, (url.path.isEmpty || url.path == "/"),
+                  // Credentials come from their own variables, never inside a URL that error messages show.
+                  url.user == nil, url.password == nil
+            else {
+                // The value is not repeated: it may hold a password.
+                throw .invalidLocation("AWS_ENDPOINT_URL must be http(s)://HOST[:PORT], without a path, query or user")
+            }
         }
         let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
         guard region.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || $0 == UInt8(ascii: "-") }) else {

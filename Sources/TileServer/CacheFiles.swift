@@ -65,7 +65,10 @@ final class CacheFiles: Sendable {
         } catch {
             guard error == .missing, let remote else { throw error }
             let found: [UInt8]?
-            do { found = try await remote.object(relative, limit: limit) } catch { throw .remote(error.description) }
+            do { found = try await remote.object(relative, limit: limit) } catch {
+                if case let .tooLarge(_, limit) = error { throw .tooLarge(limit) }
+                throw .remote(error.description)
+            }
             guard let found else { throw .missing }
             return found
         }
@@ -86,6 +89,9 @@ final class CacheFiles: Sendable {
             return (found.bytes, found.objectSize)
         }
     }
+
+    /// Forgets the local copies of a bucket object (after it proved stale).
+    func forgetRemote(_ relative: String) { remote?.forget(relative) }
 
     /// Opens a regular file below the root; its descriptor and size.
     private func openRegular(_ relative: String) throws(Failure) -> (Int32, Int) {

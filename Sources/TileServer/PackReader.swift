@@ -67,6 +67,9 @@ final class PackReader: Sendable {
                     throw HTTPFailure.unavailable("the object store: \(why)")
                 }
                 indexes.remove(hash)
+                // Over a bucket, the pack may have been replaced or deleted there since
+                // its head was copied: read it afresh before calling it damaged.
+                files.forgetRemote(CacheLayout.pack(hash))
                 guard attempt == 0, let fresh = try await self.pack(hash), fresh != current else { throw damaged(hash, "\(error)") }
                 current = fresh
             }

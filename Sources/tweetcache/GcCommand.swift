@@ -11,9 +11,10 @@ struct GcCommand: AsyncParsableCommand {
         discussion: """
             Safe while a fetch runs in another process: nothing used, fetched or written in \
             the last hour, or since the newest manifest, is removed. With --store, the bucket \
-            is collected instead: originals and derived files no manifest in the bucket names, \
-            written over an hour ago (other machines upload a run's files before its manifest); \
-            the local copy of the bucket is trimmed to --local-max.
+            is collected instead (only with --store itself, not $TWEETCACHE_STORE): originals \
+            and derived files no manifest in the bucket names, written over a day ago (other \
+            machines upload a run's files before its manifest; a run must finish within the \
+            day); the local copy of the bucket is trimmed to --local-max.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Keep blobs and derived files under this size, e.g. 2GB.", valueName: "SIZE"))
@@ -33,18 +34,21 @@ struct GcCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func validate() throws {
+        if storage.store != nil, maxSize != nil || olderThan != nil {
+            throw ValidationError("--max-size and --older-than are for the local cache; with --store, gc removes what no manifest names")
+        }
         if let maxSize, ByteCount.parse(maxSize) == nil { throw ValidationError("--max-size: cannot read '\(maxSize)' (try 2GB)") }
         if let olderThan, AgeText.parse(olderThan) == nil { throw ValidationError("--older-than: cannot read '\(olderThan)' (try 30d)") }
     }
 
     func run() async throws {
-        if let client = try await storage.client() {
+        if let client = try await storage.client(explicit: true) {
             defer { client.shutdown() }
             // Opening the local copy trims it to --local-max.
             _ = try storage.readThrough(client, cacheRoot: options.cacheURL)
             let report: BucketMaintenance.CollectReport
             do {
-                report = try await BucketMaintenance(client: client).collect(grace: grace ?? 3600, dryRun: dryRun)
+                report = try await BucketMaintenance(client: client).collect(grace: grace ?? 86_400, dryRun: dryRun)
             } catch {
                 throw CleanExit.message(error.description, code: 2)
             }

@@ -64,7 +64,18 @@ struct StoreOptions: ParsableArguments {
     /// The store's client, or nil without `--store`. A bucket that is missing or
     /// refuses these credentials ends the command here with status 2, said once;
     /// an endpoint that does not answer does not (each file's upload says so).
-    func client(probe: Bool = true) async throws -> S3Client? {
+    ///
+    /// With `explicit`, only `--store` counts, not `$TWEETCACHE_STORE`: commands that
+    /// delete (`gc`, `verify --repair`) act on a shared bucket only when told on
+    /// their own command line.
+    func client(probe: Bool = true, explicit: Bool = false) async throws -> S3Client? {
+        if explicit, store == nil {
+            if storeText != nil {
+                FileHandle.standardError.write(Data(
+                    "tweetcache: $TWEETCACHE_STORE is set; this works on the local cache (give --store to act on the bucket)\n".utf8))
+            }
+            return nil
+        }
         guard let text = storeText else { return nil }
         let client: S3Client
         do {

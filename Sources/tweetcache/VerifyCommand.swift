@@ -27,7 +27,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func run() async throws {
-        if let client = try await storage.client() {
+        if let client = try await storage.client(explicit: repair) {
             defer { client.shutdown() }
             var maintenance = BucketMaintenance(client: client)
             if let jobs { maintenance.concurrency = max(1, jobs) }

@@ -37,7 +37,10 @@ import Testing
         let before = cache.statistics.hits
         #expect(try await cache.object(objects[39].path, limit: 1 << 20) == objects[39].bytes)
         #expect(cache.statistics.hits == before + 1)
-        // A restart finds the copy on disk, and a smaller bound trims it.
+        // A restart finds the copy on disk, and a smaller bound trims it, oldest first.
+        // (File times are coarse: the newest is dated ahead, so no tie decides.)
+        let newest = folder.appendingPathComponent(objects[39].path)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: newest.path)
         let reopened = try ReadThroughCache(client: client, folder: folder, capacity: 30_000)
         #expect(reopened.statistics.bytes <= 30_000)
         #expect(try folderBytes(folder) <= 30_000)

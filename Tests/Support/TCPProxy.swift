@@ -22,8 +22,12 @@ public final class TCPProxy: @unchecked Sendable {
         var cut = false
         var stopped = false
         var sockets: Set<Int32> = []
-        var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
+        var waiters: [(Int, CheckedContinuation<Bool, Never>)] = []
+        var pauseAt: Int?
     }
+
+    /// Held by pumps while paused.
+    private let gate = NSCondition()
 
     /// `http://127.0.0.1:PORT`
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -52,19 +56,44 @@ public final class TCPProxy: @unchecked Sendable {
     /// Relays again.
     public func restore() { state.withLock { $0.cut = false; $0.cutAfter = nil } }
 
-    /// Returns once clients have sent `bytes` through.
-    public func waitUntilSent(_ bytes: Int) async {
-        await withCheckedContinuation { continuation in
+    /// Past `bytes` sent by clients, nothing more is relayed (either way) until ``resume()``.
+    public func pause(afterSending bytes: Int) { state.withLock { $0.pauseAt = bytes } }
+
+    public func resume() {
+        state.withLock { $0.pauseAt = nil }
+        gate.lock()
+        gate.broadcast()
+        gate.unlock()
+    }
+
+    /// True once clients have sent `bytes` through; false if `ended` ends first
+    /// (the client exited), so a test never waits for bytes that will not come.
+    public func waitUntilSent(_ bytes: Int, orUntil ended: AsyncStream<Void>) async -> Bool {
+        let watcher = Task { [self] in
+            for await _ in ended {}
+            releaseWaiters()
+        }
+        defer { watcher.cancel() }
+        return await withCheckedContinuation { continuation in
             let ready = state.withLock { s -> Bool in
                 if s.sent >= bytes { return true }
                 s.waiters.append((bytes, continuation))
                 return false
             }
-            if ready { continuation.resume() }
+            if ready { continuation.resume(returning: true) }
         }
     }
 
+    private func releaseWaiters() {
+        let waiting = state.withLock { s -> [CheckedContinuation<Bool, Never>] in
+            defer { s.waiters = [] }
+            return s.waiters.map(\.1)
+        }
+        for continuation in waiting { continuation.resume(returning: false) }
+    }
+
     public func stop() {
+        defer { resume() }
         state.withLock { s in
             guard !s.stopped else { return }
             s.stopped = true
@@ -143,13 +172,20 @@ public final class TCPProxy: @unchecked Sendable {
             }
             if offset < n { break }
             if counted { count(n) }
+            holdWhilePaused()
         }
         shutdown(destination, Int32(SHUT_WR))
         shutdown(source, Int32(SHUT_RD))
     }
 
+    private func holdWhilePaused() {
+        gate.lock()
+        while state.withLock({ s in s.pauseAt.map { s.sent >= $0 && !s.stopped } ?? false }) { gate.wait() }
+        gate.unlock()
+    }
+
     private func count(_ n: Int) {
-        var ready: [CheckedContinuation<Void, Never>] = []
+        var ready: [CheckedContinuation<Bool, Never>] = []
         let cutNow = state.withLock { s -> Bool in
             s.sent += n
             s.waiters.removeAll { waiter in
@@ -160,7 +196,7 @@ public final class TCPProxy: @unchecked Sendable {
             if let limit = s.cutAfter, !s.cut, s.sent >= limit { return true }
             return false
         }
-        for continuation in ready { continuation.resume() }
+        for continuation in ready { continuation.resume(returning: true) }
         if cutNow { cutAll() }
     }
 }

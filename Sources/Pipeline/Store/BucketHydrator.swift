@@ -41,6 +41,7 @@ public struct BucketHydrator: Sendable {
 
     public func hydrate(_ paths: [String]) async -> Report {
         var report = Report()
+        let paths = paths.filter(CacheLayout.isSharedObject)
         let layout = CacheLayout(root: store.root)
         let missing = paths.filter { !FileManager.default.fileExists(atPath: layout.path($0)) }
         report.present = paths.count - missing.count
@@ -61,11 +62,14 @@ public struct BucketHydrator: Sendable {
         return report
     }
 
+    /// The largest object copied (in memory, `concurrency` at a time).
+    public static let maxObjectBytes = 512 << 20
+
     /// Nil when copied; else why not.
     private func copy(_ path: String) async -> String? {
         let bytes: [UInt8]
         do {
-            guard let found = try await client.get(path, maxBytes: 8 << 30) else { return "not in the bucket" }
+            guard let found = try await client.get(path, maxBytes: Self.maxObjectBytes) else { return "not in the bucket" }
             bytes = found
         } catch {
             return error.description

@@ -17,9 +17,23 @@ public struct BucketMaintenance: Sendable {
     public struct Problem: Sendable, Codable, Equatable {
         public var path: String
         public var message: String
+        /// The object could not be read (the store failed, or it is too large to check
+        /// here): nothing is known against it, so `--repair` never deletes it.
+        public var unverified: Bool = false
         /// `--repair` deleted the object (the next fetch that has it uploads it again).
         public var deleted: Bool
     }
+
+    /// What checking one object found.
+    enum Finding: Sendable {
+        case good
+        /// Proven wrong: its bytes are not what its name says.
+        case wrong(String)
+        case unreadable(String)
+    }
+
+    /// The largest object re-hashed (in memory, `concurrency` at a time).
+    public static let maxVerifiedBytes = 512 << 20
 
     public struct VerifyReport: Sendable, Codable, Equatable {
         public var blobsChecked = 0
@@ -41,7 +55,8 @@ public struct BucketMaintenance: Sendable {
             for problem in problems {
                 lines.append("  \(problem.path): \(problem.message)" + (problem.deleted ? " (deleted)" : ""))
             }
-            lines.append(problems.isEmpty ? "no problems" : "\(problems.count) problems, \(remaining) remaining")
+            lines.append(problems.isEmpty ? "no problems" : "\(problems.count) problems, \(remaining) remaining"
+                + (problems.contains(where: \.unverified) ? " (objects that could not be read are never deleted)" : ""))
             return lines.joined(separator: "\n") + "\n"
         }
     }
@@ -55,7 +70,7 @@ public struct BucketMaintenance: Sendable {
         var report = VerifyReport()
         let blobs = try await client.list(CacheLayout.blobsFolder + "/")
         let packs = try await client.list(CacheLayout.derivedFolder + "/").filter { $0.key.hasSuffix(CacheLayout.packSuffix) }
-        enum Outcome: Sendable { case blob(Int, String?), pack(String?) }
+        enum Outcome: Sendable { case blob(Int, Finding), pack(Finding) }
         let jobs: [(S3Object, Bool)] = blobs.map { ($0, true) } + packs.map { ($0, false) }
         let outcomes = await forEach(jobs) { [client] job -> (String, Outcome) in
             let (object, isBlob) = job
@@ -63,53 +78,62 @@ public struct BucketMaintenance: Sendable {
             return (object.key, .pack(await Self.checkPack(client, object)))
         }
         for (key, outcome) in outcomes.sorted(by: { $0.0 < $1.0 }) {
-            let problem: String?
+            let finding: Finding
             switch outcome {
-            case let .blob(size, message):
+            case let .blob(size, found):
                 report.blobsChecked += 1
-                report.bytesHashed += size
-                problem = message
-            case let .pack(message):
+                if case .good = found { report.bytesHashed += size }
+                finding = found
+            case let .pack(found):
                 report.packsChecked += 1
-                problem = message
+                finding = found
             }
-            guard let problem else { continue }
-            var deleted = false
-            if repair { deleted = (try? await client.delete(key)) != nil }
-            report.problems.append(Problem(path: key, message: problem, deleted: deleted))
+            switch finding {
+            case .good: continue
+            case let .unreadable(why):
+                report.problems.append(Problem(path: key, message: why, unverified: true, deleted: false))
+            case let .wrong(why):
+                var deleted = false
+                if repair { deleted = (try? await client.delete(key)) != nil }
+                report.problems.append(Problem(path: key, message: why, deleted: deleted))
+            }
         }
         return report
     }
 
-    private static func checkBlob(_ client: S3Client, _ object: S3Object) async -> String? {
+    private static func checkBlob(_ client: S3Client, _ object: S3Object) async -> Finding {
         guard let name = object.key.split(separator: "/").last, let hash = BlobHash(hex: String(name)),
               object.key == CacheLayout.blob(hash)
-        else { return "not a name an original is stored under" }
+        else { return .unreadable("not a name an original is stored under; left alone") }
+        guard object.size <= maxVerifiedBytes else {
+            return .unreadable("\(ByteCount.format(object.size)), larger than verify re-hashes here")
+        }
         do {
-            guard let bytes = try await client.get(object.key, maxBytes: Int.max / 2) else { return "listed but gone" }
+            guard let bytes = try await client.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
             let actual = BlobHash(hashing: bytes)
-            return actual == hash ? nil : "its bytes hash to \(actual.hex), not to its name"
+            return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
         } catch {
-            return "could not be read: \(error.description)"
+            return .unreadable("could not be read: \(error.description)")
         }
     }
 
-    private static func checkPack(_ client: S3Client, _ object: S3Object) async -> String? {
-        guard let name = object.key.split(separator: "/").last,
-              let hash = CacheLayout.derivedOwner(fileName: String(name)) else { return "not a pack's name" }
+    private static func checkPack(_ client: S3Client, _ object: S3Object) async -> Finding {
+        guard CacheLayout.isSharedObject(object.key), let name = object.key.split(separator: "/").last,
+              let hash = CacheLayout.derivedOwner(fileName: String(name))
+        else { return .unreadable("not a pack's name; left alone") }
         do {
-            guard var head = try await client.read(object.key, range: 0..<4096) else { return "listed but gone" }
-            guard let end = PyramidPack.indexEnd(header: head.bytes) else { return "not a pyramid pack" }
+            guard var head = try await client.read(object.key, range: 0..<4096) else { return .unreadable("listed but gone") }
+            guard let end = PyramidPack.indexEnd(header: head.bytes) else { return .wrong("not a pyramid pack") }
             if end > head.bytes.count {
-                guard let whole = try await client.read(object.key, range: 0..<end) else { return "listed but gone" }
+                guard let whole = try await client.read(object.key, range: 0..<end) else { return .unreadable("listed but gone") }
                 head = whole
             }
             let pack = try PyramidPack(headerAndIndex: head.bytes, fileLength: head.objectSize)
-            return pack.source == hash.bytes ? nil : "a pack of another original"
+            return pack.source == hash.bytes ? .good : .wrong("a pack of another original")
         } catch let error as S3Error {
-            return "could not be read: \(error.description)"
+            return .unreadable("could not be read: \(error.description)")
         } catch {
-            return "damaged: \(error)"
+            return .wrong("damaged: \(error)")
         }
     }
 
@@ -198,7 +222,7 @@ public struct BucketMaintenance: Sendable {
         var report = CollectReport(dryRun: dryRun)
         var referenced = Set<String>()
         for object in try await client.list(CacheLayout.manifestsFolder + "/") where object.key.hasSuffix(".json") {
-            guard let bytes = try await client.get(object.key, maxBytes: ManifestCatalog.maximumFileSize) else { continue }
+            guard let bytes = try await client.get(object.key, maxBytes: BucketSync.maxManifestBytes) else { continue }
             // A manifest that cannot be read names nothing we can see: stop rather than
             // delete what it might name.
             guard let manifest = try? Manifest.decode(Data(bytes)) else {

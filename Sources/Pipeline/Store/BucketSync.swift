@@ -30,32 +30,35 @@ public struct BucketSync: Sendable {
         public var failed: [String: String] = [:]
     }
 
+    /// The largest manifest read from a bucket (a 10,000-tweet run's is about 20 MB).
+    public static let maxManifestBytes = 256 << 20
+
     public func run() async throws(S3Error) -> Report {
         var report = Report()
         let objects = try await client.list(CacheLayout.manifestsFolder + "/")
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
-        var manifests: [Manifest] = []
         for object in objects.sorted(by: { $0.key < $1.key }) {
             let local = layout.url(object.key)
             guard !FileManager.default.fileExists(atPath: local.path) else { continue }
             do {
-                guard let bytes = try await client.get(object.key, maxBytes: ManifestCatalog.maximumFileSize) else { continue }
+                guard let bytes = try await client.get(object.key, maxBytes: Self.maxManifestBytes) else { continue }
                 // Read before it is kept: a file that is not a manifest stays out of the catalog.
                 let manifest = try Manifest.decode(Data(bytes))
                 try Data(bytes).write(to: local, options: .atomic)
-                manifests.append(manifest)
+                report.urls += recordInIndex([manifest])
                 report.copied += 1
             } catch {
                 report.failed[object.key] = "\(error)"
             }
         }
-        report.urls = recordInIndex(manifests)
         return report
     }
 
-    /// Records each fetched URL of `manifests` with its hash; returns how many.
+    /// Records each fetched URL of `manifests` with its hash, unless this machine's
+    /// index already maps the URL (what it fetched itself is not overwritten by what
+    /// a bucket says); returns how many.
     private func recordInIndex(_ manifests: [Manifest]) -> Int {
         guard !manifests.isEmpty, let index = try? CacheIndex(path: layout.indexURL) else { return 0 }
         var urls: [URLRecord] = []
@@ -83,7 +86,12 @@ public struct BucketSync: Sendable {
                 }
             }
         }
-        do { try index.record(urls, blobs: Array(blobs.values)) } catch { return 0 }
+        let known = (try? index.lookup(urls: urls.map(\.url))) ?? [:]
+        urls.removeAll { known[$0.url] != nil }
+        let named = Set(urls.map(\.hash))
+        let known2 = (try? index.blobs(Array(named))) ?? [:]
+        let newBlobs = blobs.values.filter { named.contains($0.hash) && known2[$0.hash] == nil }
+        do { try index.record(urls, blobs: newBlobs) } catch { return 0 }
         return urls.count
     }
 }

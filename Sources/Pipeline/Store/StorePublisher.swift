@@ -50,6 +50,8 @@ public struct StorePublisher: Sendable {
         var seen = Set<String>()
         var list: [Upload] = []
         func add(_ path: String, _ sha256: String? = nil) {
+            // Only the shapes CacheLayout names: a manifest may come from a stranger's bucket.
+            guard CacheLayout.isSharedObject(path) else { return }
             if seen.insert(path).inserted { list.append(Upload(path: path, sha256: sha256)) }
         }
         func add(sha256: String?, thumbnails: [ThumbnailRef]?, tiles: TileRefs?) {
