@@ -28,6 +28,29 @@ import Glibc
         return (client, environment)
     }
 
+    /// A new bucket (see ``bucket(_:endpoint:)``) and a temporary folder; `close()` ends both.
+    struct Fixture {
+        let client: S3Client
+        let environment: [String: String]
+        let dir: URL
+        func close() {
+            client.shutdown()
+            try? FileManager.default.removeItem(at: dir)
+        }
+    }
+
+    func fixture(_ hint: String, endpoint: String? = nil) async throws -> Fixture {
+        let (client, environment) = try await bucket(hint, endpoint: endpoint)
+        return Fixture(client: client, environment: environment, dir: try tempDir())
+    }
+
+    /// The built-in sample fetched into `cache` and the bucket: the first machine.
+    func sampleFetched(into cache: URL, _ environment: [String: String]) async throws -> CommandOutput {
+        let out = try await demo(cache, environment)
+        #expect(out.status == 0, "\(out.stderr)")
+        return out
+    }
+
     func demo(_ cache: URL, _ environment: [String: String], extra: [String] = []) async throws -> CommandOutput {
         try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json", "--quiet"] + extra, environment: environment)
     }
@@ -37,13 +60,11 @@ import Glibc
     }
 
     @Test func aSecondMachineServesEveryTileOfTheFirstsImagesFromTheBucket() async throws {
-        let (client, environment) = try await bucket("twomachines")
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = try await fixture("twomachines")
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
         let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
-        let out = try await demo(first, environment)
-        #expect(out.status == 0, "\(out.stderr)")
+        let out = try await sampleFetched(into: first, environment)
         let store = try storeSummary(out)
         #expect(store["failed"] as? Int == 0)
         let manifestKey = try #require(store["manifest_key"] as? String)
@@ -131,10 +152,9 @@ import Glibc
     }
 
     @Test func twoMachinesFetchingOverlappingResultsIntoOneBucketBothSucceed() async throws {
-        let (client, environment) = try await bucket("concurrent")
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = try await fixture("concurrent")
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
         async let a = demo(dir.appendingPathComponent("a"), environment)
         async let b = demo(dir.appendingPathComponent("b"), environment)
         let (outA, outB) = try await (a, b)
@@ -158,8 +178,9 @@ import Glibc
         let upstream = try #require(URL(string: rgw.endpoint)?.port)
         let proxy = try TCPProxy(upstreamPort: upstream)
         defer { proxy.stop() }
-        let (client, environment) = try await bucket("killed", endpoint: proxy.baseURL)
-        defer { client.shutdown() }
+        let f = try await fixture("killed", endpoint: proxy.baseURL)
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
         // A 24 MB "video" goes up in three 8 MB parts.
         var bytes = [UInt8](repeating: 0, count: 24 << 20)
         bytes.replaceSubrange(0..<12, with: [0, 0, 0, 0x18] + Array("ftypmp42".utf8))
@@ -171,8 +192,6 @@ import Glibc
             if request.path.hasSuffix(".jpg") { return .respond(status: 200, body: jpegBytes(4_000, 9)) }
             return .respond(status: 404)
         }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
         let page = dir.appendingPathComponent("page.json")
         try Data(#"""
         {"statuses":[{"id_str":"5","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"a video",
@@ -224,10 +243,9 @@ import Glibc
         let upstream = try #require(URL(string: rgw.endpoint)?.port)
         let proxy = try TCPProxy(upstreamPort: upstream)
         defer { proxy.stop() }
-        let (client, environment) = try await bucket("stopped", endpoint: proxy.baseURL)
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = try await fixture("stopped", endpoint: proxy.baseURL)
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
         let cache = dir.appendingPathComponent("cache")
         proxy.cut(afterSending: 3 << 20)
         let out = try await demo(cache, environment)
@@ -255,10 +273,9 @@ import Glibc
     }
 
     @Test func wrongCredentialsAndAMissingBucketStopTheRunBeforeItStarts() async throws {
-        let (client, environment) = try await bucket("creds")
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = try await fixture("creds")
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
         var wrong = environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-4242424242"
         let denied = try await demo(dir.appendingPathComponent("a"), wrong)
@@ -275,12 +292,10 @@ import Glibc
     }
 
     @Test func verifyOverABucketFindsABlobReplacedBehindItsBack() async throws {
-        let (client, environment) = try await bucket("verify")
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let out = try await demo(dir.appendingPathComponent("a"), environment)
-        #expect(out.status == 0, "\(out.stderr)")
+        let f = try await fixture("verify")
+        defer { f.close() }
+        let (client, environment, dir) = (f.client, f.environment, f.dir)
+        _ = try await sampleFetched(into: dir.appendingPathComponent("a"), environment)
         // --store itself: with only $TWEETCACHE_STORE, verify --repair works on the local cache.
         let verifyArgs = ["verify", "--cache", dir.appendingPathComponent("b").path, "--store", client.location.description]
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("b"), withIntermediateDirectories: true)
@@ -301,13 +316,11 @@ import Glibc
     }
 
     @Test func exportAndInfoOnAnotherMachineReadTheBucket() async throws {
-        let (client, environment) = try await bucket("export")
-        defer { client.shutdown() }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = try await fixture("export")
+        defer { f.close() }
+        let (environment, dir) = (f.environment, f.dir)
         let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
-        let out = try await demo(first, environment)
-        #expect(out.status == 0, "\(out.stderr)")
+        _ = try await sampleFetched(into: first, environment)
         let exported = dir.appendingPathComponent("exported")
         let export = try await CommandRunner.run(
             bin, ["export", "--cache", second.path, "--out", exported.path, "--name", "{sha256}.{ext}", "--json"],
