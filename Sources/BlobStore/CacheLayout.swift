@@ -35,6 +35,9 @@ public struct CacheLayout: Sendable, Hashable {
     public static let manifestsFolder = "manifests"
     public static let temporaryFolder = "tmp"
     public static let quarantineFolder = "quarantine"
+    /// In a bucket: one small object per run uploading (`<manifest name>`), which
+    /// `gc --store` respects.
+    public static let leasesFolder = "leases"
     /// With object storage: the read-through copy of the bucket's objects.
     public static let objectsFolder = "objects"
     public static let indexFile = "index.sqlite"

@@ -346,4 +346,28 @@ import Glibc
         #expect(info.stdout.contains(hash))
         #expect(FileManager.default.fileExists(atPath: CacheLayout(root: third).path(CacheLayout.blob(try #require(BlobHash(hex: hash))))))
     }
+
+    @Test func gcOverABucketKeepsWhatManifestsNameAndWaitsForRunsUploading() async throws {
+        let f = try await fixture("gc")
+        defer { f.close() }
+        _ = try await sampleFetched(into: f.dir.appendingPathComponent("a"), f.environment)
+        let named = try await f.client.list("").filter { !$0.key.hasPrefix("manifests/") }.count
+        let stray = BlobHash(hashing: Data("no manifest names this".utf8))
+        _ = try await f.client.put(CacheLayout.blob(stray), bytes: Array("no manifest names this".utf8))
+        // A run uploading now: nothing is collected (it may rely on an unnamed object).
+        _ = try await f.client.put("leases/20261125T000000Z-other-0000000000000001.json", bytes: Array("{}".utf8))
+        let gc = ["gc", "--cache", f.dir.appendingPathComponent("b").path, "--store", f.client.location.description,
+                  "--grace", "0", "--json"]
+        try FileManager.default.createDirectory(at: f.dir.appendingPathComponent("b"), withIntermediateDirectories: true)
+        let blocked = try await CommandRunner.run(bin, gc, environment: f.environment)
+        #expect(blocked.status == 0, "\(blocked.stderr)")
+        #expect(blocked.stdout.contains("blocked_by"))
+        #expect(try await f.client.size(CacheLayout.blob(stray)) != nil)
+
+        try await f.client.delete("leases/20261125T000000Z-other-0000000000000001.json")
+        let collected = try await CommandRunner.run(bin, gc, environment: f.environment)
+        #expect(collected.status == 0, "\(collected.stderr)")
+        #expect(try await f.client.size(CacheLayout.blob(stray)) == nil)
+        #expect(try await f.client.list("").filter { !$0.key.hasPrefix("manifests/") }.count == named)
+    }
 }

@@ -201,16 +201,23 @@ public struct BucketMaintenance: Sendable {
         /// the manifest that names them).
         public var tooNew = 0
         public var dryRun = false
+        /// Leases of runs uploading now (younger than the grace period): while one
+        /// exists nothing is deleted.
+        public var blockedBy: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case referenced, removed
             case bytesRemoved = "bytes_removed"
             case tooNew = "too_new"
             case dryRun = "dry_run"
+            case blockedBy = "blocked_by"
         }
 
         public var text: String {
-            "bucket: \(referenced) objects named by manifests; \(dryRun ? "would remove" : "removed") \(removed.count) "
+            if !blockedBy.isEmpty {
+                return "bucket: runs are uploading (\(blockedBy.joined(separator: ", "))); nothing collected, try later\n"
+            }
+            return "bucket: \(referenced) objects named by manifests; \(dryRun ? "would remove" : "removed") \(removed.count) "
                 + "(\(ByteCount.format(bytesRemoved))); \(tooNew) unreferenced but newer than the grace period kept\n"
         }
     }
@@ -220,6 +227,8 @@ public struct BucketMaintenance: Sendable {
     /// so an unreferenced object younger than `grace` is kept.
     public func collect(grace: TimeInterval, now: Date = Date(), dryRun: Bool) async throws(S3Error) -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
+        report.blockedBy = try await runsUploading(now: now)
+        if !report.blockedBy.isEmpty { return report }
         var referenced = Set<String>()
         for object in try await client.list(CacheLayout.manifestsFolder + "/") where object.key.hasSuffix(".json") {
             guard let bytes = try await client.get(object.key, maxBytes: BucketSync.maxManifestBytes) else { continue }
@@ -237,11 +246,26 @@ public struct BucketMaintenance: Sendable {
                 report.tooNew += 1
                 continue
             }
+            // A run that started since the last look stops the collection.
+            if report.removed.count % 100 == 99 {
+                report.blockedBy = try await runsUploading(now: now)
+                if !report.blockedBy.isEmpty { return report }
+            }
             if !dryRun { try await client.delete(object.key) }
             report.removed.append(object.key)
             report.bytesRemoved += object.size
         }
         return report
+    }
+
+    /// How long a run's lease holds collection back; an older one is a run that died.
+    public static let leaseLifetime: TimeInterval = 86_400
+
+    /// The leases of runs uploading now.
+    private func runsUploading(now: Date) async throws(S3Error) -> [String] {
+        try await client.list(CacheLayout.leasesFolder + "/").filter { lease in
+            lease.lastModified.map { now.timeIntervalSince($0) < Self.leaseLifetime } ?? true
+        }.map(\.key)
     }
 
     // MARK: -

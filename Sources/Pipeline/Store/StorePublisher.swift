@@ -76,6 +76,12 @@ public struct StorePublisher: Sendable {
                         progress: (@Sendable (Int, Int) -> Void)? = nil) async -> StoreSummary {
         var summary = StoreSummary(location: client.location.description)
         let uploads = Self.uploads(of: manifest)
+        let name = manifestURL.lastPathComponent
+        // While this lease exists, `gc --store` deletes nothing: an object this run
+        // finds already there (412) may be one no manifest names yet.
+        let lease = CacheLayout.leasesFolder + "/" + name
+        _ = try? await client.put(lease, bytes: Array("{}".utf8), contentType: "application/json")
+        var found: [Upload] = []
         var failures: [Manifest.Failure] = []
         let outage = Outage()
         await withTaskGroup(of: (Upload, Result<(S3Client.PutResult, Int), S3Error>).self) { group in
@@ -97,6 +103,7 @@ public struct StorePublisher: Sendable {
                     summary.bytesUploaded += bytes
                 case .success((.alreadyStored, _)):
                     summary.alreadyStored += 1
+                    found.append(upload)
                 case let .failure(error):
                     summary.failed += 1
                     failures.append(Manifest.Failure(
@@ -106,8 +113,24 @@ public struct StorePublisher: Sendable {
                 start()
             }
         }
+        // What was found already there is checked again just before the manifest names
+        // it: a gc that started before the lease may have taken it since.
+        if summary.failed == 0 {
+            for upload in found where (try? await client.size(upload.path)) == .some(nil) {
+                switch await put(upload, outage: outage) {
+                case let .success((_, bytes)):
+                    summary.uploaded += 1
+                    summary.alreadyStored -= 1
+                    summary.bytesUploaded += bytes
+                case let .failure(error):
+                    summary.failed += 1
+                    failures.append(Manifest.Failure(
+                        url: client.location.description + "/" + upload.path, role: "store",
+                        error: MediaError(code: error.code, message: error.description)))
+                }
+            }
+        }
         manifest.failures += failures.sorted { $0.url < $1.url }
-        let name = manifestURL.lastPathComponent
         if summary.failed == 0 {
             summary.manifestKey = CacheLayout.manifest(name)
         }
@@ -127,6 +150,7 @@ public struct StorePublisher: Sendable {
                 if let again = try? manifest.encoded() { try? again.write(to: manifestURL, options: .atomic) }
             }
         }
+        try? await client.delete(lease)
         return summary
     }
 
