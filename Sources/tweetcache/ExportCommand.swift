@@ -10,8 +10,8 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Copy (or hard-link) tweets' original media out of the cache under readable names.",
         discussion: """
             Placeholders: {screen_name} {tweet_id} {n} {ext} {media_id} {sha256} {date}. With \
-            --store, the bucket's runs are synced first and the files they name that the cache \
-            directory lacks are copied from the bucket into it.
+            --store, the bucket's runs are synced first and the files of the tweets exported \
+            that the cache directory lacks are copied from the bucket into it.
             """)
 
     @Option(name: .long, help: "Only tweets with this hashtag.")
@@ -58,7 +58,14 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try FileManager.default.createDirectory(at: options.cacheURL, withIntermediateDirectories: true)
-        try await storage.hydrate(cacheRoot: options.cacheURL) { BucketHydrator.paths(manifestsIn: $0) }
+        // Over a bucket: the files of the tweets exported (all of them for the
+        // Presentation documents, which list every run).
+        try await storage.hydrate(cacheRoot: options.cacheURL) { [tag, user, iiifPresentation] layout in
+            guard iiifPresentation == nil, let snapshot = try? CacheSnapshot(root: layout.root) else {
+                return BucketHydrator.paths(manifestsIn: layout)
+            }
+            return BucketHydrator.paths(for: snapshot.catalog.tweets(tag: tag, user: user))
+        }
         let snapshot = try options.snapshot()
         if let iiifPresentation {
             let presentation = PresentationExporter(snapshot: snapshot, options: .init(

@@ -39,6 +39,11 @@ public struct BucketHydrator: Sendable {
         return paths
     }
 
+    /// Every file `tweets` name: their originals, packs and thumbnails.
+    public static func paths(for tweets: [ManifestTweet]) -> [String] {
+        StorePublisher.uploads(of: tweets).map(\.path)
+    }
+
     public func hydrate(_ paths: [String]) async -> Report {
         var report = Report()
         let paths = paths.filter(CacheLayout.isSharedObject)

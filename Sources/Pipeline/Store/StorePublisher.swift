@@ -46,7 +46,10 @@ public struct StorePublisher: Sendable {
     }
 
     /// Every file of the local cache that `manifest` names, once each.
-    static func uploads(of manifest: Manifest) -> [Upload] {
+    static func uploads(of manifest: Manifest) -> [Upload] { uploads(of: manifest.tweets + manifest.includedTweets) }
+
+    /// Every file that `tweets` name (their authors' avatars, their media), once each.
+    static func uploads(of tweets: [ManifestTweet]) -> [Upload] {
         var seen = Set<String>()
         var list: [Upload] = []
         func add(_ path: String, _ sha256: String? = nil) {
@@ -59,7 +62,7 @@ public struct StorePublisher: Sendable {
             for thumbnail in thumbnails ?? [] { add(thumbnail.path) }
             if let pack = tiles?.pack { add(pack) }
         }
-        for tweet in manifest.tweets + manifest.includedTweets {
+        for tweet in tweets {
             if let avatar = tweet.author.avatar { add(sha256: avatar.sha256, thumbnails: avatar.thumbnails, tiles: avatar.tiles) }
             for media in tweet.media {
                 add(sha256: media.sha256, thumbnails: media.thumbnails, tiles: media.tiles)
