@@ -188,7 +188,10 @@ let package = Package(
         // Runs the built `tweetcache` binary as a process.
         .testTarget(
             name: "CLITests",
-            dependencies: ["tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging"]
+            dependencies: [
+                "tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging",
+                "Pipeline",
+            ]
         ),
     ]
 )

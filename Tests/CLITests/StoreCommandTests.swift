@@ -3,6 +3,7 @@ import Foundation
 import Imaging
 import MediaFetch
 import ObjectStore
+import Pipeline
 import Testing
 import TestSupport
 import TileServer
@@ -345,6 +346,20 @@ import Glibc
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdout.contains(hash))
         #expect(FileManager.default.fileExists(atPath: CacheLayout(root: third).path(CacheLayout.blob(try #require(BlobHash(hex: hash))))))
+
+        // A machine exporting one user's tweets copies only what that export needs.
+        let manifests = CacheLayout(root: first).manifestsURL
+        let manifestName = try #require(try FileManager.default.contentsOfDirectory(atPath: manifests.path).first)
+        let manifest = try Manifest.read(from: manifests.appendingPathComponent(manifestName))
+        let user = try #require(manifest.tweets.first?.author.screenName)
+        let fourth = dir.appendingPathComponent("fourth")
+        let filtered = try await CommandRunner.run(
+            bin, ["export", "--cache", fourth.path, "--out", dir.appendingPathComponent("filtered").path, "--user", user],
+            environment: environment)
+        #expect(filtered.status == 0, "\(filtered.stderr)")
+        let copied = try FileManager.default.subpathsOfDirectory(atPath: CacheLayout(root: fourth).blobsURL.path).filter { $0.count > 64 }
+        let all = try FileManager.default.subpathsOfDirectory(atPath: CacheLayout(root: first).blobsURL.path).filter { $0.count > 64 }
+        #expect(!copied.isEmpty && copied.count < all.count, "\(copied.count) of \(all.count) originals copied for @\(user)")
     }
 
     @Test func gcOverABucketKeepsWhatManifestsNameAndWaitsForRunsUploading() async throws {
