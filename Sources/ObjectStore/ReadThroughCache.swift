@@ -24,6 +24,23 @@ public final class ReadThroughCache: Sendable {
         var total = 0
         var tick: UInt64 = 0
         var absent: [String: Date] = [:]
+
+        /// Drops least recently used entries until `total` is at most `target`
+        /// (never `sparing`); the names dropped, for their files to go.
+        mutating func evict(downTo target: Int, sparing: String? = nil) -> [String] {
+            guard total > target else { return [] }
+            var victims: [String] = []
+            for (key, entry) in entries.sorted(by: { $0.value.tick < $1.value.tick }) where total > target && key != sparing {
+                entries[key] = nil
+                total -= entry.size
+                victims.append(key)
+            }
+            return victims
+        }
+    }
+
+    private func unlinkAll(_ names: [String]) {
+        for name in names { unlink(folder.appendingPathComponent(name).path) }
     }
     private let state = Mutex(State())
     private let inflight = Mutex<[String: Task<ReadResultBox, Never>]>([:])
@@ -100,7 +117,7 @@ public final class ReadThroughCache: Sendable {
             state.absent = state.absent.filter { $0.key != path && !$0.key.hasPrefix(path + "@") }
             return names
         }
-        for victim in victims { unlink(folder.appendingPathComponent(victim).path) }
+        unlinkAll(victims)
     }
 
     /// The local copy of `path` when there is one.
@@ -147,20 +164,11 @@ public final class ReadThroughCache: Sendable {
             if let old = state.entries[name] { state.total -= old.size }
             state.entries[name] = Entry(size: bytes.count, tick: state.tick)
             state.total += bytes.count
-            var victims: [String] = []
-            if state.total > capacity {
-                // Down to 90%: the sort is paid once per tenth of the capacity, not once per insert.
-                let target = capacity - capacity / 10
-                let order = state.entries.sorted { $0.value.tick < $1.value.tick }
-                for (key, entry) in order where state.total > target && key != name {
-                    state.entries[key] = nil
-                    state.total -= entry.size
-                    victims.append(key)
-                }
-            }
-            return victims
+            // Down to 90%: the sort is paid once per tenth of the capacity, not once per insert.
+            guard state.total > capacity else { return [] }
+            return state.evict(downTo: capacity - capacity / 10, sparing: name)
         }
-        for victim in evicted { unlink(folder.appendingPathComponent(victim).path) }
+        unlinkAll(evicted)
         if !evicted.isEmpty { counters.withLock { $0.evictions += evicted.count } }
     }
 
@@ -182,20 +190,15 @@ public final class ReadThroughCache: Sendable {
             guard path.hasPrefix(base) else { continue }
             found.append((String(path.dropFirst(base.count)), values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast))
         }
-        var victims: [String] = []
-        state.withLock { state in
+        let victims = state.withLock { state -> [String] in
             for file in found.sorted(by: { $0.date < $1.date }) {
                 state.tick += 1
                 state.entries[file.name] = Entry(size: file.size, tick: state.tick)
                 state.total += file.size
             }
-            for (key, entry) in state.entries.sorted(by: { $0.value.tick < $1.value.tick }) where state.total > capacity {
-                state.entries[key] = nil
-                state.total -= entry.size
-                victims.append(key)
-            }
+            return state.evict(downTo: capacity)
         }
-        for victim in victims { unlink(folder.appendingPathComponent(victim).path) }
+        unlinkAll(victims)
     }
 
     // MARK: - One request per name

@@ -1,3 +1,4 @@
+import BlobStore
 import Crypto
 import Foundation
 import MediaFetch
@@ -38,9 +39,8 @@ public final class S3Client: Sendable {
 
     static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    static func sha256(_ bytes: some Collection<UInt8>) -> String {
-        SHA256.hash(data: Array(bytes)).map { String(format: "%02x", $0) }.joined()
-    }
+    /// The body's SHA-256 as `x-amz-content-sha256` wants it: the blob store's own hex.
+    static func sha256(_ bytes: [UInt8]) -> String { BlobHash(hashing: bytes).hex }
 
     /// Stores `bytes` at `path` (below the location's prefix) unless something is there.
     /// `sha256` is the body's hash when the caller knows it already (a blob's name).
@@ -229,7 +229,7 @@ public final class S3Client: Sendable {
                 parts.append((number, etag))
             }
             if let sha256 {
-                let actual = whole.finalize().map { String(format: "%02x", $0) }.joined()
+                let actual = BlobHash(digest: whole.finalize()).hex
                 guard actual == sha256 else { throw S3Error.integrity(key: key) }
             }
             let xml = "<CompleteMultipartUpload>" + parts.map {

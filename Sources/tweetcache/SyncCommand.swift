@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Inspect
 import Pipeline
 
 struct SyncCommand: AsyncParsableCommand {
@@ -13,11 +14,8 @@ struct SyncCommand: AsyncParsableCommand {
             bucket; `serve --store` reads them on demand through the --local-max copy.
             """)
 
-    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
-    var cache: String?
-
-    @Flag(name: .long, help: "Print JSON for scripts instead of text.")
-    var json = false
+    /// `--cache` and `--json`, read as every inspect command reads them.
+    @OptionGroup var options: InspectOptions
 
     @OptionGroup var storage: StoreOptions
 
@@ -26,8 +24,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
-        let root = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        let root = options.cacheURL.standardizedFileURL
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         guard let client = try await storage.client() else { return }
         defer { client.shutdown() }
@@ -35,10 +32,8 @@ struct SyncCommand: AsyncParsableCommand {
         do { report = try await BucketSync(client: client, cacheRoot: root).run() } catch {
             throw CleanExit.message(error.description, code: 2)
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        if options.json {
+            print(try InspectJSON.string(report))
         } else {
             print("\(client.location): \(report.listed) runs, \(report.copied) copied, \(report.urls) URLs recorded")
             for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) { print("  \(key): \(why)") }

@@ -50,19 +50,8 @@ public struct BucketHydrator: Sendable {
         let layout = CacheLayout(root: store.root)
         let missing = paths.filter { !FileManager.default.fileExists(atPath: layout.path($0)) }
         report.present = paths.count - missing.count
-        await withTaskGroup(of: (String, String?).self) { group in
-            var next = 0
-            func start() {
-                guard next < missing.count else { return }
-                let path = missing[next]
-                next += 1
-                group.addTask { (path, await copy(path)) }
-            }
-            for _ in 0..<max(1, concurrency) { start() }
-            while let (path, problem) = await group.next() {
-                if let problem { report.failed[path] = problem } else { report.copied += 1 }
-                start()
-            }
+        await concurrently(missing, width: concurrency, { path in (path, await copy(path)) }) { path, problem in
+            if let problem { report.failed[path] = problem } else { report.copied += 1 }
         }
         return report
     }

@@ -1,4 +1,4 @@
-public import BlobStore
+import BlobStore
 public import Foundation
 import Imaging
 public import ObjectStore
@@ -72,11 +72,12 @@ public struct BucketMaintenance: Sendable {
         let packs = try await client.list(CacheLayout.derivedFolder + "/").filter { $0.key.hasSuffix(CacheLayout.packSuffix) }
         enum Outcome: Sendable { case blob(Int, Finding), pack(Finding) }
         let jobs: [(S3Object, Bool)] = blobs.map { ($0, true) } + packs.map { ($0, false) }
-        let outcomes = await forEach(jobs) { [client] job -> (String, Outcome) in
+        var outcomes: [(String, Outcome)] = []
+        await concurrently(jobs, width: concurrency, { [client] job -> (String, Outcome) in
             let (object, isBlob) = job
             if isBlob { return (object.key, .blob(object.size, await Self.checkBlob(client, object))) }
             return (object.key, .pack(await Self.checkPack(client, object)))
-        }
+        }) { outcomes.append($0) }
         for (key, outcome) in outcomes.sorted(by: { $0.0 < $1.0 }) {
             let finding: Finding
             switch outcome {
@@ -268,29 +269,4 @@ public struct BucketMaintenance: Sendable {
         }.map(\.key)
     }
 
-    // MARK: -
-
-    /// `work` over `items`, `concurrency` at a time; results in no particular order.
-    private func forEach<Item: Sendable, Result: Sendable>(
-        _ items: [Item], _ work: @escaping @Sendable (Item) async -> Result
-    ) async -> [Result] {
-        await withTaskGroup(of: Result.self) { group in
-            var results: [Result] = []
-            var next = 0
-            for _ in 0..<max(1, concurrency) where next < items.count {
-                let item = items[next]
-                next += 1
-                group.addTask { await work(item) }
-            }
-            while let result = await group.next() {
-                results.append(result)
-                if next < items.count {
-                    let item = items[next]
-                    next += 1
-                    group.addTask { await work(item) }
-                }
-            }
-            return results
-        }
-    }
 }

@@ -87,33 +87,22 @@ public struct StorePublisher: Sendable {
         var found: [Upload] = []
         var failures: [Manifest.Failure] = []
         let outage = Outage()
-        await withTaskGroup(of: (Upload, Result<(S3Client.PutResult, Int), S3Error>).self) { group in
-            var next = 0
-            func start() {
-                guard next < uploads.count else { return }
-                let upload = uploads[next]
-                next += 1
-                group.addTask { (upload, await put(upload, outage: outage)) }
-            }
-            for _ in 0..<max(1, concurrency) { start() }
-            var done = 0
-            while let (upload, result) = await group.next() {
-                done += 1
-                progress?(done, uploads.count)
-                switch result {
-                case let .success((.stored, bytes)):
-                    summary.uploaded += 1
-                    summary.bytesUploaded += bytes
-                case .success((.alreadyStored, _)):
-                    summary.alreadyStored += 1
-                    found.append(upload)
-                case let .failure(error):
-                    summary.failed += 1
-                    failures.append(Manifest.Failure(
-                        url: client.location.description + "/" + upload.path, role: "store",
-                        error: MediaError(code: error.code, message: error.description)))
-                }
-                start()
+        var done = 0
+        await concurrently(uploads, width: concurrency, { upload in (upload, await put(upload, outage: outage)) }) { upload, result in
+            done += 1
+            progress?(done, uploads.count)
+            switch result {
+            case let .success((.stored, bytes)):
+                summary.uploaded += 1
+                summary.bytesUploaded += bytes
+            case .success((.alreadyStored, _)):
+                summary.alreadyStored += 1
+                found.append(upload)
+            case let .failure(error):
+                summary.failed += 1
+                failures.append(Manifest.Failure(
+                    url: client.location.description + "/" + upload.path, role: "store",
+                    error: MediaError(code: error.code, message: error.description)))
             }
         }
         // What was found already there is checked again just before the manifest names
