@@ -264,8 +264,8 @@ public final class BlobStore: Sendable {
     /// when the blob is recorded.
     private func queueFlush(of hash: BlobHash, in pending: PendingDirectories?) {
         guard let pending else { return }
-        pending.insert(blobsPath)
-        pending.insert(blobsPath + "/" + hash.hex.prefix(2))
+        pending.insert(blobsPath, flushedWith: groupSync)
+        pending.insert(blobsPath + "/" + hash.hex.prefix(2), flushedWith: groupSync)
     }
 
     /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;

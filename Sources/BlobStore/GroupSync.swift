@@ -82,26 +82,73 @@ final class GroupSync: @unchecked Sendable {
 
     /// Returns once the file's bytes are on disk; throws when they may not be.
     func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
-        guard let syncFileSystem else { return try syncFile(fd, path) }
+        if let error = sync([(fd, path)])[0] { throw error }
+    }
+
+    /// Returns once every file's bytes are on disk, with each file's error (nil when it
+    /// is durable), in order. A batch counts as that many writers in its group, so a
+    /// batch of several is covered by one group flush even when it is alone.
+    func sync(_ files: [(descriptor: Int32, path: String)]) -> [BlobStoreError?] {
+        func flushEach() -> [BlobStoreError?] {
+            files.map { file -> BlobStoreError? in
+                do throws(BlobStoreError) { try syncFile(file.descriptor, file.path) } catch { return error }
+                return nil
+            }
+        }
+        guard !files.isEmpty else { return [] }
+        guard groups else { return flushEach() }
+        switch joinRound(weight: files.count, alone: { flushEach()[0] }) {
+        case let .alone(error): return [error]
+        case .covered: return Array(repeating: nil, count: files.count)
+        case .groupFailed: return flushEach()
+        }
+    }
+
+    /// Flushes the whole file system in a group round, shared with the blob flushes
+    /// running at the time; true once that reported success. False when it failed or
+    /// when group flushes cannot be trusted here: the caller then flushes what it needs
+    /// one by one. For directories: after `syncfs` their new entries are on disk too.
+    func flushFileSystem() -> Bool {
+        guard groups else { return false }
+        // Weight 2: never taken for a lone file, so its round flushes the file system.
+        if case .covered = joinRound(weight: 2, alone: { nil }) { return true }
+        return false
+    }
+
+    private enum RoundResult {
+        /// This caller was the round's only file and flushed it itself.
+        case alone(BlobStoreError?)
+        /// A group flush that succeeded covered the caller.
+        case covered
+        /// A group flush at or after the caller's arrival failed.
+        case groupFailed
+    }
+
+    /// Waits for a group round that started after this call (leading it if none is
+    /// running). `weight` is how many files the caller brings; a round of exactly one
+    /// file is that caller's own (`alone`) rather than a flush of the file system.
+    private func joinRound(weight: Int, alone: () -> BlobStoreError?) -> RoundResult {
+        guard let syncFileSystem else { return .groupFailed }
         condition.lock()
         let round = started + 1
-        arrivedForNext += 1
+        arrivedForNext += weight
         while completed < round {
             if running {
                 condition.wait()
                 continue
             }
-            // Lead the round this writer needs; everyone who arrived so far is in it.
+            // Lead the round this caller needs; everyone who arrived so far is in it.
             running = true
             started += 1
             let members = arrivedForNext
             arrivedForNext = 0
             condition.unlock()
-            var ownError: BlobStoreError?
+            var ownResult: BlobStoreError??
             let groupFlushed: Bool
             if members == 1 {
-                do throws(BlobStoreError) { try syncFile(fd, path) } catch { ownError = error }
-                groupFlushed = ownError == nil
+                let error = alone()
+                ownResult = .some(error)
+                groupFlushed = error == nil
             } else {
                 groupFlushed = syncFileSystem()
             }
@@ -110,19 +157,15 @@ final class GroupSync: @unchecked Sendable {
             completed = started
             if !groupFlushed { lastFailedRound = completed }
             condition.broadcast()
-            if let ownError {
+            if let ownResult {
                 condition.unlock()
-                throw ownError
-            }
-            if members == 1 {
-                condition.unlock()
-                return
+                return .alone(ownResult)
             }
         }
-        // A failed round at or after this writer's may have been the one that covered it.
-        let mustFlushOwn = lastFailedRound >= round
+        // A failed round at or after this caller's may have been the one that covered it.
+        let failed = lastFailedRound >= round
         condition.unlock()
-        if mustFlushOwn { try syncFile(fd, path) }
+        return failed ? .groupFailed : .covered
     }
 
     /// glibc's `syncfs(2)`. Its declaration needs `_GNU_SOURCE`, which Swift's Glibc

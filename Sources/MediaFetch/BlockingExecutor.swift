@@ -31,6 +31,12 @@ final class BlockingExecutor: Sendable {
         }
     }
 
+    /// Runs `job` on one of the threads.
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+        pending.signal()
+    }
+
     /// Runs `work` on one of the threads and returns its result to the calling task.
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { cont in

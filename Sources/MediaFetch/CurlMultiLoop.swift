@@ -58,6 +58,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
+    /// Queues several transfers with one wake-up of the loop.
+    func submit(contentsOf transfers: [CurlTransfer]) {
+        guard !transfers.isEmpty else { return }
+        shared.withLock { $0.pending.append(contentsOf: transfers) }
+        curl_multi_wakeup(multi)
+    }
+
     /// Asks the loop to abandon a transfer; it completes with `.cancelled`.
     func cancel(_ transfer: CurlTransfer) {
         shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }

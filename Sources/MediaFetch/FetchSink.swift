@@ -12,6 +12,16 @@ public protocol FetchSink: AnyObject, SendableMetatype {
     func finish() throws -> Output
     /// Called instead of `finish` when the attempt failed or the body was refused.
     func discard()
+    /// Finishes several sinks at once, each one's outcome in order; called off the
+    /// transfer thread with the bodies that completed together. A sink whose finishing
+    /// has a fixed cost per call (a flush to disk) shares it across the batch here.
+    static func finishBatch(_ sinks: [Self]) -> [Result<Output, any Error>]
+}
+
+extension FetchSink {
+    public static func finishBatch(_ sinks: [Self]) -> [Result<Output, any Error>] {
+        sinks.map { sink in Result { try sink.finish() } }
+    }
 }
 
 /// Collects a body in memory; for small bodies and tests.

@@ -13,8 +13,8 @@ import Synchronization
 public final class HTTPFetcher: Sendable {
     public let configuration: FetchConfiguration
     let loop: CurlMultiLoop
-    private let logger: Logger
-    private let retry: RetryPolicy
+    let logger: Logger
+    let retry: RetryPolicy
 
     public init(configuration: FetchConfiguration = .init(), logger: Logger = Logger(label: "tweetcache.fetch"))
         throws(FetchError)
@@ -43,98 +43,27 @@ public final class HTTPFetcher: Sendable {
     public func fetch<S: FetchSink>(
         _ request: FetchRequest, makeSink: @escaping @Sendable () throws -> S
     ) async -> FetchResult<S.Output> {
-        var candidates = [request.url] + request.fallbackURLs
-        var lastFailure = FetchFailure.invalidURL(request.url)
-        var attemptsUsed = 0
-        while !candidates.isEmpty {
-            let url = candidates.removeFirst()
-            let result = await fetchOne(url, expected: request.expected, makeSink: makeSink)
-            switch result {
-            case let .success(s):
-                var s = s
-                s.attempts += attemptsUsed
-                return .success(s)
-            case let .failure(f):
-                attemptsUsed += 1
-                lastFailure = f.failure
-                // Only "not there" moves on to a fallback; anything else is the answer.
-                guard f.failure == .httpStatus(404) || f.failure == .httpStatus(410) else { return .failure(f.failure) }
-            }
+        let answer = Mutex<FetchResult<S.Output>?>(nil)
+        await fetchAll([request], window: 1, makeSink: makeSink) { results in
+            answer.withLock { $0 = results.first?.result }
         }
-        return .failure(lastFailure)
+        return answer.withLock { $0 } ?? .failure(.cancelled)
     }
 
-    private struct AttemptFailure: Error { var failure: FetchFailure }
-
-    private func fetchOne<S: FetchSink>(
-        _ url: String, expected: ExpectedContent, makeSink: @escaping @Sendable () throws -> S
-    ) async -> Result<FetchSuccess<S.Output>, AttemptFailure> {
-        if let problem = Self.validate(url) { return .failure(AttemptFailure(failure: problem)) }
-        let target = configuration.mirrors.resolve(url)
-        var attempt = 0
-        while true {
-            attempt += 1
-            if Task.isCancelled { return .failure(AttemptFailure(failure: .cancelled)) }
-            let sink: UncheckedBox<S>
-            do { sink = UncheckedBox(try makeSink()) } catch {
-                return .failure(AttemptFailure(failure: .storage(String(describing: error))))
-            }
-            let outcome = await run(target, expected: expected, sink: sink)
-            if let failure = outcome.failure {
-                sink.value.discard()
-                let retryable = failure.isTransient && attempt < configuration.maxAttempts
-                logger.debug("fetch failed", metadata: [
-                    "url": "\(url)", "attempt": "\(attempt)", "reason": "\(failure)", "retry": "\(retryable)",
-                ])
-                guard retryable else { return .failure(AttemptFailure(failure: failure)) }
-                guard let delay = retry.delay(afterAttempt: attempt, retryAfter: outcome.retryAfter) else {
-                    let seconds = Int((outcome.retryAfter ?? .zero).components.seconds)
-                    return .failure(AttemptFailure(failure: .rateLimited(retryAfterSeconds: seconds)))
-                }
-                do { try await configuration.clock.sleep(for: delay) } catch {
-                    return .failure(AttemptFailure(failure: .cancelled))
-                }
-                continue
-            }
-            // The body passed every check: let the sink publish it, off the transfer
-            // thread (it would stall every transfer) and off the cooperative pool.
-            let finished: Result<S.Output, FetchFailure> = await BlockingExecutor.shared.run {
-                do { return .success(try sink.value.finish()) } catch {
-                    sink.value.discard()
-                    return .failure(.storage(String(describing: error)))
-                }
-            }
-            switch finished {
-            case let .success(output):
-                return .success(FetchSuccess(
-                    output: output, url: url, effectiveURL: outcome.effectiveURL, httpStatus: outcome.status,
-                    kind: outcome.kind, contentType: outcome.contentType, bytes: outcome.received,
-                    attempts: attempt))
-            case let .failure(f):
-                return .failure(AttemptFailure(failure: f))
-            }
-        }
-    }
-
-    /// Runs one attempt on the transfer thread and waits for it, cancellably.
-    private func run<S: FetchSink>(_ url: String, expected: ExpectedContent, sink: UncheckedBox<S>) async -> CurlOutcome {
-        let transfer: CurlTransfer
-        do {
-            transfer = try CurlTransfer(url: url, expected: expected, configuration: configuration) { bytes in
-                try sink.value.write(bytes)
-            }
-        } catch {
-            return CurlOutcome(failure: error, status: 0, kind: .unknown, contentType: nil, retryAfter: nil,
-                               received: 0, effectiveURL: url)
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (cont: CheckedContinuation<CurlOutcome, Never>) in
-                transfer.onComplete = { outcome in cont.resume(returning: outcome) }
-                loop.submit(transfer)
-            }
-        } onCancel: {
-            loop.cancel(transfer)
-        }
+    /// Fetches many items, at most `window` at a time (each holds a sink, which may hold
+    /// a file, from its start to its end), and hands each result to `deliver` as it is
+    /// known, with the request's index. Results of bodies finished together come in one
+    /// call, on one of the fetcher's threads; `deliver` must not block. Returns once
+    /// every request was delivered; when the task is cancelled, what is left is
+    /// delivered as ``FetchFailure/cancelled``.
+    ///
+    /// The same rules as ``fetch(_:makeSink:)`` per item, without a task per item: see
+    /// ``FetchBatch`` for why that matters for many small files.
+    public func fetchAll<S: FetchSink>(
+        _ requests: [FetchRequest], window: Int, makeSink: @escaping @Sendable () throws -> S,
+        deliver: @escaping @Sendable ([(index: Int, result: FetchResult<S.Output>)]) -> Void
+    ) async {
+        await FetchBatch(fetcher: self, requests: requests, window: window, makeSink: makeSink, deliver: deliver).run()
     }
 
     /// Refuses what must never reach libcurl: other schemes, hostless or huge URLs.

@@ -9,8 +9,34 @@ public protocol MediaLoading: Sendable {
     /// a sink from `makeSink` (a fresh one per attempt).
     func fetch<S: FetchSink>(_ request: FetchRequest, makeSink: @escaping @Sendable () throws -> S) async
         -> FetchResult<S.Output>
+    /// Fetches many requests, at most `window` at a time, handing each result to
+    /// `deliver` with the request's index as it is known; returns when all were delivered.
+    func fetchAll<S: FetchSink>(
+        _ requests: [FetchRequest], window: Int, makeSink: @escaping @Sendable () throws -> S,
+        deliver: @escaping @Sendable ([(index: Int, result: FetchResult<S.Output>)]) -> Void
+    ) async
     /// Releases what the loader holds (threads, connections); it is not used again.
     func shutdown()
+}
+
+extension MediaLoading {
+    /// One task per request, `window` at a time: for loaders without a batch path of their own.
+    public func fetchAll<S: FetchSink>(
+        _ requests: [FetchRequest], window: Int, makeSink: @escaping @Sendable () throws -> S,
+        deliver: @escaping @Sendable ([(index: Int, result: FetchResult<S.Output>)]) -> Void
+    ) async {
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < requests.count else { return }
+                let (index, request) = (next, requests[next])
+                next += 1
+                group.addTask { deliver([(index, await fetch(request, makeSink: makeSink))]) }
+            }
+            for _ in 0..<min(max(1, window), requests.count) { startNext() }
+            while await group.next() != nil { startNext() }
+        }
+    }
 }
 
 extension HTTPFetcher: MediaLoading {}

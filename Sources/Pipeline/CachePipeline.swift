@@ -168,15 +168,15 @@ public final class CachePipeline: Sendable {
         return results
     }
 
-    private struct Fetched {
+    struct Fetched {
         var outcomes: [String: ItemOutcome] = [:]
         var deduplicated = 0
         var bytes = 0
     }
 
-    /// Downloads `items` with a bounded window of tasks: the fetcher caps transfers
-    /// on the network, and the window caps how many items (each with an open temp
-    /// file once started) wait for a slot.
+    /// Downloads `items` through the fetcher's batch path: it caps transfers on the
+    /// network, and the window caps how many items (each with an open temp file once
+    /// started) wait for a slot. Results arrive in batches on the fetcher's threads.
     private func fetchAll(_ items: [FetchPlan.Item], configuration: FetchConfiguration, progress: RunProgress)
         async throws(PipelineError) -> Fetched
     {
@@ -193,41 +193,17 @@ public final class CachePipeline: Sendable {
         // bounded because each item started holds a file descriptor.
         let transfers = configuration.maxConcurrentTransfers
         let window = max(8, min(transfers * 8, max(transfers * 2, 256)))
-        var result = Fetched()
         let directories = PendingDirectories()
-        var recorder = IndexRecorder(index: index, directories: directories, logger: logger)
-
-        await withTaskGroup(of: (FetchPlan.Item, FetchResult<StoredBlob>).self) { group in
-            var next = 0
-            func startNext() {
-                guard next < items.count else { return }
-                let item = items[next]
-                next += 1
-                group.addTask {
-                    let request = FetchRequest(url: item.url, fallbackURLs: item.fallbacks, expected: item.role.expected)
-                    return (item, await fetcher.fetch(request) { try store.makeWriter(deferringDirectorySync: directories) })
-                }
-            }
-            for _ in 0..<min(window, items.count) { startNext() }
-            while let (item, outcome) = await group.next() {
-                startNext()
-                switch outcome {
-                case let .success(ok):
-                    let blob = ok.output
-                    let type = ok.kind.mimeType
-                    result.outcomes[item.url] = .stored(hash: blob.hash, size: blob.size, contentType: type, fromCache: false)
-                    result.bytes += ok.bytes
-                    if blob.alreadyPresent { result.deduplicated += 1 }
-                    let urls = ok.url == item.url ? [item.url] : [item.url, ok.url]
-                    recorder.stored(urls: urls, blob: blob, contentType: type, status: ok.httpStatus)
-                    progress.finishOne()
-                case let .failure(f):
-                    result.outcomes[item.url] = .failed(f)
-                    recorder.failed(url: item.url, failure: f)
-                    progress.finishOne(failed: true)
-                }
-            }
+        let tally = FetchTally(recorder: IndexRecorder(index: index, directories: directories, logger: logger))
+        await fetcher.fetchAll(
+            items.map { FetchRequest(url: $0.url, fallbackURLs: $0.fallbacks, expected: $0.role.expected) },
+            window: window,
+            makeSink: { try store.makeWriter(deferringDirectorySync: directories) }
+        ) { results in
+            tally.record(results.map { (items[$0.index], $0.result) }, progress: progress)
         }
+        let (result, gathered) = tally.take()
+        var recorder = gathered
         await recorder.finish()
         // Whatever a failed batch left pending is tried once more; if the cache's
         // directories cannot be flushed, the run stops before a manifest or an index
@@ -236,6 +212,41 @@ public final class CachePipeline: Sendable {
             do { try directories.sync() } catch { throw .cache("could not flush the blob directories: \(error)") }
         }
         return result
+    }
+}
+
+/// What a run's downloads came to, gathered from the fetcher's threads as they finish.
+private final class FetchTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fetched = CachePipeline.Fetched()
+    private var recorder: IndexRecorder
+
+    init(recorder: IndexRecorder) { self.recorder = recorder }
+
+    func record(_ results: [(FetchPlan.Item, FetchResult<StoredBlob>)], progress: RunProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (item, outcome) in results {
+            switch outcome {
+            case let .success(ok):
+                let blob = ok.output
+                let type = ok.kind.mimeType
+                fetched.outcomes[item.url] = .stored(hash: blob.hash, size: blob.size, contentType: type, fromCache: false)
+                fetched.bytes += ok.bytes
+                if blob.alreadyPresent { fetched.deduplicated += 1 }
+                let urls = ok.url == item.url ? [item.url] : [item.url, ok.url]
+                recorder.stored(urls: urls, blob: blob, contentType: type, status: ok.httpStatus)
+                progress.finishOne()
+            case let .failure(f):
+                fetched.outcomes[item.url] = .failed(f)
+                recorder.failed(url: item.url, failure: f)
+                progress.finishOne(failed: true)
+            }
+        }
+    }
+
+    func take() -> (CachePipeline.Fetched, IndexRecorder) {
+        lock.withLock { (fetched, recorder) }
     }
 }
 

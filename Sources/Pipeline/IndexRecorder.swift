@@ -19,7 +19,11 @@ struct IndexRecorder {
     let index: CacheIndex
     let directories: PendingDirectories
     let logger: Logger
+    /// Rows per transaction: 32 at first, so a small run's rows are written while it
+    /// fetches, doubling with each batch up to 512, so a run of thousands of files pays
+    /// for a few dozen transactions and flushes instead of hundreds.
     var batchSize = 32
+    var maxBatchSize = 512
     private var urls: [URLRecord] = []
     private var blobs: [BlobRecord] = []
     private let queue = DispatchQueue(label: "tweetcache.index-recorder")
@@ -37,7 +41,10 @@ struct IndexRecorder {
                                   httpStatus: status, fetchedAt: now))
         }
         blobs.append(BlobRecord(hash: blob.hash, size: blob.size, contentType: contentType, createdAt: now))
-        if urls.count >= batchSize { flush() }
+        if urls.count >= batchSize {
+            flush()
+            batchSize = min(maxBatchSize, batchSize * 2)
+        }
     }
 
     mutating func failed(url: String, failure: FetchFailure) {

@@ -18,6 +18,7 @@ import Testing
         pending.insert(later)
         var recorder = IndexRecorder(index: index, directories: pending, logger: Logger(label: "test"))
         recorder.batchSize = 1
+        recorder.maxBatchSize = 1
 
         let first = try store.put(Data("first".utf8))
         recorder.stored(urls: ["https://example.com/1"], blob: first, contentType: "image/jpeg", status: 200)
