@@ -262,12 +262,16 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
         }
         item.sink?.discard()
         item.sink = nil
-        switch judge(item, failure: failure, retryAfter: outcome.retryAfter) {
-        case .later: return
-        case .again: restart(item, cancelled: false)
-        case let .ended(f):
-            hand([(item.index, .failure(f))])
-            pump()
+        // Judged off the transfer thread: recording a failure (an index write) or
+        // setting up the next attempt (a file, an easy handle) would stall every transfer.
+        BlockingExecutor.shared.execute { [self] in
+            switch judge(item, failure: failure, retryAfter: outcome.retryAfter) {
+            case .later: return
+            case .again: restart(item, cancelled: false)
+            case let .ended(f):
+                hand([(item.index, .failure(f))])
+                pump()
+            }
         }
     }
 
