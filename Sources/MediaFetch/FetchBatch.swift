@@ -102,6 +102,7 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
     /// Starts items while the window has room, and submits their transfers together.
     private func pump() {
         var transfers: [CurlTransfer] = []
+        var submitted = false
         while true {
             let claimed: [Int] = lock.withLock {
                 var ids: [Int] = []
@@ -117,7 +118,16 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
             for i in claimed {
                 let item = Item(index: i, request: requests[i])
                 switch begin(item) {
-                case let .transfer(t): transfers.append(t)
+                case let .transfer(t):
+                    transfers.append(t)
+                    // The first at once, so its connection (TLS handshake, HTTP/2
+                    // settings) is set up while the rest of the window is prepared;
+                    // then in groups, one wake-up of the loop each.
+                    if transfers.count >= (submitted ? 16 : 1) {
+                        fetcher.loop.submit(contentsOf: transfers)
+                        transfers.removeAll(keepingCapacity: true)
+                        submitted = true
+                    }
                 case .waiting: break
                 case let .ended(failure): ended.append((i, .failure(failure)))
                 }
