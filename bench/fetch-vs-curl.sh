@@ -106,6 +106,10 @@ print(f"cpu (user+sys, mean): tweetcache {cpu(tc)*1000:.0f} ms, curl {cpu(cu)*10
 print(f"files per second (median): tweetcache {n/tc['median']:.0f}, curl {n/cu['median']:.0f} "
       f"({(n/tc['median'])/(n/cu['median']):.2f}x), curl+sync {n/cs['median']:.0f} ({(n/tc['median'])/(n/cs['median']):.2f}x)")
 PY
+if [ "$mode" = h2-small ]; then
+  echo "note: the 60,000+ files of these runs are deleted on exit; on ext4, files created in the next few" \
+       "minutes scan past the freed inodes, so time other file-creating benchmarks after that (or before this one)." >&2
+fi
 # Check the cache is complete and correct after the last run.
 "$bin" fetch "$work/page.json" --cache "$work/out/tc" --json --quiet | python3 -c '
 import json,sys; s=json.load(sys.stdin)["summary"]; print("second run over the same results:", s["cached"], "cached,", s["downloaded"], "downloaded,", s["failed"], "failed")'

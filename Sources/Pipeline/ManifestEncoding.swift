@@ -53,18 +53,18 @@ enum ManifestEncoding {
         let wanted = min(list.count, max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
         let per = (list.count + wanted - 1) / wanted
         let slices = (list.count + per - 1) / per  // every slice non-empty
-        let parts = Mutex<[Int: Result<Data, any Error>]>([:])
+        let parts = Mutex<[Int: Result<[UInt8], any Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: slices) { i in
             let range = (i * per)..<min(list.count, (i + 1) * per)
-            let result = Result { try ManifestWriter.encoder().encode(Array(list[range])) }
+            // "[\n  {...},\n  {...}\n]": brackets dropped, every line two spaces deeper.
+            let result = Result { reindented(try ManifestWriter.encoder().encode(Array(list[range]))) }
             parts.withLock { $0[i] = result }
         }
         var out = Data("[".utf8)
         for i in 0..<slices {
             guard let part = try parts.withLock({ $0[i] })?.get() else { continue }
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            // "[\n  {...},\n  {...}\n]": drop the brackets, indent every line by two spaces.
-            out.append(contentsOf: reindented(part))
+            out.append(contentsOf: part)
         }
         out.append(contentsOf: "\n  ]".utf8)
         return out
