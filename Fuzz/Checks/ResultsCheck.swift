@@ -4,7 +4,8 @@ import TweetModel
 /// Search results as strangers serve them: any bytes through the parser (X v1.1 and v2,
 /// Mastodon, Bluesky, JSON Lines, single posts). It must never trap, every entity range
 /// it keeps must lie inside its post's text (the parsers drop the others), and what it
-/// parsed must survive the Codable round trip the manifest relies on.
+/// parsed must survive the Codable round trip the manifest relies on. Cut into slices
+/// as large documents are, it must read exactly as whole, or not be cut.
 public enum ResultsCheck: FuzzCheck {
     public static let name = "fuzz-results"
 
@@ -21,6 +22,12 @@ public enum ResultsCheck: FuzzCheck {
                         return "\(tweet.network) post \(tweet.id): entity range \(range) outside its \(length) code points"
                     }
                 }
+            }
+        }
+        // Cut into slices (as large documents are), it must read exactly the same, or not be cut.
+        for slices in [2, 3] {
+            if let sliced = ResultsParser.parseInSlices(Data(input), source: "fuzz", slices: slices), sliced != parsed {
+                return "parsed in \(slices) slices, the results differ from the whole parse"
             }
         }
         do {

@@ -3,7 +3,7 @@ enum DecodingFailure {
     /// Describes `error` with its coding path shown relative to the item being decoded
     /// (the first `droppingPrefix` path components lead to the item itself).
     static func describe(_ error: any Error, droppingPrefix: Int) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
+        guard let error = error as? DecodingError else { return malformed(error) }
         switch error {
         case .keyNotFound(let key, let context):
             return "missing field \"\(path(context.codingPath + [key], droppingPrefix))\""
@@ -24,6 +24,20 @@ enum DecodingFailure {
         @unknown default:
             return "\(error)"
         }
+    }
+
+    /// Foundation's own JSON error, thrown when a value is read that its first pass let
+    /// through (a raw control character in a string), without its byte position: the
+    /// problem's location already names the item, and the position would be that of
+    /// whatever document the item was read from (a slice of a large file, a line).
+    static func malformed(_ error: any Error) -> String {
+        var text = "\(error)"
+        if let position = text.range(of: ", location: ") {
+            text = String(text[..<position.lowerBound]) + ")"
+        } else if let position = text.range(of: "(location: ") {
+            text = String(text[..<position.lowerBound])
+        }
+        return "malformed JSON: " + text
     }
 
     /// `user.entities.urls[0].indices`, starting below the item.

@@ -49,7 +49,7 @@ public enum ResultsParser {
     /// order, with problems located by their index in the whole array. Nil when the
     /// document has no such array, or when the slices cannot be put back together
     /// exactly (shapes that differ, a problem outside the array): then it is parsed whole.
-    static func parseInSlices(_ data: Data, source: String, slices wanted: Int) -> ParsedResults? {
+    package static func parseInSlices(_ data: Data, source: String, slices wanted: Int) -> ParsedResults? {
         let prepared: (ArraySplit, [Range<Int>], [Data])? = data.withUnsafeBytes { bytes in
             guard let split = ArraySplit.find(in: bytes), split.elements.count >= 2 else { return nil }
             let count = split.elements.count
