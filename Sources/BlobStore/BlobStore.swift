@@ -262,10 +262,10 @@ public final class BlobStore: Sendable {
     /// sure to cover the name. Queued before it, a flush running in between could
     /// take them too early (or find a shard not made yet) and leave the name unflushed
     /// when the blob is recorded.
-    private func queueFlush(of hash: BlobHash, in pending: PendingDirectories?) {
+    private func queueFlush(of hash: BlobHash, in pending: PendingDirectories?, since generation: UInt64) {
         guard let pending else { return }
-        pending.insert(blobsPath, flushedWith: groupSync)
-        pending.insert(blobsPath + "/" + hash.hex.prefix(2), flushedWith: groupSync)
+        pending.insert(blobsPath, flushedWith: groupSync, since: generation)
+        pending.insert(blobsPath + "/" + hash.hex.prefix(2), flushedWith: groupSync, since: generation)
     }
 
     /// Gives a flushed unnamed file (from ``createBlobFile()``) its content address;
@@ -273,10 +273,11 @@ public final class BlobStore: Sendable {
     /// existing blob of the right size means another writer got there first; one of
     /// the wrong size is replaced, through a temporary name and `rename(2)`.
     func publish(
-        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+        unnamed descriptor: Int32, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil,
+        since generation: UInt64 = 0
     ) throws(BlobStoreError) -> StoredBlob {
         let stored = try name(unnamed: descriptor, hash: hash, size: size, deferring: pending)
-        queueFlush(of: hash, in: pending)
+        queueFlush(of: hash, in: pending, since: generation)
         return stored
     }
 
@@ -325,10 +326,11 @@ public final class BlobStore: Sendable {
     /// published the same bytes, which is success. The shard directory is
     /// synced so the new name survives a power cut, not only a crash.
     func publish(
-        temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil
+        temporaryPath: String, hash: BlobHash, size: Int, deferring pending: PendingDirectories? = nil,
+        since generation: UInt64 = 0
     ) throws(BlobStoreError) -> StoredBlob {
         let stored = try name(temporaryPath: temporaryPath, hash: hash, size: size, deferring: pending)
-        queueFlush(of: hash, in: pending)
+        queueFlush(of: hash, in: pending, since: generation)
         return stored
     }
 

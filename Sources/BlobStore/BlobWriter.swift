@@ -40,6 +40,8 @@ public final class BlobWriter: @unchecked Sendable {
     /// What error messages call the file.
     private var fileLabel: String { temporaryPath ?? store.temporaryPath + "/(unnamed new blob)" }
     private let pendingDirectories: PendingDirectories?
+    /// The store's group-flush failures before any byte was written (see ``GroupSync``).
+    private let syncGeneration: UInt64
     private let lock = NSLock()
     private var descriptor: Int32
     private var buffer: UnsafeMutableRawBufferPointer?
@@ -52,6 +54,7 @@ public final class BlobWriter: @unchecked Sendable {
         self.descriptor = descriptor
         self.temporaryPath = temporaryPath
         self.pendingDirectories = pendingDirectories
+        self.syncGeneration = store.groupSync.failureGeneration
     }
 
     deinit {
@@ -141,13 +144,17 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     private static func finishAll(sameStore writers: [BlobWriter]) -> [Result<StoredBlob, BlobStoreError>] {
-        for w in writers { w.lock.lock() }
-        defer { for w in writers { w.lock.unlock() } }
+        // In one order whatever the caller's, so overlapping batches cannot deadlock.
+        let ordered = writers.sorted { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        for w in ordered { w.lock.lock() }
+        defer { for w in ordered { w.lock.unlock() } }
         let hashes: [Result<BlobHash, BlobStoreError>] = writers.map { w in
             Result { () throws(BlobStoreError) in try w.hashAndWrite() }
         }
         let ready = writers.indices.filter { (try? hashes[$0].get()) != nil }
-        let flushed = writers[0].store.groupSync.sync(ready.map { (writers[$0].descriptor, writers[$0].fileLabel) })
+        let since = ready.map { writers[$0].syncGeneration }.min() ?? 0
+        let flushed = writers[0].store.groupSync.sync(
+            ready.map { (writers[$0].descriptor, writers[$0].fileLabel) }, since: since)
         var syncErrors: [Int: BlobStoreError] = [:]
         for (i, error) in zip(ready, flushed) { if let error { syncErrors[i] = error } }
         return writers.indices.map { i -> Result<StoredBlob, BlobStoreError> in
@@ -190,10 +197,11 @@ public final class BlobWriter: @unchecked Sendable {
         if let temporaryPath {
             closeDescriptor()
             stored = try store.publish(temporaryPath: temporaryPath, hash: hash, size: total,
-                                       deferring: pendingDirectories)
+                                       deferring: pendingDirectories, since: syncGeneration)
         } else {
             // An unnamed file is named through its descriptor, so it stays open until then.
-            stored = try store.publish(unnamed: descriptor, hash: hash, size: total, deferring: pendingDirectories)
+            stored = try store.publish(unnamed: descriptor, hash: hash, size: total, deferring: pendingDirectories,
+                                       since: syncGeneration)
             closeDescriptor()
         }
         state = .finished

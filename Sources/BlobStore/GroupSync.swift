@@ -43,6 +43,7 @@ final class GroupSync: @unchecked Sendable {
     private var running = false
     private var arrivedForNext = 0
     private var lastFailedRound: UInt64 = 0
+    private var failedRounds: UInt64 = 0
 
     /// Group flushes for the file system holding `directory` (the store's `tmp/`), where
     /// they can be trusted; per-file flushes elsewhere.
@@ -80,15 +81,26 @@ final class GroupSync: @unchecked Sendable {
     /// Whether group flushes are used at all.
     var groups: Bool { syncFileSystem != nil }
 
+    /// How many group flushes have failed so far. A file written since a value of it
+    /// was read is covered by a later group flush only if none failed in between:
+    /// `syncfs` reports a write-back error once, to whichever round saw it, and a file
+    /// whose pages that round failed to write must then be flushed on its own.
+    var failureGeneration: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return failedRounds
+    }
+
     /// Returns once the file's bytes are on disk; throws when they may not be.
-    func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
-        if let error = sync([(fd, path)])[0] { throw error }
+    func sync(_ fd: Int32, path: String, since generation: UInt64 = 0) throws(BlobStoreError) {
+        if let error = sync([(fd, path)], since: generation)[0] { throw error }
     }
 
     /// Returns once every file's bytes are on disk, with each file's error (nil when it
     /// is durable), in order. A batch counts as that many writers in its group, so a
     /// batch of several is covered by one group flush even when it is alone.
-    func sync(_ files: [(descriptor: Int32, path: String)]) -> [BlobStoreError?] {
+    /// `generation` is ``failureGeneration`` as read before the files were written.
+    func sync(_ files: [(descriptor: Int32, path: String)], since generation: UInt64) -> [BlobStoreError?] {
         func flushEach() -> [BlobStoreError?] {
             files.map { file -> BlobStoreError? in
                 do throws(BlobStoreError) { try syncFile(file.descriptor, file.path) } catch { return error }
@@ -97,7 +109,7 @@ final class GroupSync: @unchecked Sendable {
         }
         guard !files.isEmpty else { return [] }
         guard groups else { return flushEach() }
-        switch joinRound(weight: files.count, alone: { flushEach()[0] }) {
+        switch joinRound(weight: files.count, since: generation, alone: { flushEach()[0] }) {
         case let .alone(error): return [error]
         case .covered: return Array(repeating: nil, count: files.count)
         case .groupFailed: return flushEach()
@@ -108,10 +120,10 @@ final class GroupSync: @unchecked Sendable {
     /// running at the time; true once that reported success. False when it failed or
     /// when group flushes cannot be trusted here: the caller then flushes what it needs
     /// one by one. For directories: after `syncfs` their new entries are on disk too.
-    func flushFileSystem() -> Bool {
+    func flushFileSystem(since generation: UInt64) -> Bool {
         guard groups else { return false }
         // Weight 2: never taken for a lone file, so its round flushes the file system.
-        if case .covered = joinRound(weight: 2, alone: { nil }) { return true }
+        if case .covered = joinRound(weight: 2, since: generation, alone: { nil }) { return true }
         return false
     }
 
@@ -127,7 +139,7 @@ final class GroupSync: @unchecked Sendable {
     /// Waits for a group round that started after this call (leading it if none is
     /// running). `weight` is how many files the caller brings; a round of exactly one
     /// file is that caller's own (`alone`) rather than a flush of the file system.
-    private func joinRound(weight: Int, alone: () -> BlobStoreError?) -> RoundResult {
+    private func joinRound(weight: Int, since generation: UInt64, alone: () -> BlobStoreError?) -> RoundResult {
         guard let syncFileSystem else { return .groupFailed }
         condition.lock()
         let round = started + 1
@@ -155,15 +167,19 @@ final class GroupSync: @unchecked Sendable {
             condition.lock()
             running = false
             completed = started
-            if !groupFlushed { lastFailedRound = completed }
+            if !groupFlushed {
+                lastFailedRound = completed
+                failedRounds += 1
+            }
             condition.broadcast()
             if let ownResult {
                 condition.unlock()
                 return .alone(ownResult)
             }
         }
-        // A failed round at or after this caller's may have been the one that covered it.
-        let failed = lastFailedRound >= round
+        // A failed round at or after this caller's may have been the one that covered it;
+        // one since its files were written may have taken their write-back error.
+        let failed = lastFailedRound >= round || failedRounds > generation
         condition.unlock()
         return failed ? .groupFailed : .covered
     }

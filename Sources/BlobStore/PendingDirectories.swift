@@ -12,6 +12,8 @@ internal import Synchronization
 /// ever points at a name that could vanish.
 public final class PendingDirectories: Sendable {
     private let paths = Mutex(Set<String>())
+    /// The oldest ``GroupSync/failureGeneration`` of the pending directories' writes.
+    private let since = Mutex<UInt64?>(nil)
     private let flushing = NSLock()
     /// The stores' group flushes, when every pending directory's store has one.
     private let groupFlush = Mutex<GroupFlushes>(.none)
@@ -25,7 +27,9 @@ public final class PendingDirectories: Sendable {
 
     public init() {}
 
-    func insert(_ path: String, flushedWith group: GroupSync? = nil) {
+    func insert(_ path: String, flushedWith group: GroupSync? = nil, since generation: UInt64 = 0) {
+        // The generation first: a flush that takes the path also sees it.
+        since.withLock { $0 = min($0 ?? generation, generation) }
         _ = paths.withLock { $0.insert(path) }
         groupFlush.withLock { current in
             switch current {
@@ -47,6 +51,11 @@ public final class PendingDirectories: Sendable {
         // flushing directories it took out of the set.
         flushing.lock()
         defer { flushing.unlock() }
+        // Read before the paths are taken: an insert in between only makes it older.
+        let generation = since.withLock { g -> UInt64 in
+            defer { g = nil }
+            return g ?? 0
+        }
         let batch = paths.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
@@ -55,7 +64,7 @@ public final class PendingDirectories: Sendable {
         // Where the store can flush its whole file system in a group round, that one
         // flush (often shared with the blobs' own) covers every directory: a run of
         // 10,000 photos otherwise flushed ~10,000 directories, each a trip to the device.
-        if case let .one(group) = groupFlush.withLock({ $0 }), group.flushFileSystem() { return }
+        if case let .one(group) = groupFlush.withLock({ $0 }), group.flushFileSystem(since: generation) { return }
         // Parents (the store's shard list) before their children, for file systems that
         // flush each directory on its own; the children all together.
         let byDepth = Dictionary(grouping: batch, by: { $0.utf8.count })
@@ -68,6 +77,7 @@ public final class PendingDirectories: Sendable {
         }
         if let failure {
             paths.withLock { $0.formUnion(batch) }
+            since.withLock { $0 = min($0 ?? generation, generation) }
             throw failure
         }
     }

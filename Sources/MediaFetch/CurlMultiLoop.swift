@@ -67,6 +67,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Asks the loop to abandon a transfer; it completes with `.cancelled`.
     func cancel(_ transfer: CurlTransfer) {
+        transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
         shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }
         curl_multi_wakeup(multi)
     }
@@ -89,7 +90,15 @@ final class CurlMultiLoop: @unchecked Sendable {
                 defer { s.pending.removeAll(keepingCapacity: true); s.cancelled.removeAll() }
                 return (s.pending, s.cancelled, s.stopping)
             }
-            waiting.append(contentsOf: incoming)
+            for t in incoming {
+                // Cancelled before it got here (its cancel may have come first): ends at once.
+                if t.cancelRequested.load(ordering: .sequentiallyConsistent) {
+                    t.onComplete?(CurlOutcome(failure: .cancelled, status: 0, kind: .unknown, contentType: nil,
+                                              retryAfter: nil, received: 0, effectiveURL: t.url))
+                } else {
+                    waiting.append(t)
+                }
+            }
             if !cancels.isEmpty { cancelTransfers(Set(cancels)) }
             if stopping {
                 cancelTransfers(nil)

@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CTweetCache
 import Foundation
+import Synchronization
 import MediaTypes
 
 /// How one attempt ended, as seen on the transfer thread.
@@ -63,6 +64,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
+
+    /// Set by ``CurlMultiLoop/cancel(_:)`` from any thread: a transfer cancelled before
+    /// the loop has taken it in completes as cancelled when it arrives, not after running.
+    let cancelRequested = Atomic<Bool>(false)
 
     convenience init(url: String, expected: ExpectedContent, configuration c: FetchConfiguration,
                      writeChunk: @escaping (UnsafeRawBufferPointer) throws -> Void) throws(FetchFailure) {

@@ -157,7 +157,7 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
                 item.attempt = 0
                 continue
             }
-            if lock.withLock({ cancelled }) { return .ended(.cancelled) }
+            if lock.withLock({ cancelled }) { return .ended(.cancelled) }  // before making a file
             item.attempt += 1
             let sink: Sink
             do { sink = try makeSink() } catch {
@@ -182,7 +182,19 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
             item.sink = sink
             item.transfer = transfer
             transfer.onComplete = { [self] outcome in completed(item, outcome: outcome) }
-            lock.withLock { running[ObjectIdentifier(transfer)] = transfer }
+            // Checked and registered together: `cancelAll` either sees this transfer or
+            // has already said stop.
+            let stopped = lock.withLock { () -> Bool in
+                if cancelled { return true }
+                running[ObjectIdentifier(transfer)] = transfer
+                return false
+            }
+            if stopped {
+                item.transfer = nil
+                item.sink = nil
+                sink.discard()
+                return .ended(.cancelled)
+            }
             return .transfer(transfer)
         }
     }
@@ -270,11 +282,11 @@ final class FetchBatch<Sink: FetchSink>: @unchecked Sendable {
             if startDrain { BlockingExecutor.shared.execute { [self] in drain() } }
             return
         }
-        item.sink?.discard()
-        item.sink = nil
         // Judged off the transfer thread: recording a failure (an index write) or
         // setting up the next attempt (a file, an easy handle) would stall every transfer.
         BlockingExecutor.shared.execute { [self] in
+            item.sink?.discard()
+            item.sink = nil
             switch judge(item, failure: failure, retryAfter: outcome.retryAfter) {
             case .later: return
             case .again: restart(item, cancelled: false)

@@ -47,11 +47,16 @@ struct IndexRecorder {
         }
     }
 
-    mutating func failed(url: String, failure: FetchFailure) {
-        do {
-            _ = try index.recordFailure(url: url, reason: failure.description, httpStatus: failure.httpStatus)
-        } catch {
-            logger.warning("could not record failure", metadata: ["url": "\(url)", "error": "\(error)"])
+    /// Recorded on the queue too: results arrive on the fetcher's publishing threads,
+    /// which a write to the index would hold up.
+    func failed(url: String, failure: FetchFailure) {
+        let (index, logger) = (self.index, self.logger)
+        queue.async {
+            do {
+                _ = try index.recordFailure(url: url, reason: failure.description, httpStatus: failure.httpStatus)
+            } catch {
+                logger.warning("could not record failure", metadata: ["url": "\(url)", "error": "\(error)"])
+            }
         }
     }
 

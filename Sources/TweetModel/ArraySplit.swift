@@ -35,11 +35,13 @@ struct ArraySplit {
         guard first == UInt8(ascii: "{") else { return nil }
         scanner.position += 1
         var best: (key: String, open: Int, elements: [Range<Int>], close: Int)?
+        // A key given twice: which copy a decoder keeps is its own business, so no cut.
+        var keys = Set<String>()
         scanner.skipSpace()
         if scanner.peek() == UInt8(ascii: "}") { return nil }
         while true {
             scanner.skipSpace()
-            guard let key = scanner.plainString() else { return nil }
+            guard let key = scanner.plainString(), keys.insert(key).inserted else { return nil }
             scanner.skipSpace()
             guard scanner.peek() == UInt8(ascii: ":") else { return nil }
             scanner.position += 1

@@ -68,8 +68,24 @@ public enum ResultsParser {
         return merge(results, ranges: ranges, key: split.key ?? "")
     }
 
+    /// The array a format's results are read from ("" for a document that is the
+    /// array); nil for single posts. A document whose largest array is another one (a
+    /// huge `errors` or `accounts`) is not cut: every slice would repeat the results.
+    static func resultsArrayKey(of format: SourceFormat) -> String? {
+        switch format {
+        case .v1Search, .mastodonSearch: "statuses"
+        case .v2Search: "data"
+        case .premiumSearch: "results"
+        case .v1Timeline, .mastodonStatuses: ""
+        case .blueskyPosts: "posts"
+        case .blueskyFeed: "feed"
+        case .v1Tweet, .v2Tweet, .mastodonStatus, .blueskyPost: nil
+        }
+    }
+
     private static func merge(_ results: [ParsedResults], ranges: [Range<Int>], key: String) -> ParsedResults? {
         guard let first = results.first?.pages.first,
+              resultsArrayKey(of: first.format) == key,
               results.allSatisfy({ $0.problems.isEmpty && $0.pages.count == 1 })
         else { return nil }
         var tweets: [Tweet] = []

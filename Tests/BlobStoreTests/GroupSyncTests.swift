@@ -71,6 +71,26 @@ import Testing
         #expect(fileFlushes.load(ordering: .relaxed) + groupFlushes.load(ordering: .relaxed) >= 1)
     }
 
+    @Test func filesWrittenBeforeAFailedGroupFlushAreFlushedOnTheirOwn() {
+        // syncfs reports a write-back error once, to the round that saw it; files whose
+        // pages it failed to write must not count as covered by a later, clean round.
+        let flushed = Mutex<[Int32]>([])
+        let fileSystemFlushes = Atomic<Int>(0)
+        let group = GroupSync(
+            syncFile: { (fd, _) throws(BlobStoreError) in flushed.withLock { $0.append(fd) } },
+            syncFileSystem: { fileSystemFlushes.add(1, ordering: .relaxed).newValue > 1 })
+        let before = group.failureGeneration
+        #expect(group.sync([(1, "a"), (2, "b")], since: before).allSatisfy { $0 == nil })
+        #expect(group.failureGeneration == before + 1)
+        // Written before that failure: flushed one by one though their own round succeeded.
+        #expect(group.sync([(3, "c"), (4, "d")], since: before).allSatisfy { $0 == nil })
+        // Written after it: covered by the group flush.
+        #expect(group.sync([(5, "e"), (6, "f")], since: group.failureGeneration).allSatisfy { $0 == nil })
+        #expect(flushed.withLock { $0 } == [1, 2, 3, 4])
+        #expect(group.flushFileSystem(since: before) == false)
+        #expect(group.flushFileSystem(since: group.failureGeneration))
+    }
+
     @Test func theStoresGroupFlushIsUsedOnlyWhereItReportsErrors() throws {
         let directory = try TemporaryDirectory()
         let store = try BlobStore(root: directory.url)

@@ -95,6 +95,20 @@ import Testing
         try Self.expectSameAsWhole(#"{"statuses": [\#(statuses.joined(separator: ","))], "search_metadata": {"query": "a\"]}[{"}}"#, split: true)
     }
 
+    @Test func aLargerArrayBesideTheResultsIsNotCut() throws {
+        // Cutting `x` would give every slice the one tweet.
+        let filler = Array(repeating: "0", count: 5_000).joined(separator: ",")
+        let json = #"{"statuses": [\#(Self.v1Statuses(1)[0])], "x": [\#(filler)], "search_metadata": {"query": "q"}}"#
+        try Self.expectSameAsWhole(json, split: false)
+        // Nor is a document that names its array twice.
+        let twice = #"{"statuses": [\#(Self.v1Statuses(20).joined(separator: ","))], "statuses": [\#(Self.v1Statuses(1)[0])]}"#
+        #expect(ResultsParser.parseInSlices(Data(twice.utf8), source: "x", slices: 2) == nil)
+        // A v2 page whose errors outweigh its data.
+        let errors = (0..<300).map { _ in #"{"title": "Forbidden", "detail": "gone", "type": "https://api.twitter.com/2/problems/resource-not-found"}"# }
+        let v2 = #"{"data": [\#(Fixtures.v2Tweet(id: "1", text: "a"))], "errors": [\#(errors.joined(separator: ","))]}"#
+        try Self.expectSameAsWhole(v2, split: false)
+    }
+
     @Test func theSplitterFindsEveryElement() {
         let json = #" { "a": 1, "b" : [ {"x": "]\"["}, [1, [2]], "s,t", 3.5e2 , null ] , "c": {"d": []} } "#
         let found = Data(json.utf8).withUnsafeBytes { ArraySplit.find(in: $0, minimumShare: 0.3) }
