@@ -19,6 +19,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 mode=loopback
 if [ "${1:-}" = "--mode" ]; then mode=${2:?--mode needs loopback, h2 or h2-small}; shift 2; fi
@@ -40,9 +41,7 @@ if [ -z "$corpus" ]; then
 fi
 corpus=$(cd "$corpus" && pwd)
 
-scratch=${TC_SCRATCH:-.build}
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
-bin=$repo/$scratch/release/tweetcache
+bin=$(tweetcache_binary .build)
 
 cleanup() { :; }
 trap 'cleanup; rm -rf "$work"' EXIT

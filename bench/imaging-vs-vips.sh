@@ -9,20 +9,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 runs=${2:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tc-imaging-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-corpus=${1:-}
-if [ -z "$corpus" ]; then
-  corpus=$work/corpus
-  python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
-fi
-corpus=$(cd "$corpus" && pwd)
+corpus=$(shared_corpus "$work" "${1:-}")
 # TC_SCRATCH: another build folder (e.g. .build-release), as in serve-vs-nginx.sh.
-scratch=${TC_SCRATCH:-.build}
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
-bin=$repo/$scratch/release/tweetcache
+bin=$(tweetcache_binary .build)
 out=$work/out
 mkdir -p "$out"
 cd "$corpus"

@@ -10,17 +10,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 count=${1:-10000}
 bytes=${2:-16384}
 runs=${3:-10}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tc-inspect-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-bin=${TWEETCACHE_BIN:-}
-if [ -z "$bin" ]; then
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache >&2)
-  bin=$repo/.build/release/tweetcache
-fi
+bin=$(tweetcache_binary .build)
 
 cache=$work/cache
 "$bin" bench-fill --cache "$cache" --count "$count" --size "$bytes" >&2

@@ -10,20 +10,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 runs=${2:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tc-pipeline-bench.XXXXXX")
-corpus=${1:-}
-if [ -z "$corpus" ]; then
-  corpus=$work/corpus
-  python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
-fi
-corpus=$(cd "$corpus" && pwd)
-bin=${TWEETCACHE_BIN:-}
-if [ -z "$bin" ]; then
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path .build-release >&2)
-  bin=$repo/.build-release/release/tweetcache
-fi
+corpus=$(shared_corpus "$work" "${1:-}")
+bin=$(tweetcache_binary .build-release)
 out=$("$shared/serve-corpus.sh" "$corpus" 8089)
 eval "$(echo "$out" | tail -n 1)"
 trap 'kill "$NGINX_PID" 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -12,16 +12,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 corpus=${1:-/tmp/tc-scale-corpus}
 port=${PORT:-8096}
 [ -f "$corpus/results.json" ] || python3 "$here/make-scale-corpus.py" "$corpus" >&2
 chmod -R a+rX "$corpus"
-bin=${TWEETCACHE_BIN:-}
-if [ -z "$bin" ]; then
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path .build-release >&2)
-  bin=$repo/.build-release/release/tweetcache
-fi
+bin=$(tweetcache_binary .build-release)
 work=$(mktemp -d /tmp/tc-scale.XXXXXX)
 out=$("$shared/serve-corpus.sh" "$corpus" "$port")
 eval "$(echo "$out" | tail -1)"

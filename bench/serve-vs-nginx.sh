@@ -19,6 +19,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 store=
 if [ "${1:-}" = "--store" ]; then store=1; shift; fi
@@ -44,9 +45,7 @@ trap cleanup EXIT
 
 # TC_SCRATCH: another build folder (e.g. .build-release) so a benchmark build
 # does not hold the lock on .build while debug builds run.
-scratch=${TC_SCRATCH:-.build}
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
-bin=$repo/$scratch/release/tweetcache
+bin=$(tweetcache_binary .build)
 
 echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >&2
 store_args=()

@@ -16,21 +16,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 runs=${2:-10}
 transfers=${RCLONE_TRANSFERS:-16}
 for t in rclone nginx hyperfine curl radosgw; do command -v $t >/dev/null || { echo "needs $t" >&2; exit 1; }; done
 work=$(mktemp -d "${TMPDIR:-/tmp}/tc-store-bench.XXXXXX")
-corpus=${1:-}
-if [ -z "$corpus" ]; then
-  corpus=$work/corpus
-  python3 "$shared/make-corpus.py" --out "$corpus" --scale full >&2
-fi
-corpus=$(cd "$corpus" && pwd)
+corpus=$(shared_corpus "$work" "${1:-}")
 
-scratch=${TC_SCRATCH:-.build}
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
-bin=$repo/$scratch/release/tweetcache
+bin=$(tweetcache_binary .build)
 
 nginx_pid=
 cleanup() {

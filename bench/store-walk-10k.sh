@@ -17,6 +17,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 corpus=${1:-/tmp/tc-scale-corpus}
 local_max=${2:-64MB}
@@ -24,9 +25,7 @@ origin_port=${PORT:-8096}
 serve_port=${SERVE_PORT:-8097}
 [ -f "$corpus/results.json" ] || python3 "$here/make-scale-corpus.py" "$corpus" >&2
 chmod -R a+rX "$corpus"
-scratch=${TC_SCRATCH:-.build-release}
-(cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path "$scratch" >&2)
-bin=$repo/$scratch/release/tweetcache
+bin=$(tweetcache_binary .build-release)
 work=$(mktemp -d /tmp/tc-walk.XXXXXX)
 pids=()
 cleanup() {

@@ -14,16 +14,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 shared=${SHARED_BENCH:-$repo/../shared/bench}
 corpus=${1:-/tmp/tc-scale-corpus}
 runs=${2:-5}
 chrome=${CHROMIUM:-chromium}
 [ -f "$corpus/results.json" ] || python3 "$here/make-scale-corpus.py" "$corpus" >&2
-bin=${TWEETCACHE_BIN:-}
-if [ -z "$bin" ]; then
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product tweetcache --scratch-path .build-release >&2)
-  bin=$repo/.build-release/release/tweetcache
-fi
+bin=$(tweetcache_binary .build-release)
 cache=$corpus.cache
 if [ ! -d "$cache/manifests" ]; then
   chmod -R a+rX "$corpus"
