@@ -28,26 +28,6 @@ public struct Manifest: Codable, Sendable, Equatable {
         case includedTweets = "included_tweets"
     }
 
-    /// Written out key by key (the decoder stays synthesized) so that
-    /// ``ManifestEncoding`` can stand a marker in for a tweet list it encodes apart.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        let markers = encoder.userInfo[ManifestEncoding.markersKey] as? ManifestEncoding.Markers
-        try c.encode(version, forKey: .version)
-        try c.encode(generatedAt, forKey: .generatedAt)
-        try c.encode(tool, forKey: .tool)
-        try c.encode(cacheRoot, forKey: .cacheRoot)
-        try c.encode(sources, forKey: .sources)
-        if let marker = markers?.tweets { try c.encode(marker, forKey: .tweets) } else {
-            try c.encode(tweets, forKey: .tweets)
-        }
-        if let marker = markers?.includedTweets { try c.encode(marker, forKey: .includedTweets) } else {
-            try c.encode(includedTweets, forKey: .includedTweets)
-        }
-        try c.encode(failures, forKey: .failures)
-        try c.encode(summary, forKey: .summary)
-    }
-
     /// One input document.
     public struct Source: Codable, Sendable, Equatable {
         public var path: String

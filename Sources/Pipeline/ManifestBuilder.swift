@@ -10,6 +10,7 @@ struct ManifestBuilder {
 
     func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary, now: Date) -> Manifest {
         var tweets: [ManifestTweet] = []
+        tweets.reserveCapacity(parsed.reduce(0) { n, p in p.1.pages.reduce(n) { $0 + $1.tweets.count } })
         var included: [ManifestTweet] = []
         var seenTop = Set<String>()
         var seenIncluded = Set<String>()
@@ -25,7 +26,7 @@ struct ManifestBuilder {
             for page in results.pages where !formats.contains(page.format.rawValue) { formats.append(page.format.rawValue) }
             sources.append(Manifest.Source(
                 path: name, formats: formats, query: results.pages.lazy.compactMap(\.query).first,
-                tweets: results.tweets.count, problems: problems))
+                tweets: results.pages.reduce(0) { $0 + $1.tweets.count }, problems: problems))
             for page in results.pages {
                 for t in page.tweets where seenTop.insert(t.id).inserted {
                     tweets.append(entry(t, page: page, source: name))

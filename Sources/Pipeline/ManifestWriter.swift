@@ -29,7 +29,7 @@ struct ManifestWriter {
                 url = directory.appendingPathComponent("\(stamp)-\(n).json")
             }
             manifest.summary.manifestPath = url.path
-            let data = try ManifestEncoding.encode(manifest)
+            let data = ManifestJSONWriter.encode(manifest)
             // .atomic writes a temp file and renames it: readers never see half a manifest.
             try data.write(to: url, options: .atomic)
             if let extraPath { try data.write(to: extraPath, options: .atomic) }
@@ -66,5 +66,6 @@ extension Manifest {
         return try d.decode(Manifest.self, from: data)
     }
 
-    public func encoded() throws -> Data { try ManifestEncoding.encode(self) }
+    /// The manifest's JSON, as every run writes it (``ManifestJSONWriter``).
+    public func encoded() throws -> Data { ManifestJSONWriter.encode(self) }
 }

@@ -1,0 +1,400 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a manifest's JSON straight into bytes: the same bytes as
+/// ``ManifestWriter/encoder()`` (pretty-printed, keys sorted, slashes unescaped).
+///
+/// Why not Foundation's encoder: a run's manifest lists every tweet, 10 MB of JSON
+/// for 10,000 photos, and the generic encoder builds a tree of boxed values, sorts
+/// every object's keys and then prints it: ~300 ms of CPU, a phase after the last
+/// download that curl does not have. Here each type writes its keys in sorted order
+/// by hand, so nothing is boxed, sorted or copied twice.
+///
+/// The price is that the key lists below repeat each type's `CodingKeys`.
+/// `ManifestJSONWriterTests` keeps them honest: a manifest with every optional field
+/// set (checked by reflection, so a new field cannot be missed) must come out byte
+/// for byte as Foundation writes it, and decode back to itself.
+struct ManifestJSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var depth = 0
+    /// Elements written so far in each open object or array, innermost last.
+    private var counts: [Int] = []
+
+    /// The manifest's JSON.
+    static func encode(_ manifest: Manifest) -> Data {
+        var w = ManifestJSONWriter()
+        // About 1 KB per tweet; growing past the guess costs one copy.
+        w.bytes.reserveCapacity(4096 + (manifest.tweets.count + manifest.includedTweets.count) * 1100)
+        w.write(manifest)
+        return Data(w.bytes)
+    }
+
+    // MARK: - Structure
+
+    private mutating func beginObject() { open(UInt8(ascii: "{")) }
+    private mutating func endObject() { close(UInt8(ascii: "}")) }
+    private mutating func beginArray() { open(UInt8(ascii: "[")) }
+    private mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        depth += 1
+        counts.append(0)
+    }
+
+    /// `{` and `}` (or `[` and `]`) on lines of their own, an empty one with a blank
+    /// line between, as Foundation's pretty printer writes them.
+    private mutating func close(_ bracket: UInt8) {
+        let count = counts.removeLast()
+        depth -= 1
+        bytes.append(0x0A)
+        if count == 0 { bytes.append(0x0A) }
+        indent()
+        bytes.append(bracket)
+    }
+
+    /// Starts the next element of the innermost object or array on its own line.
+    private mutating func nextElement() {
+        if counts[counts.count - 1] > 0 { bytes.append(UInt8(ascii: ",")) }
+        counts[counts.count - 1] += 1
+        bytes.append(0x0A)
+        indent()
+    }
+
+    private mutating func indent() {
+        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+    }
+
+    /// The next key of the innermost object; keys must come in sorted order.
+    private mutating func key(_ name: StaticString) {
+        nextElement()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+    }
+
+    // MARK: - Values
+
+    private mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                escape(byte)
+                start = i + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                      hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+
+    private mutating func int(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[19 - n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                n += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: raw[(20 - n)...])
+        }
+    }
+
+    private mutating func bool(_ value: Bool) {
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// As Foundation writes a `Double`: its shortest description, without a trailing `.0`.
+    private mutating func double(_ value: Double) {
+        var text = value.isFinite ? value.description : "0"
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// As the `.iso8601` date strategy writes it: whole seconds, UTC.
+    private mutating func date(_ value: Date) {
+        let seconds = value.timeIntervalSince1970.rounded(.down)
+        // Four-digit years, which every real post has; anything else as Foundation formats it.
+        guard seconds >= 0, seconds < 253_402_300_800 else {
+            string(value.formatted(.iso8601))
+            return
+        }
+        var t = time_t(seconds)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> [UInt8] { [UInt8(ascii: "0") + UInt8(v / 10), UInt8(ascii: "0") + UInt8(v % 10)] }
+        let year = Int(tm.tm_year) + 1900
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: [UInt8(ascii: "0") + UInt8(year / 1000), UInt8(ascii: "0") + UInt8(year / 100 % 10),
+                                  UInt8(ascii: "0") + UInt8(year / 10 % 10), UInt8(ascii: "0") + UInt8(year % 10)])
+        bytes.append(UInt8(ascii: "-")); bytes.append(contentsOf: two(tm.tm_mon + 1))
+        bytes.append(UInt8(ascii: "-")); bytes.append(contentsOf: two(tm.tm_mday))
+        bytes.append(UInt8(ascii: "T")); bytes.append(contentsOf: two(tm.tm_hour))
+        bytes.append(UInt8(ascii: ":")); bytes.append(contentsOf: two(tm.tm_min))
+        bytes.append(UInt8(ascii: ":")); bytes.append(contentsOf: two(tm.tm_sec))
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+    }
+
+    private mutating func strings(_ values: [String]) {
+        beginArray()
+        for v in values { nextElement(); string(v) }
+        endArray()
+    }
+
+    private mutating func array<T>(_ values: [T], _ each: (inout Self, T) -> Void) {
+        beginArray()
+        for v in values { nextElement(); each(&self, v) }
+        endArray()
+    }
+
+    // Optional keys are left out when nil, as `encodeIfPresent` does.
+    private mutating func key(_ name: StaticString, _ value: String?) {
+        if let value { key(name); string(value) }
+    }
+
+    private mutating func key(_ name: StaticString, _ value: Int?) {
+        if let value { key(name); int(value) }
+    }
+
+    // MARK: - The manifest's types, keys in sorted (byte) order
+
+    private mutating func write(_ m: Manifest) {
+        beginObject()
+        key("cache_root"); string(m.cacheRoot)
+        key("failures"); array(m.failures) { $0.write($1) }
+        key("generated_at"); date(m.generatedAt)
+        key("included_tweets"); array(m.includedTweets) { $0.write($1) }
+        key("sources"); array(m.sources) { $0.write($1) }
+        key("summary"); write(m.summary)
+        key("tool"); string(m.tool)
+        key("tweets"); array(m.tweets) { $0.write($1) }
+        key("version"); int(m.version)
+        endObject()
+    }
+
+    private mutating func write(_ s: Manifest.Source) {
+        beginObject()
+        key("formats"); strings(s.formats)
+        key("path"); string(s.path)
+        key("problems"); array(s.problems) { $0.write($1) }
+        key("query", s.query)
+        key("tweets"); int(s.tweets)
+        endObject()
+    }
+
+    private mutating func write(_ p: Manifest.Problem) {
+        beginObject()
+        key("location"); string(p.location)
+        key("message"); string(p.message)
+        key("source"); string(p.source)
+        endObject()
+    }
+
+    private mutating func write(_ f: Manifest.Failure) {
+        beginObject()
+        key("error"); write(f.error)
+        key("role"); string(f.role)
+        key("url"); string(f.url)
+        endObject()
+    }
+
+    private mutating func write(_ e: MediaError) {
+        beginObject()
+        key("code"); string(e.code)
+        key("http_status", e.httpStatus)
+        key("message"); string(e.message)
+        endObject()
+    }
+
+    private mutating func write(_ s: RunSummary) {
+        beginObject()
+        key("bytes_downloaded"); int(s.bytesDownloaded)
+        key("cached"); int(s.cached)
+        key("deduplicated"); int(s.deduplicated)
+        key("derive_failed"); int(s.deriveFailed)
+        key("derived"); int(s.derived)
+        key("downloaded"); int(s.downloaded)
+        key("failed"); int(s.failed)
+        key("failures_by_reason")
+        beginObject()
+        for (reason, count) in s.failuresByReason.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            nextElement()
+            string(reason)
+            bytes.append(contentsOf: [0x20, UInt8(ascii: ":"), 0x20])
+            int(count)
+        }
+        endObject()
+        key("included_tweets"); int(s.includedTweets)
+        key("manifest_path", s.manifestPath)
+        key("problems"); int(s.problems)
+        key("seconds"); double(s.seconds)
+        if let store = s.store { key("store"); write(store) }
+        key("tweets"); int(s.tweets)
+        key("urls"); int(s.urls)
+        endObject()
+    }
+
+    private mutating func write(_ s: StoreSummary) {
+        beginObject()
+        key("already_stored"); int(s.alreadyStored)
+        key("bytes_uploaded"); int(s.bytesUploaded)
+        key("failed"); int(s.failed)
+        key("location"); string(s.location)
+        key("manifest_key", s.manifestKey)
+        key("uploaded"); int(s.uploaded)
+        endObject()
+    }
+
+    private mutating func write(_ t: ManifestTweet) {
+        beginObject()
+        key("author"); write(t.author)
+        if let createdAt = t.createdAt { key("created_at"); date(createdAt) }
+        key("entities"); write(t.entities)
+        key("id"); string(t.id)
+        key("lang", t.lang)
+        key("media"); array(t.media) { $0.write($1) }
+        key("network", t.network)
+        key("query", t.query)
+        key("referenced_tweets"); array(t.referencedTweets) { $0.write($1) }
+        if let sensitive = t.sensitive { key("sensitive"); bool(sensitive) }
+        key("source"); string(t.source)
+        key("source_format"); string(t.sourceFormat)
+        key("spoiler_text", t.spoilerText)
+        key("text"); string(t.text)
+        key("url", t.url)
+        endObject()
+    }
+
+    private mutating func write(_ a: ManifestTweet.Author) {
+        beginObject()
+        if let avatar = a.avatar { key("avatar"); write(avatar) }
+        key("id"); string(a.id)
+        key("name"); string(a.name)
+        key("screen_name"); string(a.screenName)
+        endObject()
+    }
+
+    private mutating func write(_ m: ManifestTweet.Media) {
+        beginObject()
+        key("alt_text", m.altText)
+        key("bytes", m.bytes)
+        key("content_type", m.contentType)
+        key("derive_error", m.deriveError)
+        if let error = m.error { key("error"); write(error) }
+        key("height", m.height)
+        key("id"); string(m.id)
+        key("sha256", m.sha256)
+        if let thumbnails = m.thumbnails { key("thumbnails"); array(thumbnails) { $0.write($1) } }
+        if let tiles = m.tiles { key("tiles"); write(tiles) }
+        key("type"); string(m.type)
+        key("url", m.url)
+        if let video = m.video { key("video"); write(video) }
+        key("width", m.width)
+        endObject()
+    }
+
+    private mutating func write(_ r: MediaRef) {
+        beginObject()
+        key("bytes", r.bytes)
+        key("content_type", r.contentType)
+        key("derive_error", r.deriveError)
+        if let error = r.error { key("error"); write(error) }
+        key("height", r.height)
+        key("sha256", r.sha256)
+        if let thumbnails = r.thumbnails { key("thumbnails"); array(thumbnails) { $0.write($1) } }
+        if let tiles = r.tiles { key("tiles"); write(tiles) }
+        key("url"); string(r.url)
+        key("width", r.width)
+        endObject()
+    }
+
+    private mutating func write(_ t: ThumbnailRef) {
+        beginObject()
+        key("height"); int(t.height)
+        key("path"); string(t.path)
+        key("size"); int(t.size)
+        key("width"); int(t.width)
+        endObject()
+    }
+
+    private mutating func write(_ t: TileRefs) {
+        beginObject()
+        key("bytes", t.bytes)
+        key("dzi", t.dzi)
+        key("iiif", t.iiif)
+        key("pack", t.pack)
+        key("tile_size"); int(t.tileSize)
+        endObject()
+    }
+
+    private mutating func write(_ e: ManifestTweet.Entities) {
+        beginObject()
+        key("cashtags"); array(e.cashtags) { $0.write($1) }
+        key("hashtags"); array(e.hashtags) { $0.write($1) }
+        key("media"); array(e.media) { w, m in
+            w.beginObject()
+            w.key("end"); w.int(m.end)
+            w.key("media_id"); w.string(m.mediaID)
+            w.key("start"); w.int(m.start)
+            w.endObject()
+        }
+        key("mentions"); array(e.mentions) { w, m in
+            w.beginObject()
+            w.key("end"); w.int(m.end)
+            w.key("id", m.id)
+            w.key("start"); w.int(m.start)
+            w.key("username"); w.string(m.username)
+            w.endObject()
+        }
+        key("urls"); array(e.urls) { w, l in
+            w.beginObject()
+            w.key("display_url", l.displayURL)
+            w.key("end"); w.int(l.end)
+            w.key("expanded_url", l.expandedURL)
+            w.key("start"); w.int(l.start)
+            w.key("url"); w.string(l.url)
+            w.endObject()
+        }
+        endObject()
+    }
+
+    private mutating func write(_ t: ManifestTweet.Entities.Tag) {
+        beginObject()
+        key("end"); int(t.end)
+        key("start"); int(t.start)
+        key("tag"); string(t.tag)
+        endObject()
+    }
+
+    private mutating func write(_ r: ManifestTweet.Reference) {
+        beginObject()
+        key("id"); string(r.id)
+        key("type"); string(r.type)
+        endObject()
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import Pipeline
+
+/// The manifest writer's bytes are Foundation's encoder's bytes (`ManifestWriter.encoder()`,
+/// which defines the format): keys, their order, indentation, escapes, numbers and dates.
+@Suite struct ManifestJSONWriterTests {
+    /// Text that exercises every escape: quotes, backslashes, slashes, every control
+    /// character, DEL, and characters beyond ASCII (two, three and four UTF-8 bytes).
+    static let awkward = "line one\nline \"two\" \\ / é € \u{1F600} \u{7F} \u{2028}"
+        + String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
+
+    static func ref(_ n: Int) -> MediaRef {
+        MediaRef(url: "https://pbs.twimg.com/profile_images/\(n)/a.jpg", sha256: String(repeating: "cd", count: 32),
+                 bytes: n, contentType: "image/png", error: MediaError(code: "http_404", message: awkward, httpStatus: 404),
+                 width: 400, height: -1, thumbnails: [ThumbnailRef(size: 128, path: "derived/a.jpg", width: 128, height: 96)],
+                 tiles: TileRefs(pack: "p", dzi: "d.dzi", iiif: "i/info.json", tileSize: 254, bytes: 1),
+                 deriveError: "not an image")
+    }
+
+    /// A tweet with every optional field set and every list non-empty.
+    static func fullTweet(_ n: Int) -> ManifestTweet {
+        ManifestTweet(
+            id: "\(n)", createdAt: Date(timeIntervalSince1970: 1_700_000_000.999 + Double(n)), text: awkward + "#\(n)",
+            lang: "en", author: .init(id: "7", screenName: "user\(n % 7)", name: "Üser \"\(n)\"", avatar: ref(n)),
+            entities: .init(
+                hashtags: [.init(start: 0, end: 1, tag: "ü")], cashtags: [.init(start: 2, end: 5, tag: "AAPL")],
+                mentions: [.init(start: 0, end: 1, username: "m", id: "99")],
+                urls: [.init(start: 1, end: 2, url: "https://t.co/x", expandedURL: "https://example.com/a?b=c&d=/e",
+                             displayURL: "example.com/a…")],
+                media: [.init(start: 3, end: 4, mediaID: "m\(n)")]),
+            media: [ManifestTweet.Media(
+                id: "m\(n)", type: "photo", url: "https://pbs.twimg.com/media/\(n).jpg",
+                sha256: String(repeating: "ab", count: 32), bytes: n * 100, contentType: "image/jpeg",
+                error: MediaError(code: "too_large", message: "big", httpStatus: 200), width: 1200, height: 675,
+                altText: "alt\ntext", video: ref(n + 1),
+                thumbnails: [ThumbnailRef(size: 256, path: "derived/\(n).jpg", width: 256, height: 144)],
+                tiles: TileRefs(pack: "derived/\(n).pack", dzi: "x.dzi", iiif: "y", tileSize: 256, bytes: 4096),
+                deriveError: "gif")],
+            referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2",
+            source: "pages/a.json", network: "mastodon", url: "https://example.social/@u/\(n)", sensitive: n % 2 == 0,
+            spoilerText: "cw")
+    }
+
+    static func fullManifest(tweets: Int, included: Int) -> Manifest {
+        var summary = RunSummary()
+        summary.tweets = tweets
+        summary.includedTweets = included
+        summary.urls = tweets * 3
+        summary.cached = 1
+        summary.downloaded = 2
+        summary.failed = 3
+        summary.bytesDownloaded = 225_953_113
+        summary.deduplicated = 4
+        summary.failuresByReason = ["http_404": 2, "timeout": 1, "dns": 5, "Zeta": 1, "é": 2, "a_b": 3, "ab": 4]
+        summary.derived = 5
+        summary.deriveFailed = 6
+        summary.problems = 7
+        summary.seconds = 1.625580994
+        summary.manifestPath = "/cache/manifests/20261125T105506Z.json"
+        var store = StoreSummary(location: "s3://bucket/prefix")
+        store.uploaded = 1
+        store.alreadyStored = 2
+        store.failed = 3
+        store.bytesUploaded = 4
+        store.manifestKey = "manifests/x.json"
+        summary.store = store
+        return Manifest(
+            generatedAt: Date(timeIntervalSince1970: 1_764_000_000.5), tool: "tweetcache 0.1.0",
+            cacheRoot: "/tmp/cache \"x\"/y",
+            sources: [.init(path: "a.json", formats: ["v1Search", "v2"], query: "#x", tweets: tweets,
+                            problems: [.init(source: "a.json", location: "statuses[3]", message: Self.awkward)])],
+            tweets: (0..<tweets).map(Self.fullTweet), includedTweets: (0..<included).map { Self.fullTweet(100_000 + $0) },
+            failures: [.init(url: "https://x/y", role: "media", error: MediaError(code: "http_404", message: "404", httpStatus: 404))],
+            summary: summary)
+    }
+
+    static func expectSameBytes(_ m: Manifest, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let foundation = try ManifestWriter.encoder().encode(m)
+        let ours = ManifestJSONWriter.encode(m)
+        if ours != foundation {
+            let a = Array(ours), b = Array(foundation)
+            let at = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            let context = { (x: [UInt8]) in String(decoding: x[max(0, at - 80)..<min(x.count, at + 80)], as: UTF8.self) }
+            Issue.record("differs at byte \(at):\nours:\n\(context(a))\nFoundation:\n\(context(b))",
+                         sourceLocation: sourceLocation)
+        }
+        // Dates keep whole seconds, so compare with what Foundation's bytes decode to.
+        #expect(try Manifest.decode(ours) == Manifest.decode(foundation), sourceLocation: sourceLocation)
+    }
+
+    @Test func everyFieldIsWrittenAsFoundationWritesIt() throws {
+        let m = Self.fullManifest(tweets: 3, included: 2)
+        // Every optional set and every list filled, so a field the writer forgets shows.
+        #expect(Self.unsetFields(m, path: "manifest") == [])
+        try Self.expectSameBytes(m)
+    }
+
+    @Test func emptyListsAndAbsentOptionals() throws {
+        // A tweet as a plain v1.1 search gives it: nil optionals, empty lists.
+        let bare = ManifestTweet(
+            id: "1", createdAt: nil, text: "", lang: nil, author: .init(id: "", screenName: "", name: "", avatar: nil),
+            entities: .init(hashtags: [], cashtags: [], mentions: [], urls: [], media: []),
+            media: [ManifestTweet.Media(id: "m", type: "video", url: nil, sha256: nil, bytes: nil, contentType: nil,
+                                        error: nil, width: nil, height: nil, altText: nil, video: nil, thumbnails: [],
+                                        tiles: nil, deriveError: nil)],
+            referencedTweets: [], query: nil, sourceFormat: "v1Search", source: "-")
+        let m = Manifest(generatedAt: Date(timeIntervalSince1970: 0), tool: "", cacheRoot: "", sources: [],
+                         tweets: [bare], includedTweets: [], failures: [], summary: RunSummary())
+        try Self.expectSameBytes(m)
+    }
+
+    @Test(arguments: [0.0, 1, 0.5, 1.625580994, 1e-7, 123_456_789.125, 1e21, 3e300, 5e-324, -2.5, 0.1 + 0.2])
+    func secondsAsFoundationWritesThem(seconds: Double) throws {
+        var m = Self.fullManifest(tweets: 0, included: 0)
+        m.summary.seconds = seconds
+        try Self.expectSameBytes(m)
+    }
+
+    @Test(arguments: [0.0, 0.999, 59.5, 951_782_400, 1_700_000_000.25, 4_102_444_799.9, 253_402_300_799, -1, -62_135_596_800])
+    func datesAsFoundationWritesThem(seconds: Double) throws {
+        var m = Self.fullManifest(tweets: 1, included: 0)
+        m.generatedAt = Date(timeIntervalSince1970: seconds)
+        m.tweets[0].createdAt = Date(timeIntervalSince1970: seconds)
+        try Self.expectSameBytes(m)
+    }
+
+    @Test func manyTweets() throws {
+        try Self.expectSameBytes(Self.fullManifest(tweets: 2_500, included: 17))
+    }
+
+    /// Paths of optionals that are nil and collections that are empty, anywhere in `value`.
+    static func unsetFields(_ value: Any, path: String) -> [String] {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional:
+            guard let wrapped = mirror.children.first?.value else { return [path] }
+            return unsetFields(wrapped, path: path)
+        case .collection, .dictionary, .set:
+            if mirror.children.isEmpty { return [path] }
+            return mirror.children.enumerated().flatMap { i, child in unsetFields(child.value, path: "\(path)[\(i)]") }
+        case .struct, .class:
+            return mirror.children.flatMap { child in unsetFields(child.value, path: "\(path).\(child.label ?? "?")") }
+        default:
+            return []
+        }
+    }
+}
