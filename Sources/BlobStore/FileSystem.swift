@@ -1,4 +1,5 @@
 internal import Crypto
+internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -42,16 +43,34 @@ enum FileSystem {
         #endif
     }
 
-    /// Names an unnamed file by its descriptor (`linkat` through `/proc/self/fd`, which
-    /// needs no privilege, unlike `AT_EMPTY_PATH`). Returns 0 or the errno.
+    /// Names an unnamed file by its descriptor. Returns 0 or the errno.
+    ///
+    /// `linkat` with `AT_EMPTY_PATH` names the descriptor itself; Linux allows it without
+    /// privilege since 6.10 (for a file the caller opened), before that only with
+    /// `CAP_DAC_READ_SEARCH`. Elsewhere the same link goes through `/proc/self/fd`,
+    /// which costs a walk of procfs per blob (about a third of the link's CPU), so the
+    /// first refusal of `AT_EMPTY_PATH` turns it off for the process.
     static func linkUnnamed(_ fd: Int32, to path: String) -> Int32 {
         #if os(Linux)
-        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return 0 }
+        if emptyPathLinks.load(ordering: .relaxed) {
+            // AT_EMPTY_PATH (0x1000) is behind _GNU_SOURCE, which Swift's Glibc does not set.
+            if linkat(fd, "", AT_FDCWD, path, 0x1000) == 0 { return 0 }
+            let code = errno
+            guard code == ENOENT || code == EPERM else { return code }
+            // Refused, or the target's folder is missing: the fallback below tells which.
+        }
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+            emptyPathLinks.store(false, ordering: .relaxed)
+            return 0
+        }
         return errno
         #else
         return ENOTSUP
         #endif
     }
+
+    /// Whether `linkat(AT_EMPTY_PATH)` has not been refused yet in this process.
+    private static let emptyPathLinks = Atomic<Bool>(true)
 
     /// Whether unnamed files can be made in `directory` and then named: tried once,
     /// when a store opens (no `/proc`, an old kernel or a file system without
