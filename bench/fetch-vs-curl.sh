@@ -12,10 +12,18 @@
 #             Same corpus as loopback. 20 runs.
 #   h2-small  The same origin, 10,000 photos of ~20 KB each (the first 10,000 of
 #             CORPUS_DIR/media from bench/make-scale-corpus.py), where per-request cost
-#             dominates; reports files per second too. 5 runs.
+#             dominates; reports files per second too. 5 runs. Every run writes to a
+#             fresh ext4 file system (see FRESH_FS).
 # Needs: nginx, hyperfine, curl, python3 (+numpy, Pillow to make a corpus), openssl and
 # iproute2 for the h2 modes.
 # Environment: TC_SCRATCH (build folder, default .build), SHARED_BENCH.
+#   FRESH_FS=1|0  Write every run's files to a file system made for it: ext4 on a loop
+#             device over a file in the work folder, with direct I/O, so its flushes
+#             reach the disk as the cache's own would (needs root, losetup, mkfs.ext4).
+#             Default 1 for h2-small, 0 otherwise. Without it, 10,000-file runs on a
+#             long-used file system swung 2x for both tools (curl alone 0.73-5 s for the
+#             same files) with what earlier runs left behind: freed inodes ext4 scans
+#             past for minutes after a deletion, pages not yet written back.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -44,7 +52,8 @@ corpus=$(cd "$corpus" && pwd)
 bin=$(tweetcache_binary .build)
 
 cleanup() { :; }
-trap 'cleanup; rm -rf "$work"' EXIT
+cleanup_fs() { :; }
+trap 'cleanup; cleanup_fs; rm -rf "$work"' EXIT
 case "$mode" in
   loopback)
     out=$("$shared/serve-corpus.sh" "$corpus" 8089)
@@ -74,8 +83,38 @@ cd "$work"
 # `rm -rf` of 10,000 files every new file scanned past them (most of a run's CPU, for
 # whichever tool ran next). With 100 files deleting costs little, and keeps the page
 # cache and the disk as the issue's baseline had them.
+fresh_fs=${FRESH_FS:-$([ "$mode" = h2-small ] && echo 1 || echo 0)}
+if [ "$fresh_fs" = 1 ]; then
+  for tool in losetup mkfs.ext4 mountpoint; do
+    command -v $tool >/dev/null || { echo "FRESH_FS=1 needs $tool (or set FRESH_FS=0)" >&2; exit 2; }
+  done
+  [ "$(id -u)" -eq 0 ] || { echo "FRESH_FS=1 needs root to mount a file system (or set FRESH_FS=0)" >&2; exit 2; }
+  # Four times the bytes fetched, at least 1 GiB.
+  bytes=$(cd "$corpus" && { [ "$mode" = h2-small ] && du -sb media || du -sb .; } | cut -f1)
+  size=$(( bytes * 4 > 1073741824 ? bytes * 4 : 1073741824 ))
+  truncate -s "$size" "$work/fs.img"
+  cat > "$work/fresh-fs.sh" <<EOF
+#!/bin/sh
+# Unmounts the last run's file system and makes a new one at $work/out.
+set -e
+if mountpoint -q $work/out; then umount $work/out; fi
+for dev in \$(losetup -j $work/fs.img -O NAME -n); do losetup -d \$dev; done
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $work/fs.img
+dev=\$(losetup --direct-io=on --show -f $work/fs.img)
+mount \$dev $work/out
+EOF
+  chmod +x "$work/fresh-fs.sh"
+  cleanup_fs() {
+    if mountpoint -q "$work/out"; then umount "$work/out"; fi
+    for dev in $(losetup -j "$work/fs.img" -O NAME -n); do losetup -d "$dev"; done
+  }
+else
+  cleanup_fs() { :; }
+fi
 aside() {
-  if [ "$mode" = h2-small ]; then
+  if [ "$fresh_fs" = 1 ]; then
+    echo "$work/fresh-fs.sh && sync"
+  elif [ "$mode" = h2-small ]; then
     echo "[ ! -e $work/out/$1 ] || mv $work/out/$1 \$(mktemp -d -p $work/trash)/; sync"
   else
     echo "rm -rf $work/out/$1 && sync"
@@ -105,10 +144,15 @@ print(f"cpu (user+sys, mean): tweetcache {cpu(tc)*1000:.0f} ms, curl {cpu(cu)*10
 print(f"files per second (median): tweetcache {n/tc['median']:.0f}, curl {n/cu['median']:.0f} "
       f"({(n/tc['median'])/(n/cu['median']):.2f}x), curl+sync {n/cs['median']:.0f} ({(n/tc['median'])/(n/cs['median']):.2f}x)")
 PY
-if [ "$mode" = h2-small ]; then
+if [ "$mode" = h2-small ] && [ "$fresh_fs" != 1 ]; then
   echo "note: the 60,000+ files of these runs are deleted on exit; on ext4, files created in the next few" \
        "minutes scan past the freed inodes, so time other file-creating benchmarks after that (or before this one)." >&2
 fi
-# Check the cache is complete and correct after the last run.
+# Check the cache is complete and correct after the last run (on a fresh file system the
+# last command's preparation removed it: fetch once more first).
+if [ "$fresh_fs" = 1 ]; then
+  "$work/fresh-fs.sh"
+  "$bin" fetch "$work/page.json" --cache "$work/out/tc" --quiet --tiles none --thumb-sizes '' > /dev/null
+fi
 "$bin" fetch "$work/page.json" --cache "$work/out/tc" --json --quiet | python3 -c '
 import json,sys; s=json.load(sys.stdin)["summary"]; print("second run over the same results:", s["cached"], "cached,", s["downloaded"], "downloaded,", s["failed"], "failed")'
