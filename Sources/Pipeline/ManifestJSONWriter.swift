@@ -102,11 +102,13 @@ struct ManifestJSONWriter {
         case 0x0D: bytes.append(UInt8(ascii: "r"))
         case 0x09: bytes.append(UInt8(ascii: "t"))
         default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
             bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                      hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                                      Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
         }
     }
+
+    /// Foundation writes the other control characters as `\u00xx`, lowercase.
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private mutating func int(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
