@@ -78,11 +78,6 @@ sed 's/.*/url = "&"/' "$work/urls.txt" > "$work/curl-urls.cfg"
 python3 "$here/make-results.py" "$work/urls.txt" > "$work/page.json"
 mkdir -p "$work/out" "$work/trash"
 cd "$work"
-# Between runs the last output goes. With 10,000 files it is moved aside, not deleted,
-# until the end: ext4 avoids reusing inodes freed in the last few seconds, and after
-# `rm -rf` of 10,000 files every new file scanned past them (most of a run's CPU, for
-# whichever tool ran next). With 100 files deleting costs little, and keeps the page
-# cache and the disk as the baseline had them.
 fresh_fs=${FRESH_FS:-$([ "$mode" = h2-small ] && echo 1 || echo 0)}
 if [ "$fresh_fs" = 1 ]; then
   for tool in losetup mkfs.ext4 mountpoint; do
@@ -113,6 +108,12 @@ EOF
 else
   cleanup_fs() { :; }
 fi
+# Between runs the last output goes (with FRESH_FS, the whole file system). Otherwise,
+# with 10,000 files it is moved aside, not deleted,
+# until the end: ext4 avoids reusing inodes freed in the last few seconds, and after
+# `rm -rf` of 10,000 files every new file scanned past them (most of a run's CPU, for
+# whichever tool ran next). With 100 files deleting costs little, and keeps the page
+# cache and the disk as the baseline had them.
 aside() {
   if [ "$fresh_fs" = 1 ]; then
     echo "$work/fresh-fs.sh && sync"
