@@ -8,14 +8,14 @@ import Glibc
 ///
 /// Why not Foundation's encoder: a run's manifest lists every tweet, 10 MB of JSON
 /// for 10,000 photos, and the generic encoder builds a tree of boxed values, sorts
-/// every object's keys and then prints it: ~300 ms of CPU, a phase after the last
-/// download that curl does not have. Here each type writes its keys in sorted order
+/// every object's keys and then prints it: ~200 ms on one core, a phase after the
+/// last download that curl does not have. Here each type writes its keys in sorted order
 /// by hand, so nothing is boxed, sorted or copied twice.
 ///
 /// The price is that the key lists below repeat each type's `CodingKeys`.
 /// `ManifestJSONWriterTests` keeps them honest: a manifest with every optional field
 /// set (checked by reflection, so a new field cannot be missed) must come out byte
-/// for byte as Foundation writes it, and decode back to itself.
+/// for byte as Foundation writes it, and decode to what Foundation's bytes decode to.
 struct ManifestJSONWriter {
     private(set) var bytes: [UInt8] = []
     private var depth = 0
