@@ -71,8 +71,23 @@ struct ManifestJSONWriter {
     private mutating func key(_ name: StaticString) {
         nextElement()
         bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+        raw(name)
+        raw("\" : ")
+    }
+
+    /// Bytes written as they are (ASCII the writer itself spells), with no allocation.
+    private mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (dates' fields).
+    private mutating func padded(_ value: Int, width: Int) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     // MARK: - Values
@@ -102,8 +117,9 @@ struct ManifestJSONWriter {
         case 0x0D: bytes.append(UInt8(ascii: "r"))
         case 0x09: bytes.append(UInt8(ascii: "t"))
         default:
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                      Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
+            raw("u00")
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0xF)])
         }
     }
 
@@ -149,17 +165,13 @@ struct ManifestJSONWriter {
         var t = time_t(seconds)
         var tm = tm()
         gmtime_r(&t, &tm)
-        func two(_ v: Int32) -> [UInt8] { [UInt8(ascii: "0") + UInt8(v / 10), UInt8(ascii: "0") + UInt8(v % 10)] }
-        let year = Int(tm.tm_year) + 1900
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: [UInt8(ascii: "0") + UInt8(year / 1000), UInt8(ascii: "0") + UInt8(year / 100 % 10),
-                                  UInt8(ascii: "0") + UInt8(year / 10 % 10), UInt8(ascii: "0") + UInt8(year % 10)])
-        bytes.append(UInt8(ascii: "-")); bytes.append(contentsOf: two(tm.tm_mon + 1))
-        bytes.append(UInt8(ascii: "-")); bytes.append(contentsOf: two(tm.tm_mday))
-        bytes.append(UInt8(ascii: "T")); bytes.append(contentsOf: two(tm.tm_hour))
-        bytes.append(UInt8(ascii: ":")); bytes.append(contentsOf: two(tm.tm_min))
-        bytes.append(UInt8(ascii: ":")); bytes.append(contentsOf: two(tm.tm_sec))
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        raw("\""); padded(Int(tm.tm_year) + 1900, width: 4)
+        raw("-"); padded(Int(tm.tm_mon) + 1, width: 2)
+        raw("-"); padded(Int(tm.tm_mday), width: 2)
+        raw("T"); padded(Int(tm.tm_hour), width: 2)
+        raw(":"); padded(Int(tm.tm_min), width: 2)
+        raw(":"); padded(Int(tm.tm_sec), width: 2)
+        raw("Z\"")
     }
 
     private mutating func strings(_ values: [String]) {
@@ -247,7 +259,7 @@ struct ManifestJSONWriter {
         for (reason, count) in s.failuresByReason.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             nextElement()
             string(reason)
-            bytes.append(contentsOf: [0x20, UInt8(ascii: ":"), 0x20])
+            raw(" : ")
             int(count)
         }
         endObject()
