@@ -27,14 +27,16 @@ extension CacheIndex {
         guard !entries.isEmpty || !blobs.isEmpty else { return }
         try write("record \(entries.count) URL(s)") { db in
             let statement = try db.cachedStatement(sql: Self.upsertURLSQL)
-            // A URL that now has content no longer counts as failed.
-            let clearFailure = try db.cachedStatement(sql: "DELETE FROM failures WHERE url = ?")
+            // A URL that now has content no longer counts as failed. Most caches have no
+            // failures at all, and then a delete per URL is a third of a batch's work.
+            let clearFailure = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM failures)") == true
+                ? try db.cachedStatement(sql: "DELETE FROM failures WHERE url = ?") : nil
             for entry in entries {
                 try statement.execute(arguments: [
                     entry.url, entry.hash.hex, entry.size, entry.contentType, entry.httpStatus,
                     entry.fetchedAt.timeIntervalSince1970, entry.lastAccess.timeIntervalSince1970,
                 ])
-                try clearFailure.execute(arguments: [entry.url])
+                try clearFailure?.execute(arguments: [entry.url])
             }
             try Self.upsertBlobs(blobs, in: db)
         }

@@ -84,6 +84,18 @@ struct CacheIndexTests {
         #expect(try index.recordFailure(url: url, reason: "HTTP 500", httpStatus: 500).attempts == 1)
     }
 
+    @Test func recordingContentClearsThatURLsFailureOnly() throws {
+        // No failures yet: recording skips the per-URL delete, and nothing breaks.
+        try index.record([URLRecord(url: "https://a/1.jpg", hash: hashA, size: 1)])
+        _ = try index.recordFailure(url: "https://a/2.jpg", reason: "HTTP 503", httpStatus: 503, at: t0)
+        _ = try index.recordFailure(url: "https://a/3.jpg", reason: "HTTP 404", httpStatus: 404, at: t0)
+        try index.record([URLRecord(url: "https://a/2.jpg", hash: hashB, size: 2)],
+                         blobs: [BlobRecord(hash: hashB, size: 2)])
+        #expect(try index.failure(url: "https://a/2.jpg") == nil)
+        #expect(try index.allFailures().map(\.url) == ["https://a/3.jpg"])
+        #expect(try index.lookup(url: "https://a/2.jpg")?.hash == hashB)
+    }
+
     @Test func blobRecordsMergeWhatIsKnown() throws {
         try index.recordBlob(BlobRecord(hash: hashA, size: 10, contentType: "image/jpeg", width: 640, height: 480,
                                         createdAt: t0))
