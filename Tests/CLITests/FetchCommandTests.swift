@@ -33,9 +33,7 @@ func makeServer() throws -> LoopbackHTTPServer {
 }
 
 func tempDir() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try ScratchDirectory.make("tc-cli")
 }
 
 func summary(_ out: CommandOutput) throws -> [String: Any] {

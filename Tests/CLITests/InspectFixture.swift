@@ -46,9 +46,7 @@ actor InspectFixture {
     }
 
     static func tempDir() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-inspect-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchDirectory.make("tc-inspect")
     }
 
     /// Scalar offset of `needle` in `text`: how the API counts entity indices.

@@ -9,9 +9,7 @@ import TestSupport
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
 
     private func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-search-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try ScratchDirectory.make("tc-search")
     }
 
     private func jsonSummary(_ out: CommandOutput) throws -> [String: Any] {

@@ -3,9 +3,7 @@ import LiveSearch
 import TestSupport
 
 func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-live-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try ScratchDirectory.make("tc-live")
 }
 
 /// Options for tests: short backoff, the fake's base URL, pages under a fresh cache.

@@ -71,10 +71,8 @@ func makeOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOptio
     return PipelineOptions(cacheRoot: cache, fetch: fetch)
 }
 
-func temporaryDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tc-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+func temporaryDirectory() throws -> URL {
+    try ScratchDirectory.make("tc")
 }
 
 let inputs = [
@@ -85,7 +83,7 @@ let inputs = [
 @Suite struct CachePipelineTests {
     @Test func linksEveryTweetToItsBytes() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let pipeline = try CachePipeline(options: try makeOptions(cache: cache, origin: origin))
         let run = try await pipeline.run(inputs)
         let m = run.manifest
@@ -146,7 +144,7 @@ let inputs = [
 
     @Test func aSecondRunDownloadsNothingAlreadyCached() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let first = try await CachePipeline(options: try makeOptions(cache: cache, origin: origin)).run(inputs)
         let requestsAfterFirst = origin.requests.count
         let second = try await CachePipeline(options: try makeOptions(cache: cache, origin: origin)).run(inputs)
@@ -163,7 +161,7 @@ let inputs = [
 
     @Test func refetchesWhenABlobWasDeletedBehindTheIndex() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let pipeline = try CachePipeline(options: try makeOptions(cache: cache, origin: origin))
         let first = try await pipeline.run(inputs)
         let hash = try #require(first.manifest.tweets[0].media[0].sha256.flatMap { BlobHash(hex: $0) })
@@ -175,7 +173,7 @@ let inputs = [
 
     @Test func twoRunsIntoTheSameCacheAtOnceBothSucceed() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let options = try makeOptions(cache: cache, origin: origin)
         async let a = CachePipeline(options: options).run(inputs)
         async let b = CachePipeline(options: options).run(inputs)
@@ -187,7 +185,7 @@ let inputs = [
 
     @Test func unreadableInputIsAProblemNotACrash() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let pipeline = try CachePipeline(options: try makeOptions(cache: cache, origin: origin))
         let run = try await pipeline.run([
             ResultsInput(name: "junk.json", data: Data("{\"statuses\": [".utf8)),

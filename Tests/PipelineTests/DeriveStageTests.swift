@@ -34,7 +34,7 @@ let derivePage = """
             req.path.contains("Real1") ? .respond(status: 200, body: photo)
                 : req.path.contains("eve_400x400") ? .respond(status: 200, body: avatar) : .respond(status: 404)
         }
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         var options = try makeOptions(cache: cache, origin: origin)
         var derive = DeriveOptions()
         derive.thumbnailSizes = [150, 600]
@@ -86,7 +86,7 @@ let derivePage = """
         let origin = try LoopbackHTTPServer { req in
             req.path.contains("Real1") ? .respond(status: 200, body: photo) : .respond(status: 404)
         }
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         var options = try makeOptions(cache: cache, origin: origin)
         var derive = DeriveOptions()
         derive.thumbnailSizes = [150]
@@ -136,7 +136,7 @@ let derivePage = """
         #expect(try Data(contentsOf: packURL) == packBytes)
 
         // Its Deep Zoom tiles are the ones `tweetcache tile` writes for the same image.
-        let tree = temporaryDirectory()
+        let tree = try temporaryDirectory()
         _ = try TilePyramidBuilder.build(image: image, layout: .deepZoom, into: tree)
         let pack = try PyramidPack([UInt8](packBytes))
         for level in pack.geometry.levels {
@@ -152,7 +152,7 @@ let derivePage = """
 
     @Test func anUndecodableImageIsReportedNotFatal() async throws {
         let origin = try makeOrigin()
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         let pipeline = try CachePipeline(options: try makeOptions(cache: cache, origin: origin))
         let run = try await pipeline.run(inputs)
         // The fake JPEGs of these fixtures have a JPEG signature and garbage after it.

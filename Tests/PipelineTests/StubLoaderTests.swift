@@ -46,7 +46,7 @@ final class StubLoader: MediaLoading {
             "https://pbs.twimg.com/profile_images/11/alice_400x400.jpg": face,
             "https://pbs.twimg.com/profile_images/33/carol_normal.jpg": face,
         ])
-        let cache = temporaryDirectory()
+        let cache = try temporaryDirectory()
         var options = PipelineOptions(cacheRoot: cache)
         options.derive = nil
         options.loader = { _ in loader }

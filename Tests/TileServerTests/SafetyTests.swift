@@ -31,7 +31,7 @@ import TestSupport
         let server = try await fixture.start()
         defer { Task { await server.stop() } }
         // A planted link under a hash's blob name, pointing outside the cache.
-        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("tc-secret-\(UUID().uuidString)")
+        let outside = ScratchDirectory.path("tc-secret")
         try Data("top secret".utf8).write(to: outside)
         let fake = BlobHash(hashing: Data("top secret".utf8))
         let link = fixture.cache.appendingPathComponent("blobs/sha256/\(fake.shard)/\(fake.hex)")
@@ -60,8 +60,7 @@ import TestSupport
         // A real image whose derived folder is a planted link to a folder outside the cache.
         let jpeg = try JPEGEncoder.encode(ServerFixture.quadrants(width: 320, height: 240), quality: 77)
         let hash = try BlobStore(root: fixture.cache).put(jpeg).hash
-        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("tc-outside-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let outside = try ScratchDirectory.make("tc-outside")
         let folder = fixture.cache.appendingPathComponent("derived/\(hash.shard)/\(hash.hex)")
         try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder, withDestinationURL: outside)

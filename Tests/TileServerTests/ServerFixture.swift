@@ -65,8 +65,7 @@ struct ServerFixture: Sendable {
             return .respond(status: 404)
         }
         defer { origin.stop() }
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tc-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        let cache = try ScratchDirectory.make("tc-serve")
 
         var fetch = FetchConfiguration()
         fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
@@ -95,7 +94,7 @@ struct ServerFixture: Sendable {
 
     /// A private copy of the cache, for a server that writes into it.
     func copyOfCache() throws -> URL {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("tc-serve-copy-\(UUID().uuidString)")
+        let copy = ScratchDirectory.path("tc-serve-copy")
         try FileManager.default.copyItem(at: cache, to: copy)
         return copy
     }
