@@ -2,7 +2,8 @@
 # Benchmark: `tweetcache fetch` (download + SHA-256 + durable store + index + manifest)
 # against `curl --parallel --parallel-max 16` on the same URLs, in the same run, and
 # against that curl followed by `sync -f` (the same durability: tweetcache fsyncs every
-# blob before its name exists).
+# blob before its name exists). A fourth command, the same curl writing every body to
+# /dev/null, shows what downloading alone costs here.
 #
 # Usage: bench/fetch-vs-curl.sh [--mode loopback|h2|h2-small] [CORPUS_DIR] [RUNS]
 #   loopback  (default) HTTP/1.1 from nginx on 127.0.0.1; CORPUS_DIR from
@@ -17,6 +18,9 @@
 # Needs: nginx, hyperfine, curl, python3 (+numpy, Pillow to make a corpus), openssl and
 # iproute2 for the h2 modes.
 # Environment: TC_SCRATCH (build folder, default .build), SHARED_BENCH.
+#   TC_EXPERIMENT_BIN  A tweetcache built with bench/experiments/store-switched-off.patch:
+#             adds two commands, that binary with nothing flushed to disk and with nothing
+#             stored at all (see bench/experiments/README.md).
 #   FRESH_FS=1|0  Write every run's files to a file system made for it: ext4 on a loop
 #             device over a file in the work folder, with direct I/O, so its flushes
 #             reach the disk as the cache's own would (needs root, losetup, mkfs.ext4).
@@ -75,6 +79,9 @@ case "$mode" in
 esac
 count=$(wc -l < "$work/urls.txt")
 sed 's/.*/url = "&"/' "$work/urls.txt" > "$work/curl-urls.cfg"
+# The same transfers with every body thrown away: what downloading alone costs, the
+# floor under any tool that also stores what it fetched.
+sed 's#.*#url = "&"\noutput = "/dev/null"#' "$work/urls.txt" > "$work/curl-null.cfg"
 python3 "$here/make-results.py" "$work/urls.txt" > "$work/page.json"
 mkdir -p "$work/out" "$work/trash"
 cd "$work"
@@ -124,19 +131,29 @@ aside() {
   fi
 }
 curl_cmd="curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --remote-name-all --config $work/curl-urls.cfg"
-hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" \
+experiments=()
+if [ -n "${TC_EXPERIMENT_BIN:-}" ]; then
+  for what in NO_FLUSH NO_STORE; do
+    experiments+=(-n "tweetcache, experiment $what" --prepare "$(aside x$what)"
+      "env TC_EXPERIMENT_$what=1 $TC_EXPERIMENT_BIN fetch $work/page.json --cache $work/out/x$what --quiet --tiles none --thumb-sizes ''")
+  done
+fi
+hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" "${experiments[@]}" \
   -n tweetcache --prepare "$(aside tc)" \
     "$bin fetch $work/page.json --cache $work/out/tc --quiet --tiles none --thumb-sizes ''" \
   -n 'curl --parallel' --prepare "$(aside curl); mkdir -p $work/out/curl" \
     "$curl_cmd --output-dir $work/out/curl" \
   -n 'curl --parallel + sync' --prepare "$(aside curls); mkdir -p $work/out/curls" \
-    "$curl_cmd --output-dir $work/out/curls && sync -f $work/out/curls"
+    "$curl_cmd --output-dir $work/out/curls && sync -f $work/out/curls" \
+  -n 'curl --parallel to /dev/null' --prepare sync \
+    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --config $work/curl-null.cfg"
 
 python3 - "$work/fetch-vs-curl.json" "$mode" "$count" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 mode, n = sys.argv[2], int(sys.argv[3])
 tc, cu, cs = r["tweetcache"], r["curl --parallel"], r["curl --parallel + sync"]
+cn = r["curl --parallel to /dev/null"]
 cpu = lambda x: x["user"] + x["system"]
 print(f"[{mode}, {n} files] tweetcache median {tc['median']*1000:.1f} ms, curl median {cu['median']*1000:.1f} ms, "
       f"ratio {tc['median']/cu['median']:.2f}x (mean ratio {tc['mean']/cu['mean']:.2f}x)")
@@ -146,6 +163,14 @@ print(f"cpu (user+sys, mean): tweetcache {cpu(tc)*1000:.0f} ms, curl {cpu(cu)*10
       f"ratio {cpu(tc)/cpu(cu):.2f}x; curl+sync {cpu(cs)*1000:.0f} ms")
 print(f"files per second (median): tweetcache {n/tc['median']:.0f}, curl {n/cu['median']:.0f} "
       f"({(n/tc['median'])/(n/cu['median']):.2f}x), curl+sync {n/cs['median']:.0f} ({(n/tc['median'])/(n/cs['median']):.2f}x)")
+print(f"downloading alone (curl, every body to /dev/null): median {cn['median']*1000:.1f} ms, cpu {cpu(cn)*1000:.0f} ms; "
+      f"curl's writing adds {(cu['median']-cn['median'])*1000:.0f} ms, tweetcache's parsing, storing, indexing and manifest "
+      f"{(tc['median']-cn['median'])*1000:.0f} ms")
+for what in ("NO_FLUSH", "NO_STORE"):
+    x = r.get(f"tweetcache, experiment {what}")
+    if x:
+        print(f"experiment {what}: median {x['median']*1000:.1f} ms, {n/x['median']:.0f} files/s, "
+              f"{(n/x['median'])/(n/cu['median']):.2f}x curl's, cpu {cpu(x)*1000:.0f} ms")
 PY
 if [ "$mode" = h2-small ] && [ "$fresh_fs" != 1 ]; then
   echo "note: the 60,000+ files of these runs are deleted on exit; on ext4, files created in the next few" \
