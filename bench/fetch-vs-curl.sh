@@ -130,7 +130,8 @@ aside() {
     echo "rm -rf $work/out/$1 && sync"
   fi
 }
-curl_cmd="curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --remote-name-all --config $work/curl-urls.cfg"
+curl_parallel="curl -sS --no-progress-meter --fail --parallel --parallel-max 16"
+curl_cmd="$curl_parallel --remote-name-all --config $work/curl-urls.cfg"
 experiments=()
 if [ -n "${TC_EXPERIMENT_BIN:-}" ]; then
   for what in NO_FLUSH NO_STORE; do
@@ -146,7 +147,7 @@ hyperfine --warmup 2 --runs "$runs" --export-json "$work/fetch-vs-curl.json" "${
   -n 'curl --parallel + sync' --prepare "$(aside curls); mkdir -p $work/out/curls" \
     "$curl_cmd --output-dir $work/out/curls && sync -f $work/out/curls" \
   -n 'curl --parallel to /dev/null' --prepare sync \
-    "curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --config $work/curl-null.cfg"
+    "$curl_parallel --config $work/curl-null.cfg"
 
 python3 - "$work/fetch-vs-curl.json" "$mode" "$count" <<'PY'
 import json, sys

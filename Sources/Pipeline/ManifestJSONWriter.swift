@@ -18,8 +18,8 @@ import Glibc
 /// for byte as Foundation writes it, and decode to what Foundation's bytes decode to.
 struct ManifestJSONWriter {
     private(set) var bytes: [UInt8] = []
-    private var depth = 0
-    /// Elements written so far in each open object or array, innermost last.
+    /// Elements written so far in each open object or array, innermost last (so its
+    /// count is the nesting depth).
     private var counts: [Int] = []
 
     /// The manifest's JSON.
@@ -40,7 +40,6 @@ struct ManifestJSONWriter {
 
     private mutating func open(_ bracket: UInt8) {
         bytes.append(bracket)
-        depth += 1
         counts.append(0)
     }
 
@@ -48,7 +47,6 @@ struct ManifestJSONWriter {
     /// line between, as Foundation's pretty printer writes them.
     private mutating func close(_ bracket: UInt8) {
         let count = counts.removeLast()
-        depth -= 1
         bytes.append(0x0A)
         if count == 0 { bytes.append(0x0A) }
         indent()
@@ -64,7 +62,7 @@ struct ManifestJSONWriter {
     }
 
     private mutating func indent() {
-        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+        for _ in 0..<counts.count { bytes.append(0x20); bytes.append(0x20) }
     }
 
     /// The next key of the innermost object; keys must come in sorted order.
@@ -148,6 +146,8 @@ struct ManifestJSONWriter {
     }
 
     /// As Foundation writes a `Double`: its shortest description, without a trailing `.0`.
+    /// The one `Double` is a run's duration; were it ever not finite, it is written as 0
+    /// (Foundation would refuse the whole manifest).
     private mutating func double(_ value: Double) {
         var text = value.isFinite ? value.description : "0"
         if text.hasSuffix(".0") { text.removeLast(2) }
