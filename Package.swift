@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "tweetcache", targets: ["tweetcache"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "TweetModel", targets: ["TweetModel"]),
         .library(name: "MediaFetch", targets: ["MediaFetch"]),
         .library(name: "BlobStore", targets: ["BlobStore"]),
@@ -54,10 +55,16 @@ let package = Package(
             ]
         ),
         .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG", "MediaTypes"]),
+        // The reader side: the manifest format, the SQLite catalog of every post the
+        // manifests hold (FTS5), and the IIIF Presentation documents built from it.
+        .target(
+            name: "Catalog",
+            dependencies: ["BlobStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(
             name: "Pipeline",
             dependencies: [
-                "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore",
+                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +81,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore",
+                "Catalog", "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -94,7 +101,7 @@ let package = Package(
         // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.
         .target(
             name: "Inspect",
-            dependencies: ["Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch"]
+            dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch"]
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
@@ -106,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "tweetcache",
             dependencies: [
-                "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
+                "Catalog", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,19 +1,19 @@
 import BlobStore
+import Catalog
 import Foundation
 import Pipeline
 
-/// A cache opened for reading back: its blobs, its index and its manifests, plus
-/// which tweets use which blob (worked out once, used by every command).
+/// A cache opened for reading back: its blobs, its index and its catalog of posts.
 ///
-/// Opening does not create a cache where there is none: a mistyped `--cache` should
-/// say so, not leave an empty cache behind.
+/// Opening brings the catalog up to date with the manifests (only the runs it has
+/// not read), so every command answers from indexed queries, never by reading all
+/// the manifests. Opening does not create a cache where there is none: a mistyped
+/// `--cache` should say so, not leave an empty cache behind.
 public struct CacheSnapshot: Sendable {
     public let root: URL
     public let store: BlobStore
     public let index: CacheIndex
-    public let catalog: ManifestCatalog
-    /// Every manifest reference to each blob, tweets before included tweets.
-    public let references: [BlobHash: [ImageReference]]
+    public let catalog: PostCatalog
 
     public init(root: URL) throws(InspectError) {
         var isDirectory: ObjCBool = false
@@ -27,43 +27,25 @@ public struct CacheSnapshot: Sendable {
             throw .cache(error.description)
         }
         self.root = store.root
-        catalog = ManifestCatalog.load(cacheRoot: store.root)
-        references = Self.references(in: catalog)
+        do {
+            catalog = try PostCatalog.open(cacheRoot: store.root).catalog
+        } catch {
+            throw .cache(error.description)
+        }
     }
 
     public var derivedFiles: DerivedFiles { DerivedFiles(cacheRoot: root) }
 
-    /// The strongest kind each referenced blob has (photo over video over avatar).
-    public func kind(of hash: BlobHash) -> ImageKind {
-        references[hash]?.map(\.kind).min() ?? .unreferenced
+    /// Manifest files that could not be read (each names the file and why).
+    public var manifestProblems: [String] { (try? catalog.problems()) ?? [] }
+
+    /// Every place a post uses `hash`, posts before included posts, newest first.
+    public func references(to hash: BlobHash) -> [ImageReference] {
+        (try? catalog.references(to: hash.hex)) ?? []
     }
 
-    static func references(in catalog: ManifestCatalog) -> [BlobHash: [ImageReference]] {
-        var result: [BlobHash: [ImageReference]] = [:]
-        func add(_ sha: String?, _ reference: ImageReference) {
-            guard let sha, let hash = BlobHash(hex: sha) else { return }
-            result[hash, default: []].append(reference)
-        }
-        for tweet in catalog.tweets + catalog.includedTweets {
-            let screen = tweet.author.screenName
-            if let avatar = tweet.author.avatar {
-                add(avatar.sha256, ImageReference(tweetID: tweet.id, screenName: screen, kind: .avatar, url: avatar.url,
-                                                  position: nil, mediaID: nil, createdAt: tweet.createdAt, bytes: avatar.bytes))
-            }
-            for (i, media) in tweet.media.enumerated() {
-                let kind: ImageKind = media.type == "photo" ? .photo : .video
-                if let url = media.url {
-                    add(media.sha256, ImageReference(tweetID: tweet.id, screenName: screen, kind: kind, url: url,
-                                                     position: i + 1, mediaID: media.id, createdAt: tweet.createdAt,
-                                                     bytes: media.bytes))
-                }
-                if let video = media.video {
-                    add(video.sha256, ImageReference(tweetID: tweet.id, screenName: screen, kind: .video, url: video.url,
-                                                     position: i + 1, mediaID: media.id, createdAt: tweet.createdAt,
-                                                     bytes: video.bytes))
-                }
-            }
-        }
-        return result
+    /// The strongest kind `hash` has to the posts that use it (photo over video over avatar).
+    public func kind(of hash: BlobHash) -> ImageKind {
+        references(to: hash).map(\.kind).min() ?? .unreferenced
     }
 }

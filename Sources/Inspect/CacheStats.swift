@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline
@@ -45,31 +46,39 @@ public struct CacheStats: Sendable, Codable, Equatable {
     }
 
     public init(snapshot: CacheSnapshot, largestCount: Int = 5) throws(InspectError) {
-        tweets = snapshot.catalog.tweets.count
-        includedTweets = snapshot.catalog.includedTweets.count
-        manifests = snapshot.catalog.manifests.count
-        manifestProblems = snapshot.catalog.problems
+        let uses: [String: (uses: Int, kind: ImageKind)]
+        do {
+            let totals = try snapshot.catalog.totals()
+            tweets = totals.posts
+            includedTweets = totals.includedPosts
+            manifests = totals.runs
+            manifestProblems = try snapshot.catalog.problems()
+            uses = try snapshot.catalog.referenceSummary()
+        } catch {
+            throw .cache(error.description)
+        }
         let layout = snapshot.store.layout
         var sizes: [(BlobHash, Int)] = []
         for hash in snapshot.store.allBlobs() {
             var info = stat()
             if stat(layout.path(CacheLayout.blob(hash)), &info) == 0 { sizes.append((hash, Int(info.st_size))) }
         }
+        func kind(_ hash: BlobHash) -> ImageKind { uses[hash.hex]?.kind ?? .unreferenced }
         blobs = sizes.count
         bytesStored = sizes.reduce(0) { $0 + $1.1 }
         var byKind: [String: Int] = [:]
-        for (hash, _) in sizes { byKind[snapshot.kind(of: hash).rawValue, default: 0] += 1 }
+        for (hash, _) in sizes { byKind[kind(hash).rawValue, default: 0] += 1 }
         imagesByKind = byKind
-        let stored = Dictionary(sizes, uniquingKeysWith: { a, _ in a })
-        var referenced = 0
-        for (hash, refs) in snapshot.references {
-            guard let size = stored[hash] else { continue }
-            referenced += size * refs.count
+        var referenced = 0, storedAndReferenced = 0
+        for (hash, size) in sizes {
+            guard let count = uses[hash.hex]?.uses else { continue }
+            referenced += size * count
+            storedAndReferenced += size
         }
         bytesReferenced = referenced
-        bytesSavedByDeduplication = max(0, referenced - stored.filter { snapshot.references[$0.key] != nil }.values.reduce(0, +))
+        bytesSavedByDeduplication = max(0, referenced - storedAndReferenced)
         largest = sizes.sorted { ($0.1, $1.0) > ($1.1, $0.0) }.prefix(largestCount)
-            .map { Largest(sha256: $0.0.hex, bytes: $0.1, kind: snapshot.kind(of: $0.0)) }
+            .map { Largest(sha256: $0.0.hex, bytes: $0.1, kind: kind($0.0)) }
         do {
             // The disk, not the index: the tile server's lazy packs have no rows.
             let derived = snapshot.store.allDerivedEntries()

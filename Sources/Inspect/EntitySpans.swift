@@ -1,3 +1,4 @@
+import Catalog
 import Pipeline
 
 /// A tweet's text cut into plain runs and entity runs, from the manifest's ranges.

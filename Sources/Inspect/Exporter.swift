@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Imaging
@@ -93,7 +94,15 @@ public struct Exporter: Sendable {
         dateFormat.locale = Locale(identifier: "en_US_POSIX")
         dateFormat.timeZone = TimeZone(identifier: "UTC")
         dateFormat.dateFormat = "yyyyMMdd"
-        for tweet in snapshot.catalog.tweets(tag: options.tag, user: options.user).reversed() {
+        // Oldest first, as the files were named before the catalog: a page of posts at a
+        // time from the catalog, then reversed.
+        var selected: [ManifestTweet] = []
+        do {
+            try snapshot.catalog.forEachPost(PostFilter(tag: options.tag, user: options.user)) { selected.append($0) }
+        } catch {
+            throw .cache("\(error)")
+        }
+        for tweet in selected.reversed() {
             for (i, media) in tweet.media.enumerated() {
                 guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
                 let source = store.path(for: hash)

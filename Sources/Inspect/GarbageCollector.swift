@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline
@@ -61,14 +62,24 @@ public struct GarbageCollector: Sendable {
     public func run() throws(InspectError) -> Report {
         // A manifest that could not be read may reference anything: collecting
         // without it could delete what it links to.
-        if let problem = snapshot.catalog.problems.first {
-            throw .cache("not collecting while a manifest is unreadable (\(problem)); fix or move it first")
+        let referenced: Set<BlobHash>
+        let runs: [ManifestFileInfo]
+        do {
+            if let problem = try snapshot.catalog.problems().first {
+                throw InspectError.cache("not collecting while a manifest is unreadable (\(problem)); fix or move it first")
+            }
+            // Every blob any run named, not only the newest copies of posts: an older
+            // run's avatar is still that run's.
+            referenced = Set(try snapshot.catalog.referencedHashes().compactMap { BlobHash(hex: $0) })
+            runs = try snapshot.catalog.runs()
+        } catch let error as InspectError {
+            throw error
+        } catch {
+            throw .cache("\(error)")
         }
-        var referenced = Set(snapshot.references.keys)
-        referenced.formUnion(snapshot.catalog.referencedHashes.compactMap { BlobHash(hex: $0) })
         // A run stamps `generated_at` when it starts building and writes the file last,
         // so the file's modification time is when all of that run's rows were in.
-        let newestManifest = snapshot.catalog.manifests.map { info -> Double in
+        let newestManifest = runs.map { info -> Double in
             var st = stat()
             let written = stat(snapshot.root.appendingPathComponent(info.path).path, &st) == 0 ? Double(st.st_mtim.tv_sec) + 1 : 0
             return max(info.generatedAt.timeIntervalSince1970, written)

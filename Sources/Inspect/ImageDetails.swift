@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Imaging
@@ -48,11 +49,11 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         contentType = record?.contentType
         width = record?.width
         height = record?.height
-        kind = snapshot.kind(of: hash)
+        references = snapshot.references(to: hash)
+        kind = references.map(\.kind).min() ?? .unreferenced
         let urlRecords = (try? snapshot.index.urls(for: hash)) ?? []
         contentType = contentType ?? urlRecords.first?.contentType
         var allURLs = Set(urlRecords.map(\.url))
-        references = snapshot.references[hash] ?? []
         allURLs.formUnion(references.map(\.url))
         urls = allURLs.sorted()
         let files = snapshot.derivedFiles

@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline
@@ -38,26 +39,34 @@ public struct ImageListing: Sendable {
         let records = Dictionary(((try? snapshot.index.allBlobRecords()) ?? []).map { ($0.hash, $0) }) { a, _ in a }
         var hashes = Array(snapshot.store.allBlobs())
         if tag != nil || user != nil {
-            let tweets = Set(snapshot.catalog.tweets(tag: tag, user: user).map(\.id))
-            hashes = hashes.filter { h in snapshot.references[h]?.contains { tweets.contains($0.tweetID) } ?? false }
+            let used = (try? snapshot.catalog.hashes(PostFilter(tag: tag, user: user))) ?? []
+            hashes = hashes.filter { used.contains($0.hex) }
+        }
+        // Who uses each blob, from one pass over the catalog's references.
+        var uses: [String: (kind: ImageKind, tweets: [String], users: [String])] = [:]
+        let wanted = Set(hashes.map(\.hex))
+        try? snapshot.catalog.forEachReference { sha, reference in
+            guard wanted.contains(sha) else { return }
+            var entry = uses[sha] ?? (reference.kind, [], [])
+            entry.kind = min(entry.kind, reference.kind)
+            // A post's uses of one blob are adjacent (the order is by post, then slot).
+            if entry.tweets.last != reference.tweetID { entry.tweets.append(reference.tweetID) }
+            if !entry.users.contains(reference.screenName) { entry.users.append(reference.screenName) }
+            uses[sha] = entry
         }
         let derived = (try? snapshot.index.derived(for: hashes)) ?? [:]
         var rows: [Row] = []
         for hash in hashes {
-            let k = snapshot.kind(of: hash)
+            let use = uses[hash.hex]
+            let k = use?.kind ?? .unreferenced
             if let kind, k != kind { continue }
             let record = records[hash]
-            let refs = snapshot.references[hash] ?? []
-            var users: [String] = []
-            for r in refs where !users.contains(r.screenName) { users.append(r.screenName) }
-            var tweets: [String] = []
-            for r in refs where !tweets.contains(r.tweetID) { tweets.append(r.tweetID) }
             let size = record?.size
                 ?? ((try? FileManager.default.attributesOfItem(atPath: snapshot.store.path(for: hash).path)[.size]) as? Int)
                 ?? 0
             rows.append(Row(sha256: hash.hex, kind: k, bytes: size, contentType: record?.contentType,
                             width: record?.width, height: record?.height, createdAt: record?.createdAt,
-                            tweets: tweets, users: users, derived: derived[hash]?.count ?? 0))
+                            tweets: use?.tweets ?? [], users: use?.users ?? [], derived: derived[hash]?.count ?? 0))
         }
         switch sort {
         case .size: rows.sort { ($0.bytes, $1.sha256) > ($1.bytes, $0.sha256) }

@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline
@@ -21,12 +22,10 @@ public struct ImageResolver: Sendable {
     public func resolve(_ argument: String) throws(InspectError) -> Target {
         let text = argument.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw .invalid("empty argument: give a tweet id, a hash prefix or a URL") }
-        if let tweet = snapshot.catalog.tweet(id: text) { return .tweet(tweet) }
+        if let tweet = try? snapshot.catalog.post(id: text) { return .tweet(tweet) }
         if text.contains("://") {
             if let record = try? snapshot.index.lookup(url: text) { return .image(record.hash) }
-            for (hash, refs) in snapshot.references where refs.contains(where: { $0.url == text }) {
-                return .image(hash)
-            }
+            if let hex = try? snapshot.catalog.hash(forURL: text), let hash = BlobHash(hex: hex) { return .image(hash) }
             throw .notFound("no cached image for \(text)")
         }
         let lower = text.lowercased()
@@ -66,7 +65,7 @@ public struct ImageResolver: Sendable {
         let directory = snapshot.store.layout.path("\(CacheLayout.blobsFolder)/\(prefix.prefix(2))")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var found = Set(names.filter { $0.hasPrefix(prefix) }.compactMap { BlobHash(hex: $0) })
-        for hash in snapshot.references.keys where hash.hex.hasPrefix(prefix) { found.insert(hash) }
+        for hex in (try? snapshot.catalog.hashes(prefix: prefix)) ?? [] { if let hash = BlobHash(hex: hex) { found.insert(hash) } }
         if let records = try? snapshot.index.allBlobRecords() {
             for record in records where record.hash.hex.hasPrefix(prefix) { found.insert(record.hash) }
         }

@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline
@@ -54,11 +55,23 @@ public struct PresentationExporter: Sendable {
             }
             written.append(target.path)
         }
-        try write(.collection(builder.collection()), .collection)
-        for target in builder.targets() {
-            if let manifest = builder.manifest(target) { try write(.manifest(manifest), target) }
+        let targets: [PresentationTarget]
+        let runs: [ManifestFileInfo]
+        do {
+            try write(.collection(builder.collection()), .collection)
+            targets = try builder.targets()
+            runs = try snapshot.catalog.runs()
+        } catch let error as InspectError {
+            throw error
+        } catch {
+            throw .cache("\(error)")
         }
-        for info in snapshot.catalog.manifests {
+        for target in targets {
+            let manifest: PresentationManifest?
+            do { manifest = try builder.manifest(target) } catch { throw .cache("\(error)") }
+            if let manifest { try write(.manifest(manifest), target) }
+        }
+        for info in runs {
             let stamp = PresentationBuilder.stamp(of: info.path)
             guard let run = try? Manifest.read(from: snapshot.root.appendingPathComponent(info.path)) else { continue }
             try write(.collection(builder.runCollection(stamp: stamp, run: run)), .run(stamp))
@@ -71,8 +84,14 @@ public struct PresentationExporter: Sendable {
         // The thumbnails the documents name, copied (never linked: the export must
         // outlive a cache clean-up).
         var copied = Set<String>()
-        for tweet in snapshot.catalog.tweets {
-            for media in tweet.media {
+        var photos: [ManifestTweet.Media] = []
+        do {
+            try snapshot.catalog.forEachPost { tweet in photos += tweet.media.filter(PresentationBuilder.servable) }
+        } catch {
+            throw .cache("\(error)")
+        }
+        do {
+            for media in photos {
                 guard PresentationBuilder.servable(media), let sha = media.sha256,
                       let thumbnail = media.thumbnails?.min(by: { $0.size < $1.size }),
                       !thumbnail.path.hasPrefix("/"), !thumbnail.path.split(separator: "/").contains("..")

@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Pipeline

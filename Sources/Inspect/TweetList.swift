@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Pipeline
 import TweetModel
@@ -35,9 +36,20 @@ public struct TweetList: Sendable {
     public var rows: [Row]
     let tweets: [ManifestTweet]
 
-    public init(catalog: ManifestCatalog, tag: String?, user: String?, limit: Int?, now: Date) {
-        var selected = catalog.tweets(tag: tag, user: user)
-        if let limit, limit >= 0, selected.count > limit { selected = Array(selected.prefix(limit)) }
+    /// The newest `limit` posts (all without one) with `tag` and by `user`, read from
+    /// the catalog a page at a time.
+    public init(catalog: PostCatalog, tag: String?, user: String?, limit: Int?, now: Date) throws(InspectError) {
+        let filter = PostFilter(tag: tag, user: user)
+        var selected: [ManifestTweet] = []
+        do {
+            if let limit {
+                selected = try catalog.posts(filter, limit: max(0, limit))
+            } else {
+                try catalog.forEachPost(filter) { selected.append($0) }
+            }
+        } catch {
+            throw .cache("\(error)")
+        }
         tweets = selected
         rows = selected.map { tweet in
             let spans = EntitySpans(text: tweet.text, entities: tweet.entities)

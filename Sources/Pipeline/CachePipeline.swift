@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Logging
@@ -90,6 +91,12 @@ public final class CachePipeline: Sendable {
         let url = try ManifestWriter(root: store.root).write(
             &manifest, extraPath: options.extraManifestPath, tag: options.manifestTag)
         phase.mark("write manifest")
+        // The catalog learns of the run now, from memory. Should that fail, nothing is
+        // lost: the manifest is the record, and the next reader's refresh reads it.
+        if let catalog = try? PostCatalog(cacheRoot: store.root) {
+            try? catalog.add(manifest, path: CacheLayout.manifest(url.lastPathComponent))
+        }
+        phase.mark("catalog")
         return RunResult(manifest: manifest, manifestURL: url)
     }
 

@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +12,6 @@ struct ManifestWriter {
 
     var directory: URL { CacheLayout(root: root).manifestsURL }
 
-    static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        e.dateEncodingStrategy = .iso8601
-        return e
-    }
-
     func write(_ manifest: inout Manifest, extraPath: URL?, tag: String? = nil) throws(PipelineError) -> URL {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,7 +23,7 @@ struct ManifestWriter {
                 url = directory.appendingPathComponent("\(stamp)-\(n).json")
             }
             manifest.summary.manifestPath = url.path
-            let data = ManifestJSONWriter.encode(manifest)
+            let data = manifest.encoded()
             // .atomic writes a temp file and renames it: readers never see half a manifest.
             try data.write(to: url, options: .atomic)
             if let extraPath { try data.write(to: extraPath, options: .atomic) }
@@ -51,21 +45,4 @@ struct ManifestWriter {
         func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(tm.tm_year + 1900)\(two(tm.tm_mon + 1))\(two(tm.tm_mday))T\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec))Z"
     }
-}
-
-extension Manifest {
-    /// Reads a manifest written by any run of this version.
-    public static func read(from url: URL) throws -> Manifest {
-        try decode(Data(contentsOf: url))
-    }
-
-    /// Decodes a manifest's bytes (read by the caller, e.g. below a confined root).
-    public static func decode(_ data: Data) throws -> Manifest {
-        let d = JSONDecoder()
-        d.dateDecodingStrategy = .iso8601
-        return try d.decode(Manifest.self, from: data)
-    }
-
-    /// The manifest's JSON, as every run writes it (``ManifestJSONWriter``).
-    public func encoded() throws -> Data { ManifestJSONWriter.encode(self) }
 }

@@ -1,28 +1,42 @@
 import BlobStore
+import Catalog
 import Foundation
-import Pipeline
 import Synchronization
 
-/// The merged manifests, re-read only when the manifests folder changes.
+/// The server's catalog, brought up to date when the manifests folder changes.
 ///
-/// Reading every manifest on every `/api/tweets` request would cost tens of
-/// milliseconds on a big cache; a new run adds a file, which changes the
-/// folder's modification time and entry count, so that pair is the key.
+/// A run adds a file, which changes the folder's modification time and entry count,
+/// so that pair is the key: a request after a new run reads just that run into the
+/// catalog (an incremental ``PostCatalog/refresh()``), never all the manifests.
 final class CatalogCache: Sendable {
     private let cacheRoot: URL
-    private let state = Mutex<(key: String, catalog: ManifestCatalog)?>(nil)
+    private let state = Mutex<(key: String, catalog: PostCatalog)?>(nil)
+    /// One refresh at a time; requests that find the key changed wait for it.
+    private let refreshing = Mutex<Void>(())
 
     init(cacheRoot: URL) { self.cacheRoot = cacheRoot }
 
-    var catalog: ManifestCatalog {
+    var catalog: PostCatalog {
+        get throws(CatalogError) {
+            let key = folderKey()
+            if let current = state.withLock({ $0 }), current.key == key { return current.catalog }
+            return try refreshing.withLock { _ throws(CatalogError) -> PostCatalog in
+                if let current = state.withLock({ $0 }), current.key == key { return current.catalog }
+                let catalog: PostCatalog
+                if let open = state.withLock({ $0 })?.catalog { catalog = open } else { catalog = try PostCatalog(cacheRoot: cacheRoot) }
+                try catalog.refresh()
+                state.withLock { $0 = (key, catalog) }
+                return catalog
+            }
+        }
+    }
+
+    private func folderKey() -> String {
         let folder = CacheLayout(root: cacheRoot).manifestsURL.path
-        let attributes = try? FileManager.default.attributesOfItem(atPath: folder)
-        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return "none" }
+        // The count as well as the time: two runs within one timestamp tick still differ.
         let count = (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0
-        let key = "\(modified)-\(count)"
-        if let current = state.withLock({ $0 }), current.key == key { return current.catalog }
-        let fresh = ManifestCatalog.load(cacheRoot: cacheRoot)
-        state.withLock { $0 = (key, fresh) }
-        return fresh
+        return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(count)"
     }
 }

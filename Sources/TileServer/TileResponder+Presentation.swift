@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 import Foundation
 import Hummingbird
@@ -8,14 +9,14 @@ import Pipeline
 /// ``PresentationBuilder`` as `tweetcache export --iiif-presentation`.
 extension TileResponder {
     func presentation(_ target: PresentationTarget, request: Request) throws -> Reply {
-        let builder = presentationBuilder(request)
+        let builder = try presentationBuilder(request)
         let document: PresentationDocument
         var cacheControl = Reply.revalidate
         switch target {
         case .collection:
-            document = .collection(builder.collection())
+            document = .collection(try Self.answering { () throws(CatalogError) in try builder.collection() })
         case .search, .hashtag, .user:
-            guard let manifest = builder.manifest(target) else {
+            guard let manifest = try Self.answering({ try builder.manifest(target) }) else {
                 throw HTTPFailure.notFound("no cached photo for \(target.path)")
             }
             document = .manifest(manifest)
@@ -39,7 +40,7 @@ extension TileResponder {
 
     /// The documents' links: this server's Image API, thumbnails and viewer, at the
     /// same base as the IIIF image ids (the public URL, else the Host asked for).
-    func presentationBuilder(_ request: Request) -> PresentationBuilder {
+    func presentationBuilder(_ request: Request) throws(HTTPFailure) -> PresentationBuilder {
         let imageService = iiifBase(request)
         let root = String(imageService.dropLast("/iiif/3".count))
         let links = PresentationBuilder.Links(
@@ -53,7 +54,7 @@ extension TileResponder {
                 default: return nil
                 }
             })
-        return PresentationBuilder(catalog: catalog.catalog, links: links)
+        return PresentationBuilder(catalog: try postCatalog(), links: links)
     }
 
     /// A run's manifest, `manifests/<stamp>.json`, read below the cache root.
@@ -61,7 +62,7 @@ extension TileResponder {
         guard PresentationTarget.isPlain(stamp) else { throw HTTPFailure.notFound("no run \(stamp)") }
         let bytes: [UInt8]
         do {
-            bytes = try files.read(CacheLayout.manifest(stamp + ".json"), limit: ManifestCatalog.maximumFileSize)
+            bytes = try files.read(CacheLayout.manifest(stamp + ".json"), limit: Manifest.largestReadWhole)
         } catch {
             throw HTTPFailure.notFound("no run \(stamp)")
         }
@@ -69,5 +70,21 @@ extension TileResponder {
             throw HTTPFailure.notFound("manifests/\(stamp).json is not a TweetCache manifest")
         }
         return manifest
+    }
+
+    /// The catalog, up to date with the manifests; a catalog that cannot answer is
+    /// the server's fault (500), said without its paths.
+    func postCatalog() throws(HTTPFailure) -> PostCatalog {
+        try Self.answering { () throws(CatalogError) in try catalog.catalog }
+    }
+
+    static func answering<T>(_ body: () throws -> T) throws(HTTPFailure) -> T {
+        do {
+            return try body()
+        } catch let failure as HTTPFailure {
+            throw failure
+        } catch {
+            throw HTTPFailure(status: 500, message: "the catalog could not answer; `tweetcache reindex` rebuilds it")
+        }
     }
 }

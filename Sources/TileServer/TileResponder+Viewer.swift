@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import LiveSearch
 import Hummingbird
@@ -58,11 +59,15 @@ extension TileResponder {
         return try Self.json(feed)
     }
 
-    /// `/api/tweets?tag=&user=&q=&limit=&cursor=`: the manifests' tweets, newest
-    /// first, a page at a time (100 unless `limit` says, at most 1,000), with `next`,
-    /// the cursor of the page after, while there is one. The first page also carries
-    /// the total and the tags and users to filter by. `?id=` answers the one tweet
-    /// with that id (included ones too), for a detail view opened by its URL.
+    /// `/api/tweets?tag=&user=&q=&limit=&cursor=`: the cached posts, newest first, a
+    /// page at a time (100 unless `limit` says, at most 1,000), with `next`, the
+    /// cursor of the page after, while there is one. The first page also carries the
+    /// total and the tags and users to filter by. `?id=` answers the one post with
+    /// that id (included ones too), for a detail view opened by its URL.
+    ///
+    /// Every part is an indexed query of the catalog: `q` is full-text search (each
+    /// word, as a word or the start of one, in the text, the author's name or handle,
+    /// or the hashtags), the facets are counts kept as runs come in.
     func apiTweets(_ request: Request) throws -> Reply {
         let query = request.uri.queryParameters
         func parameter(_ name: String) -> String? {
@@ -70,31 +75,23 @@ extension TileResponder {
         }
         let limit = parameter("limit").flatMap { Int($0) }.map { min(max($0, 1), 1000) } ?? 100
         let cursor = try parameter("cursor").map { text throws(RouteError) in try TweetCursor(text: text) }
-        let catalog = catalog.catalog
+        let catalog = try postCatalog()
         var feed = TweetFeed(now: configuration.clock.now(), total: 0, tweets: [], next: nil, tags: nil, users: nil)
         if let id = parameter("id") {
-            feed.tweets = catalog.tweet(id: id).map { [$0] } ?? []
+            feed.tweets = try Self.answering { try catalog.post(id: id) }.map { [$0] } ?? []
             feed.total = feed.tweets.count
             return try Self.json(feed)
         }
-        let matching = catalog.tweets(tag: parameter("tag"), user: parameter("user"), text: parameter("q"))
-        let page = TweetCursor.page(matching, after: cursor, limit: limit)
-        feed.total = matching.count
-        feed.tweets = page.tweets
-        feed.next = page.next?.text
+        let filter = PostFilter(tag: parameter("tag"), user: parameter("user"), text: parameter("q"))
+        // One more than the page: whether there is a next page, without counting again.
+        let page = try Self.answering { try catalog.posts(filter, after: cursor?.key, limit: limit + 1) }
+        feed.tweets = Array(page.prefix(limit))
+        if page.count > limit, let last = feed.tweets.last { feed.next = TweetCursor(after: last).text }
         if cursor == nil {
-            var tagCounts: [String: (display: String, count: Int)] = [:]
-            var userCounts: [String: (display: String, count: Int)] = [:]
-            for tweet in catalog.tweets {
-                for hashtag in tweet.entities.hashtags {
-                    tagCounts[hashtag.tag.lowercased(), default: (hashtag.tag, 0)].count += 1
-                }
-                userCounts[tweet.author.screenName.lowercased(), default: (tweet.author.screenName, 0)].count += 1
-            }
-            feed.tags = tagCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
-                .map { .init(tag: $0.display, count: $0.count) }
-            feed.users = userCounts.values.sorted { ($1.count, $0.display) < ($0.count, $1.display) }.prefix(50)
-                .map { .init(screenName: $0.display, count: $0.count) }
+            feed.total = try Self.answering { try catalog.count(filter) }
+            let facets = try Self.answering { try catalog.facets(limit: 50) }
+            feed.tags = facets.tags.map { .init(tag: $0.tag, count: $0.posts) }
+            feed.users = facets.users.map { .init(screenName: $0.handle, count: $0.posts) }
         }
         return try Self.json(feed)
     }
@@ -125,6 +122,7 @@ struct HistoryFeed: Encodable {
 struct TweetFeed: Encodable {
     /// The server's clock, which the page's relative dates count from.
     var now: Date
+    /// How many posts match: on the first page only (later pages carry 0).
     var total: Int
     var tweets: [ManifestTweet]
     var next: String?

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Pipeline
 
@@ -18,7 +19,7 @@ struct TweetCursor: Codable, Equatable {
         id = tweet.id
     }
 
-    var key: (createdAt: Date?, id: String) { (t.map(Date.init(timeIntervalSince1970:)), id) }
+    var key: PostKey { PostKey(createdAt: t.map(Date.init(timeIntervalSince1970:)), id: id) }
 
     var text: String {
         Base64URL.encode((try? JSONEncoder().encode(self)) ?? Data())
@@ -31,23 +32,5 @@ struct TweetCursor: Codable, Equatable {
               decoded.t.map({ $0.isFinite }) ?? true
         else { throw .badRequest("bad cursor") }
         self = decoded
-    }
-
-    /// The page of `tweets` (in catalog order) that starts after `cursor`.
-    static func page(_ tweets: [ManifestTweet], after cursor: TweetCursor?, limit: Int) -> (tweets: [ManifestTweet], next: TweetCursor?) {
-        var start = 0
-        if let cursor {
-            // Binary search: the catalog order is total, so "sorts after the cursor" is a suffix.
-            var low = 0, high = tweets.count
-            while low < high {
-                let middle = (low + high) / 2
-                let key = (tweets[middle].createdAt, tweets[middle].id)
-                if ManifestCatalog.comesBefore(cursor.key, key) { high = middle } else { low = middle + 1 }
-            }
-            start = low
-        }
-        let end = min(tweets.count, start + limit)
-        let page = Array(tweets[start..<end])
-        return (page, end < tweets.count ? page.last.map(TweetCursor.init(after:)) : nil)
     }
 }

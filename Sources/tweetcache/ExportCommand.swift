@@ -1,3 +1,4 @@
+import Catalog
 import ArgumentParser
 import Foundation
 import Imaging
@@ -64,7 +65,9 @@ struct ExportCommand: AsyncParsableCommand {
             guard iiifPresentation == nil, let snapshot = try? CacheSnapshot(root: layout.root) else {
                 return BucketHydrator.paths(manifestsIn: layout)
             }
-            return BucketHydrator.paths(for: snapshot.catalog.tweets(tag: tag, user: user))
+            var tweets: [ManifestTweet] = []
+            try? snapshot.catalog.forEachPost(PostFilter(tag: tag, user: user)) { tweets.append($0) }
+            return BucketHydrator.paths(for: tweets)
         }
         let snapshot = try options.snapshot()
         if let iiifPresentation {

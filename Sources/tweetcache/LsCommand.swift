@@ -1,3 +1,4 @@
+import Catalog
 import ArgumentParser
 import Foundation
 import Inspect

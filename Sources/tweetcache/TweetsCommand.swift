@@ -26,13 +26,13 @@ struct TweetsCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try options.snapshot()
-        let list = TweetList(catalog: snapshot.catalog, tag: tag, user: user, limit: limit, now: try parseNow(now))
+        let list = try TweetList(catalog: snapshot.catalog, tag: tag, user: user, limit: limit, now: try parseNow(now))
         if options.json {
             print(try InspectJSON.string(list.rows))
         } else {
             emit(list.text(style: options.style))
         }
-        for problem in snapshot.catalog.problems {
+        for problem in snapshot.manifestProblems {
             FileHandle.standardError.write(Data("tweetcache: \(problem)\n".utf8))
         }
     }

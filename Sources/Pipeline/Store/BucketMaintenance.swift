@@ -1,3 +1,4 @@
+import Catalog
 import BlobStore
 public import Foundation
 import Imaging

@@ -1,3 +1,4 @@
+import Catalog
 public import BlobStore
 public import Foundation
 public import ObjectStore
@@ -39,6 +40,9 @@ public struct BucketSync: Sendable {
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
+        // Each new run goes into the catalog as it is copied, from the bytes already
+        // decoded; the runs it read before are not read again.
+        let catalog = try? PostCatalog(cacheRoot: layout.root)
         for object in objects.sorted(by: { $0.key < $1.key }) {
             let local = layout.url(object.key)
             guard !FileManager.default.fileExists(atPath: local.path) else { continue }
@@ -47,6 +51,7 @@ public struct BucketSync: Sendable {
                 // Read before it is kept: a file that is not a manifest stays out of the catalog.
                 let manifest = try Manifest.decode(Data(bytes))
                 try Data(bytes).write(to: local, options: .atomic)
+                try? catalog?.add(manifest, path: object.key)
                 report.urls += recordInIndex([manifest])
                 report.copied += 1
             } catch {

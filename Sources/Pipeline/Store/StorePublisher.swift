@@ -1,3 +1,4 @@
+import Catalog
 public import BlobStore
 public import Foundation
 public import ObjectStore

@@ -33,31 +33,26 @@ public struct PresentationBuilder: Sendable {
         }
     }
 
-    public let catalog: ManifestCatalog
+    public let catalog: PostCatalog
     public let links: Links
 
-    public init(catalog: ManifestCatalog, links: Links) {
+    public init(catalog: PostCatalog, links: Links) {
         self.catalog = catalog
         self.links = links
     }
 
     public func url(_ target: PresentationTarget) -> String { "\(links.base)/\(target.path)" }
 
-    /// Every search with photos, newest run first; then every run as a Collection of its result files.
-    public func collection() -> PresentationCollection {
-        var searches: [String: (label: String, tweets: [ManifestTweet])] = [:]
-        for tweet in catalog.tweets {
-            guard let query = tweet.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else { continue }
-            searches[query, default: (query, [])].tweets.append(tweet)
+    /// Every search with photos, by query; then every run, newest first, as a
+    /// Collection of its result files.
+    public func collection() throws(CatalogError) -> PresentationCollection {
+        var items: [PresentationReference] = []
+        for search in try catalog.searches() where search.withPhotos > 0 {
+            let first = try catalog.posts(PostFilter(query: search.query), limit: 100)
+            items.append(PresentationReference(id: url(.search(search.query)), type: "Manifest",
+                                               label: .en("Search: \(search.query)"), thumbnail: firstThumbnail(first)))
         }
-        var items: [PresentationReference] = searches
-            .filter { Self.hasPhoto($0.value.tweets) }
-            .sorted { $0.key < $1.key }
-            .map { query, entry in
-                PresentationReference(id: url(.search(query)), type: "Manifest", label: .en("Search: \(query)"),
-                                      thumbnail: firstThumbnail(entry.tweets))
-            }
-        for run in catalog.manifests.reversed() {
+        for run in try catalog.runs().reversed() {
             let stamp = Self.stamp(of: run.path)
             items.append(PresentationReference(
                 id: url(.run(stamp)), type: "Collection",
@@ -70,11 +65,14 @@ public struct PresentationBuilder: Sendable {
             items: items)
     }
 
-    /// Every search, hashtag and user that has a Manifest (at least one photo).
-    public func targets() -> [PresentationTarget] {
+    /// Every search, hashtag and user that has a Manifest (at least one photo), in
+    /// the order of the posts that first name them (newest first). Reads the posts a
+    /// page at a time.
+    public func targets() throws -> [PresentationTarget] {
         var seen = Set<PresentationTarget>()
         var result: [PresentationTarget] = []
-        for tweet in catalog.tweets where Self.hasPhoto([tweet]) {
+        try catalog.forEachPost { tweet in
+            guard Self.hasPhoto([tweet]) else { return }
             var candidates: [PresentationTarget] = [.user(tweet.author.screenName.lowercased())]
             if let query = tweet.query?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty {
                 candidates.append(.search(query))
@@ -86,22 +84,24 @@ public struct PresentationBuilder: Sendable {
     }
 
     /// The Manifest of a search, hashtag or user; nil when it has no photo.
-    public func manifest(_ target: PresentationTarget) -> PresentationManifest? {
-        let tweets: [ManifestTweet]
+    public func manifest(_ target: PresentationTarget) throws -> PresentationManifest? {
+        let filter: PostFilter
         let label: String
         switch target {
         case let .search(query):
-            tweets = catalog.tweets.filter { $0.query?.trimmingCharacters(in: .whitespacesAndNewlines) == query }
+            filter = PostFilter(query: query)
             label = "Search: \(query)"
         case let .hashtag(tag):
-            tweets = catalog.tweets(tag: tag, user: nil)
+            filter = PostFilter(tag: tag)
             label = "#\(tag)"
         case let .user(name):
-            tweets = catalog.tweets(tag: nil, user: name)
+            filter = PostFilter(user: name)
             label = "@\(name)"
         case .collection, .run, .runFile:
             return nil
         }
+        var tweets: [ManifestTweet] = []
+        try catalog.forEachPost(filter) { tweets.append($0) }
         return manifest(target, label: label, tweets: tweets)
     }
 

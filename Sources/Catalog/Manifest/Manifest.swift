@@ -35,6 +35,20 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var query: String?
         public var tweets: Int
         public var problems: [Problem]
+
+        public init(
+            path: String,
+            formats: [String],
+            query: String? = nil,
+            tweets: Int,
+            problems: [Problem]
+        ) {
+            self.path = path
+            self.formats = formats
+            self.query = query
+            self.tweets = tweets
+            self.problems = problems
+        }
     }
 
     /// A part of an input that could not be read; the rest of the input was used.
@@ -42,6 +56,16 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var source: String
         public var location: String
         public var message: String
+
+        public init(
+            source: String,
+            location: String,
+            message: String
+        ) {
+            self.source = source
+            self.location = location
+            self.message = message
+        }
     }
 
     /// A URL that could not be cached, with the reason.
@@ -49,6 +73,38 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var url: String
         public var role: String
         public var error: MediaError
+
+        public init(
+            url: String,
+            role: String,
+            error: MediaError
+        ) {
+            self.url = url
+            self.role = role
+            self.error = error
+        }
+    }
+
+    public init(
+        version: Int = Manifest.currentVersion,
+        generatedAt: Date,
+        tool: String,
+        cacheRoot: String,
+        sources: [Source],
+        tweets: [ManifestTweet],
+        includedTweets: [ManifestTweet],
+        failures: [Failure],
+        summary: RunSummary
+    ) {
+        self.version = version
+        self.generatedAt = generatedAt
+        self.tool = tool
+        self.cacheRoot = cacheRoot
+        self.sources = sources
+        self.tweets = tweets
+        self.includedTweets = includedTweets
+        self.failures = failures
+        self.summary = summary
     }
 }
 
@@ -72,6 +128,30 @@ public struct MediaRef: Codable, Sendable, Equatable {
         case contentType = "content_type"
         case deriveError = "derive_error"
     }
+
+    public init(
+        url: String,
+        sha256: String? = nil,
+        bytes: Int? = nil,
+        contentType: String? = nil,
+        error: MediaError? = nil,
+        width: Int? = nil,
+        height: Int? = nil,
+        thumbnails: [ThumbnailRef]? = nil,
+        tiles: TileRefs? = nil,
+        deriveError: String? = nil
+    ) {
+        self.url = url
+        self.sha256 = sha256
+        self.bytes = bytes
+        self.contentType = contentType
+        self.error = error
+        self.width = width
+        self.height = height
+        self.thumbnails = thumbnails
+        self.tiles = tiles
+        self.deriveError = deriveError
+    }
 }
 
 /// A thumbnail of a cached image; `path` is relative to the cache root.
@@ -80,6 +160,18 @@ public struct ThumbnailRef: Codable, Sendable, Equatable {
     public var path: String
     public var width: Int
     public var height: Int
+
+    public init(
+        size: Int,
+        path: String,
+        width: Int,
+        height: Int
+    ) {
+        self.size = size
+        self.path = path
+        self.width = width
+        self.height = height
+    }
 }
 
 /// Where an image's zoom pyramid is, relative to the cache root.
@@ -119,6 +211,16 @@ public struct MediaError: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case code, message
         case httpStatus = "http_status"
+    }
+
+    public init(
+        code: String,
+        message: String,
+        httpStatus: Int? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
     }
 }
 
@@ -162,6 +264,18 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
             case id, name, avatar
             case screenName = "screen_name"
         }
+
+        public init(
+            id: String,
+            screenName: String,
+            name: String,
+            avatar: MediaRef? = nil
+        ) {
+            self.id = id
+            self.screenName = screenName
+            self.name = name
+            self.avatar = avatar
+        }
     }
 
     public struct Media: Codable, Sendable, Equatable {
@@ -190,6 +304,38 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
             case altText = "alt_text"
             case deriveError = "derive_error"
         }
+
+        public init(
+            id: String,
+            type: String,
+            url: String? = nil,
+            sha256: String? = nil,
+            bytes: Int? = nil,
+            contentType: String? = nil,
+            error: MediaError? = nil,
+            width: Int? = nil,
+            height: Int? = nil,
+            altText: String? = nil,
+            video: MediaRef? = nil,
+            thumbnails: [ThumbnailRef]? = nil,
+            tiles: TileRefs? = nil,
+            deriveError: String? = nil
+        ) {
+            self.id = id
+            self.type = type
+            self.url = url
+            self.sha256 = sha256
+            self.bytes = bytes
+            self.contentType = contentType
+            self.error = error
+            self.width = width
+            self.height = height
+            self.altText = altText
+            self.video = video
+            self.thumbnails = thumbnails
+            self.tiles = tiles
+            self.deriveError = deriveError
+        }
     }
 
     /// Ranges are half-open offsets in Unicode code points of `text`, as the API gives them.
@@ -200,11 +346,32 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
         public var urls: [Link]
         public var media: [MediaLink]
 
-        public struct Tag: Codable, Sendable, Equatable { public var start, end: Int; public var tag: String }
+        public struct Tag: Codable, Sendable, Equatable {
+            public var start, end: Int
+            public var tag: String
+
+            public init(start: Int, end: Int, tag: String) {
+                self.start = start
+                self.end = end
+                self.tag = tag
+            }
+        }
         public struct Mention: Codable, Sendable, Equatable {
             public var start, end: Int
             public var username: String
             public var id: String?
+
+            public init(
+                start: Int,
+                end: Int,
+                username: String,
+                id: String? = nil
+            ) {
+                self.start = start
+                self.end = end
+                self.username = username
+                self.id = id
+            }
         }
         public struct Link: Codable, Sendable, Equatable {
             public var start, end: Int
@@ -216,6 +383,20 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
                 case expandedURL = "expanded_url"
                 case displayURL = "display_url"
             }
+
+            public init(
+                start: Int,
+                end: Int,
+                url: String,
+                expandedURL: String? = nil,
+                displayURL: String? = nil
+            ) {
+                self.start = start
+                self.end = end
+                self.url = url
+                self.expandedURL = expandedURL
+                self.displayURL = displayURL
+            }
         }
         public struct MediaLink: Codable, Sendable, Equatable {
             public var start, end: Int
@@ -224,12 +405,78 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
                 case start, end
                 case mediaID = "media_id"
             }
+
+            public init(
+                start: Int,
+                end: Int,
+                mediaID: String
+            ) {
+                self.start = start
+                self.end = end
+                self.mediaID = mediaID
+            }
+        }
+
+        public init(
+            hashtags: [Tag],
+            cashtags: [Tag],
+            mentions: [Mention],
+            urls: [Link],
+            media: [MediaLink]
+        ) {
+            self.hashtags = hashtags
+            self.cashtags = cashtags
+            self.mentions = mentions
+            self.urls = urls
+            self.media = media
         }
     }
 
     public struct Reference: Codable, Sendable, Equatable {
         public var type: String
         public var id: String
+
+        public init(
+            type: String,
+            id: String
+        ) {
+            self.type = type
+            self.id = id
+        }
+    }
+
+    public init(
+        id: String,
+        createdAt: Date? = nil,
+        text: String,
+        lang: String? = nil,
+        author: Author,
+        entities: Entities,
+        media: [Media],
+        referencedTweets: [Reference],
+        query: String? = nil,
+        sourceFormat: String,
+        source: String,
+        network: String? = nil,
+        url: String? = nil,
+        sensitive: Bool? = nil,
+        spoilerText: String? = nil
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.text = text
+        self.lang = lang
+        self.author = author
+        self.entities = entities
+        self.media = media
+        self.referencedTweets = referencedTweets
+        self.query = query
+        self.sourceFormat = sourceFormat
+        self.source = source
+        self.network = network
+        self.url = url
+        self.sensitive = sensitive
+        self.spoilerText = spoilerText
     }
 }
 

@@ -12,3 +12,12 @@ public enum ImageKind: String, Sendable, Codable, CaseIterable, Comparable {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 }
+
+extension ImageKind {
+    /// The catalog's column value: the order of precedence, so `min` picks the strongest.
+    var code: Int { Self.allCases.firstIndex(of: self)! }
+
+    init(code: Int) {
+        self = Self.allCases.indices.contains(code) ? Self.allCases[code] : .unreferenced
+    }
+}

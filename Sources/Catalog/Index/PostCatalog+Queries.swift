@@ -1,0 +1,229 @@
+import Foundation
+internal import GRDB
+
+extension PostCatalog {
+    /// How many posts (not included ones), included posts and runs the catalog holds.
+    public struct Totals: Sendable, Equatable {
+        public var posts: Int
+        public var includedPosts: Int
+        public var runs: Int
+    }
+
+    public func totals() throws(CatalogError) -> Totals {
+        try read("count") { db in
+            Totals(
+                posts: try Int.fetchOne(db, sql: "SELECT count(*) FROM posts WHERE included = 0") ?? 0,
+                includedPosts: try Int.fetchOne(db, sql: "SELECT count(*) FROM posts WHERE included = 1") ?? 0,
+                runs: try Int.fetchOne(db, sql: "SELECT count(*) FROM runs WHERE complete = 1") ?? 0)
+        }
+    }
+
+    /// The runs read, oldest first.
+    public func runs() throws(CatalogError) -> [ManifestFileInfo] {
+        try read("list runs") { db in
+            try Row.fetchAll(db, sql: "SELECT path, generated_at, tweets FROM runs WHERE complete = 1 ORDER BY generated_at, path")
+                .map { ManifestFileInfo(path: $0["path"], generatedAt: Date(timeIntervalSince1970: $0["generated_at"]), tweets: $0["tweets"]) }
+        }
+    }
+
+    /// Manifest files that could not be read, with why, in file order.
+    public func problems() throws(CatalogError) -> [String] {
+        try read("list problems") { db in try String.fetchAll(db, sql: "SELECT message FROM problems ORDER BY path") }
+    }
+
+    /// A post by id: the posts first, then the included (quoted, retweeted) ones.
+    public func post(id: String) throws(CatalogError) -> ManifestTweet? {
+        try read("find a post") { db in
+            let json = try Data.fetchOne(db, sql: "SELECT json FROM posts WHERE id = ? ORDER BY included LIMIT 1", arguments: [id])
+            return try json.map(Self.decode)
+        }
+    }
+
+    /// A page of the posts `filter` selects, in ``PostOrder``, starting after `key`.
+    public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, limit: Int) throws(CatalogError) -> [ManifestTweet] {
+        guard limit > 0 else { return [] }
+        return try read("list posts") { db in
+            guard let query = Self.select("p.json", filter, after: key) else { return [] }
+            let sql = query.sql + query.order + " LIMIT ?"
+            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments + [limit])).map(Self.decode)
+        }
+    }
+
+    /// How many posts `filter` selects.
+    public func count(_ filter: PostFilter = .all) throws(CatalogError) -> Int {
+        try read("count posts") { db in
+            guard let query = Self.select("count(*)", filter, after: nil) else { return 0 }
+            return try Int.fetchOne(db, sql: query.sql, arguments: StatementArguments(query.arguments)) ?? 0
+        }
+    }
+
+    /// Every post `filter` selects, in order, a page at a time: memory stays that of a page.
+    public func forEachPost(_ filter: PostFilter = .all, pageSize: Int = 1_000,
+                            _ body: (ManifestTweet) throws -> Void) throws {
+        var key: PostKey? = nil
+        while true {
+            let page = try posts(filter, after: key, limit: pageSize)
+            for post in page { try body(post) }
+            guard page.count == pageSize, let last = page.last else { return }
+            key = PostKey(after: last)
+        }
+    }
+
+    /// The most used hashtags and the most prolific authors among the posts, most first.
+    public func facets(limit: Int) throws(CatalogError) -> (tags: [(tag: String, posts: Int)], users: [(handle: String, posts: Int)]) {
+        try read("count tags and users") { db in
+            let tags = try Row.fetchAll(db, sql: "SELECT display, posts FROM tag_counts ORDER BY posts DESC, display LIMIT ?",
+                                        arguments: [limit]).map { (tag: $0["display"] as String, posts: $0["posts"] as Int) }
+            let users = try Row.fetchAll(db, sql: "SELECT handle, posts FROM authors ORDER BY posts DESC, handle LIMIT ?",
+                                         arguments: [limit]).map { (handle: $0["handle"] as String, posts: $0["posts"] as Int) }
+            return (tags, users)
+        }
+    }
+
+    /// Each search (the query of the posts fetched for it) with its number of posts
+    /// and of posts with a servable photo, by query.
+    public func searches() throws(CatalogError) -> [(query: String, posts: Int, withPhotos: Int)] {
+        try read("list searches") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT query, count(*) AS posts, sum(photos > 0) AS with_photos FROM posts
+                WHERE included = 0 AND query IS NOT NULL GROUP BY query ORDER BY query
+                """).map { (query: $0["query"], posts: $0["posts"], withPhotos: $0["with_photos"]) }
+        }
+    }
+
+    // MARK: - Blobs
+
+    /// Every place a current post uses the blob `sha256`: posts before included posts,
+    /// each newest first.
+    public func references(to sha256: String) throws(CatalogError) -> [ImageReference] {
+        try read("find references") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.slot, r.kind, r.url, r.media_id, r.bytes, p.id, p.handle, p.created
+                FROM refs r JOIN posts p ON p.rowid = r.post WHERE r.sha256 = ?
+                ORDER BY p.included, p.created DESC, p.id_order DESC, r.slot
+                """, arguments: [sha256]).map(Self.reference)
+        }
+    }
+
+    /// Every use of every blob by a current post, in hash order and, per hash, as
+    /// ``references(to:)`` lists them: one pass, nothing held but the row at hand.
+    public func forEachReference(_ body: (String, ImageReference) throws -> Void) throws {
+        try pool.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT r.sha256, r.slot, r.kind, r.url, r.media_id, r.bytes, p.id, p.handle, p.created
+                FROM refs r JOIN posts p ON p.rowid = r.post
+                ORDER BY r.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
+                """)
+            while let row = try rows.next() { try body(row["sha256"], Self.reference(row)) }
+        }
+    }
+
+    /// For each blob the current posts use: how many uses, and the strongest kind
+    /// (photo over video over avatar). One pass over the references, in hash order.
+    public func referenceSummary() throws(CatalogError) -> [String: (uses: Int, kind: ImageKind)] {
+        try read("summarise references") { db in
+            var result: [String: (uses: Int, kind: ImageKind)] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT sha256, count(*), min(kind) FROM refs GROUP BY sha256")
+            while let row = try rows.next() {
+                result[row[0]] = (row[1], ImageKind(code: row[2]))
+            }
+            return result
+        }
+    }
+
+    /// Every blob any run named, before newer runs replaced its posts: what `gc` keeps.
+    public func referencedHashes() throws(CatalogError) -> Set<String> {
+        try read("list referenced blobs") { db in
+            var result = Set<String>()
+            let rows = try String.fetchCursor(db, sql: "SELECT DISTINCT sha256 FROM run_refs")
+            while let sha = try rows.next() { result.insert(sha) }
+            return result
+        }
+    }
+
+    /// The blobs the posts `filter` selects use (avatars, media, videos).
+    public func hashes(_ filter: PostFilter) throws(CatalogError) -> Set<String> {
+        try read("list blobs of posts") { db in
+            guard let query = Self.select("p.rowid", filter, after: nil) else { return [] }
+            let sql = "SELECT DISTINCT sha256 FROM refs WHERE post IN (\(query.sql))"
+            return Set(try String.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments)))
+        }
+    }
+
+    /// The blob a manifest recorded for `url` (as fetched or as given), if any.
+    public func hash(forURL url: String) throws(CatalogError) -> String? {
+        try read("find a URL") { db in try String.fetchOne(db, sql: "SELECT sha256 FROM refs WHERE url = ? LIMIT 1", arguments: [url]) }
+    }
+
+    /// Hashes the current posts use that start with `prefix` (lower-case hex).
+    public func hashes(prefix: String) throws(CatalogError) -> [String] {
+        try read("find a hash prefix") { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM refs WHERE sha256 >= ? AND sha256 < ? LIMIT 100",
+                                arguments: [prefix, prefix + "g"])
+        }
+    }
+
+    // MARK: - Parts
+
+    /// `SELECT <columns> FROM …` for `filter`, and the order to list it in: by the
+    /// tag table's copy of the sort key when a tag drives the scan (one index range),
+    /// else by the post's own. Nil when the filter can match nothing.
+    static func select(_ columns: String, _ filter: PostFilter, after key: PostKey?)
+        -> (sql: String, arguments: [DatabaseValueConvertible?], order: String)?
+    {
+        var sql: String
+        var arguments: [DatabaseValueConvertible?] = []
+        let o: String
+        if let tag = filter.tag {
+            sql = "SELECT \(columns) FROM post_tags o JOIN posts p ON p.rowid = o.post WHERE o.tag = ?"
+            arguments.append(tag)
+            o = "o"
+        } else {
+            sql = "SELECT \(columns) FROM posts p WHERE p.included = 0"
+            o = "p"
+        }
+        if let user = filter.user {
+            sql += " AND p.user = ?"
+            arguments.append(user)
+        }
+        if let query = filter.query {
+            sql += " AND p.query = ?"
+            arguments.append(query)
+        }
+        if let text = filter.text {
+            if let fts = PostFilter.ftsQuery(text) {
+                sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)"
+                arguments.append(fts)
+            } else {
+                // Nothing FTS5 indexes (symbols, emoji): a substring scan, as before FTS.
+                sql += " AND (instr(lower(p.text), ?) > 0 OR instr(lower(p.name), ?) > 0 OR instr(p.user, ?) > 0)"
+                let lower = text.lowercased()
+                arguments += [lower, lower, lower]
+            }
+        }
+        if let key {
+            sql += " AND (\(o).created, \(o).id_order) < (?, ?)"
+            arguments += [PostOrder.created(key.createdAt), PostOrder.idKey(key.id)]
+        }
+        return (sql, arguments, " ORDER BY \(o).created DESC, \(o).id_order DESC")
+    }
+
+    static func decode(_ json: Data) throws -> ManifestTweet {
+        try decoder.decode(ManifestTweet.self, from: json)
+    }
+
+    private static var decoder: JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .iso8601
+        return d
+    }
+
+    static func reference(_ row: Row) -> ImageReference {
+        let slot: Int = row["slot"]
+        let created: Double = row["created"]
+        return ImageReference(
+            tweetID: row["id"], screenName: row["handle"], kind: ImageKind(code: row["kind"]), url: row["url"],
+            position: slot == 0 ? nil : slot / 2, mediaID: row["media_id"],
+            createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created), bytes: row["bytes"])
+    }
+}

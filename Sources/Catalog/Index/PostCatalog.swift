@@ -1,0 +1,252 @@
+public import Foundation
+import BlobStore
+internal import GRDB
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Every post the cache's manifests know about, in SQLite: the one index every
+/// reader (`tweets`, `info`, `ls`, `stats`, `export`, `gc`, the server's
+/// `/api/tweets` and IIIF documents) asks, so none of them reads all the manifests
+/// and each answers in milliseconds at millions of posts.
+///
+/// The manifests stay the record (durable, shared through a bucket, readable by
+/// other tools); the catalog (`<cache>/catalog.sqlite`) is only an index of them and
+/// can always be rebuilt from them (``rebuild()``, `tweetcache reindex`). It is kept
+/// up to date incrementally: ``refresh()`` reads the manifest files it has not seen
+/// (a run adds its own with ``add(_:path:)`` as it writes it, `sync` brings a
+/// bucket's new runs as files), and starts over when a file it read has changed or
+/// gone. A post fetched by several runs is kept as the newest run saw it; the blobs
+/// older runs named stay referenced (``referencedHashes()``).
+///
+/// Every write is one transaction per batch of posts, and a run counts as read only
+/// when its last batch is in: a process killed mid-ingest leaves a consistent
+/// catalog, and the next ``refresh()`` reads that run again (ingest is idempotent).
+/// Processes share the file: ingest is serialised by an advisory lock beside it,
+/// readers never wait for it (WAL). Every method blocks.
+public final class PostCatalog: Sendable {
+    /// The database file.
+    public let path: URL
+    /// The cache whose `manifests/` it indexes.
+    public let cacheRoot: URL
+    let pool: DatabasePool
+
+    /// `catalog.sqlite`, beside the cache's `index.sqlite`.
+    public static let fileName = "catalog.sqlite"
+    /// Posts written per transaction while reading a run.
+    static let batchSize = 2_000
+
+    /// Opens (creating if need be) the catalog of the cache at `cacheRoot`, without
+    /// reading any manifest: call ``refresh()`` for that, or use ``open(cacheRoot:)``.
+    ///
+    /// A catalog written by another version of the schema is emptied and made anew; a
+    /// file that is not a database, or a damaged one, is removed and made anew. Either
+    /// way the next ``refresh()`` reads every manifest again.
+    public init(cacheRoot: URL) throws(CatalogError) {
+        self.cacheRoot = cacheRoot.standardizedFileURL
+        path = self.cacheRoot.appendingPathComponent(Self.fileName)
+        let databasePath = path.path
+        let lock = try Self.lock(databasePath)
+        defer { Self.unlock(lock) }
+        do {
+            pool = try Self.openPool(databasePath)
+        } catch {
+            // Not a database, or damaged beyond opening: it holds nothing the manifests
+            // do not, so it goes.
+            for suffix in ["", "-wal", "-shm"] { unlink(databasePath + suffix) }
+            do {
+                pool = try Self.openPool(databasePath)
+            } catch {
+                throw .open(path: databasePath, message: String(describing: error))
+            }
+        }
+    }
+
+    /// Opens the catalog and brings it up to date with the manifests.
+    public static func open(cacheRoot: URL) throws(CatalogError) -> (catalog: PostCatalog, report: RefreshReport) {
+        let catalog = try PostCatalog(cacheRoot: cacheRoot)
+        let report = try catalog.refresh()
+        return (catalog, report)
+    }
+
+    private static func openPool(_ databasePath: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.label = "TweetCache.catalog"
+        configuration.busyMode = .timeout(60)
+        configuration.prepareDatabase { db in
+            // An index of files that are themselves durable: a power cut may lose the
+            // last batches (the next refresh reads them again), never corrupt the file.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -16384")
+        }
+        let pool = try DatabasePool(path: databasePath, configuration: configuration)
+        try pool.write { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            if version != schemaVersion {
+                try Self.dropEverything(db)
+                try db.execute(sql: schema)
+                try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+            } else {
+                // A damaged file can open and still fail its first query: ask now.
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs")
+            }
+        }
+        return pool
+    }
+
+    /// Drops every table, index and trigger, FTS5 tables first (they own shadow tables).
+    static func dropEverything(_ db: Database) throws {
+        let virtual = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
+        for name in virtual { try db.execute(sql: "DROP TABLE IF EXISTS \"\(name)\"") }
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for name in tables { try db.execute(sql: "DROP TABLE IF EXISTS \"\(name)\"") }
+    }
+
+    // MARK: - Keeping up with the manifests
+
+    /// What a ``refresh()`` did.
+    public struct RefreshReport: Sendable, Equatable {
+        /// Manifests read into the catalog now.
+        public var added: [String] = []
+        /// True when the catalog was emptied first: a manifest it had read changed or went.
+        public var rebuilt = false
+        /// Manifest files that could not be read now (named once; ``problems()`` lists all).
+        public var problems: [String] = []
+    }
+
+    /// Reads the manifest files the catalog has not read (or not finished reading).
+    /// When one it read has changed or gone, it starts over: a post's newest copy
+    /// may have come from that file.
+    @discardableResult
+    public func refresh() throws(CatalogError) -> RefreshReport {
+        let lock = try Self.lock(path.path)
+        defer { Self.unlock(lock) }
+        let files = try manifestFiles()
+        var report = RefreshReport()
+        let known = try read("refresh") { db in
+            var known: [String: (size: Int, mtime: Int, complete: Bool)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime, complete FROM runs") {
+                known[row["path"]] = (row["size"], row["mtime"], row["complete"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime FROM problems") {
+                known[row["path"]] = (row["size"], row["mtime"], true)
+            }
+            return known
+        }
+        let current = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        let changed = known.contains { path, seen in
+            guard let file = current[path] else { return true }
+            return file.size != seen.size || file.mtime != seen.mtime
+        }
+        if changed {
+            try write("rebuild") { db in
+                try Self.dropEverything(db)
+                try db.execute(sql: Self.schema)
+            }
+            report.rebuilt = true
+        }
+        for file in files {
+            if !changed, let seen = known[file.path], seen.complete { continue }
+            if let problem = try ingestFile(file) {
+                report.problems.append(problem)
+            } else {
+                report.added.append(file.path)
+            }
+        }
+        return report
+    }
+
+    /// Empties the catalog and reads every manifest again (`tweetcache reindex`).
+    @discardableResult
+    public func rebuild() throws(CatalogError) -> RefreshReport {
+        do {
+            let lock = try Self.lock(path.path)
+            defer { Self.unlock(lock) }
+            try write("rebuild") { db in
+                try Self.dropEverything(db)
+                try db.execute(sql: Self.schema)
+            }
+        }
+        var report = try refresh()
+        report.rebuilt = true
+        return report
+    }
+
+    /// Adds a run's manifest, just written to `path` (relative to the cache root,
+    /// `manifests/<stamp>.json`), from the value in memory: the run does not read
+    /// its own file back.
+    public func add(_ manifest: Manifest, path relative: String) throws(CatalogError) {
+        let lock = try Self.lock(path.path)
+        defer { Self.unlock(lock) }
+        let url = cacheRoot.appendingPathComponent(relative)
+        let (size, mtime) = Self.fileFacts(url.path) ?? (0, 0)
+        try ingest(manifest, file: ManifestFile(path: relative, size: size, mtime: mtime))
+    }
+
+    /// A file under `manifests/` as listed: its path relative to the cache root.
+    struct ManifestFile: Sendable {
+        var path: String
+        var size: Int
+        /// Modification time in nanoseconds since 1970.
+        var mtime: Int
+    }
+
+    func manifestFiles() throws(CatalogError) -> [ManifestFile] {
+        let directory = CacheLayout(root: cacheRoot).manifestsURL
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            if !FileManager.default.fileExists(atPath: directory.path) { return [] }
+            throw .manifests(message: (error as NSError).localizedDescription)
+        }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { name in
+            let relative = CacheLayout.manifest(name)
+            guard let (size, mtime) = Self.fileFacts(directory.appendingPathComponent(name).path) else { return nil }
+            return ManifestFile(path: relative, size: size, mtime: mtime)
+        }
+    }
+
+    static func fileFacts(_ path: String) -> (size: Int, mtime: Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+    }
+
+    // MARK: - Database access
+
+    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw .database(operation: operation, message: String(describing: error))
+        }
+    }
+
+    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw .database(operation: operation, message: String(describing: error))
+        }
+    }
+
+    /// An exclusive advisory lock on `<database>.lock`: one process ingests at a time.
+    private static func lock(_ databasePath: String) throws(CatalogError) -> Int32 {
+        let lockPath = databasePath + ".lock"
+        let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .open(path: lockPath, message: String(cString: strerror(errno))) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw .open(path: lockPath, message: message)
+        }
+        return fd
+    }
+
+    private static func unlock(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
