@@ -124,6 +124,10 @@ let package = Package(
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
         .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
+        .testTarget(
+            name: "CatalogTests",
+            dependencies: ["Catalog", "BlobStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport"]),
         // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.
         .target(
@@ -158,13 +162,13 @@ let package = Package(
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Imaging", "TweetModel"]),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
+                "Catalog", "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -175,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectTests",
-            dependencies: ["Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
+            dependencies: ["Catalog", "Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
         ),
         // What each fuzz target checks (Fuzz/Checks), shared by scripts/fuzz.sh's libFuzzer
         // binaries and FuzzRegressionTests, which replays Fuzz/Regressions and the seeds.
@@ -197,7 +201,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging",
-                "Pipeline",
+                "Pipeline", "Catalog",
             ]
         ),
     ]

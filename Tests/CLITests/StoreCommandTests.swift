@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Foundation
 import Imaging
 import MediaFetch

@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Inspect
 @testable import Pipeline
 import Testing

@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Crypto
 import Foundation
 import MediaFetch

@@ -1,4 +1,5 @@
 import Foundation
+import Catalog
 import Testing
 import TweetModel
 @testable import Pipeline

@@ -1,4 +1,5 @@
 import Foundation
+import Catalog
 import Inspect
 import Pipeline
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import Pipeline
+@testable import Catalog
 
-/// The manifest writer's bytes are Foundation's encoder's bytes (`ManifestWriter.encoder()`,
+/// The manifest writer's bytes are Foundation's encoder's bytes (`Manifest.referenceEncoder()`,
 /// which defines the format): keys, their order, indentation, escapes, numbers and dates.
 @Suite struct ManifestJSONWriterTests {
     /// Text that exercises every escape: quotes, backslashes, slashes, every control
@@ -76,7 +76,7 @@ import Testing
     }
 
     static func expectSameBytes(_ m: Manifest, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let foundation = try ManifestWriter.encoder().encode(m)
+        let foundation = try Manifest.referenceEncoder().encode(m)
         let ours = ManifestJSONWriter.encode(m)
         if ours != foundation {
             let a = Array(ours), b = Array(foundation)

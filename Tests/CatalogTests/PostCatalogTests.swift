@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+@testable import Catalog
+
+@Suite struct PostCatalogTests {
+    static func tweet(_ id: String, at seconds: Double?, user: String = "dana", tags: [String] = [], text: String = "t",
+                      query: String? = nil) -> ManifestTweet {
+        ManifestTweet(
+            id: id, createdAt: seconds.map { Date(timeIntervalSince1970: $0) }, text: text, lang: nil,
+            author: .init(id: "7", screenName: user, name: user.capitalized, avatar: nil),
+            entities: .init(hashtags: tags.map { .init(start: 0, end: 1, tag: $0) }, cashtags: [], mentions: [
+                .init(start: 0, end: 1, username: "mentioned", id: nil),
+            ], urls: [], media: []),
+            media: [], referencedTweets: [], query: query, sourceFormat: "v1.1", source: "x.json")
+    }
+
+    static func manifest(_ tweets: [ManifestTweet], included: [ManifestTweet] = [], at seconds: Double, root: URL) -> Manifest {
+        Manifest(
+            generatedAt: Date(timeIntervalSince1970: seconds), tool: "test", cacheRoot: root.path,
+            sources: [.init(path: "x.json", formats: ["v1.1"], query: "#ucd", tweets: tweets.count, problems: [])],
+            tweets: tweets, includedTweets: included, failures: [], summary: RunSummary())
+    }
+
+    static func write(_ tweets: [ManifestTweet], included: [ManifestTweet] = [], at seconds: Double,
+                      name: String, in root: URL) throws {
+        let dir = root.appendingPathComponent("manifests")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try manifest(tweets, included: included, at: seconds, root: root).encoded().write(to: dir.appendingPathComponent(name))
+    }
+
+    func root() throws -> URL { try ScratchDirectory.make("tc-catalog") }
+
+    @Test func mergesNewestCopySortsAndReportsBadFiles() throws {
+        let root = try root()
+        // The newer run (by generated_at, not by file name) wins for tweet 2.
+        try Self.write([Self.tweet("2", at: 200, text: "new"), Self.tweet("3", at: 300)], at: 2000, name: "a.json", in: root)
+        try Self.write([Self.tweet("2", at: 200, text: "old"), Self.tweet("1", at: 100)],
+                       included: [Self.tweet("99", at: 50)], at: 1000, name: "b.json", in: root)
+        try Self.write([Self.tweet("10", at: nil), Self.tweet("9", at: nil), Self.tweet("11", at: 300)],
+                       at: 500, name: "c.json", in: root)
+        try Data("{not json".utf8).write(to: root.appendingPathComponent("manifests/broken.json"))
+        try Data("{}".utf8).write(to: root.appendingPathComponent("manifests/empty.json"))
+        try Data("ignored".utf8).write(to: root.appendingPathComponent("manifests/notes.txt"))
+
+        let (catalog, report) = try PostCatalog.open(cacheRoot: root)
+        #expect(report.added.count == 3)
+        #expect(try catalog.runs().map(\.path) == ["manifests/c.json", "manifests/b.json", "manifests/a.json"])
+        #expect(try catalog.runs().map(\.tweets) == [3, 2, 2])
+        let problems = try catalog.problems()
+        #expect(problems.count == 2)
+        #expect(problems.contains { $0.hasPrefix("manifests/broken.json") })
+        #expect(problems.contains { $0.hasPrefix("manifests/empty.json") })
+        // Newest first, ties by id descending numerically, undated last.
+        #expect(try catalog.posts(limit: 100).map(\.id) == ["11", "3", "2", "1", "10", "9"])
+        #expect(try catalog.post(id: "2")?.text == "new")
+        #expect(try catalog.post(id: "99") != nil)
+        #expect(try catalog.post(id: "404") == nil)
+        #expect(try catalog.totals() == .init(posts: 6, includedPosts: 1, runs: 3))
+        // A second refresh reads nothing again, problems included.
+        let again = try catalog.refresh()
+        #expect(again.added.isEmpty && again.problems.isEmpty && !again.rebuilt)
+    }
+
+    @Test func postsRoundTripThroughTheCatalogUnchanged() throws {
+        let root = try root()
+        let post = ManifestJSONWriterTests.fullTweet(3)
+        try Self.write([post], at: 10, name: "a.json", in: root)
+        // What a reader of the manifest file gets (dates in whole seconds), the catalog gives.
+        let manifest = try Manifest.read(from: root.appendingPathComponent("manifests/a.json"))
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        #expect(try catalog.post(id: "3") == manifest.tweets.first)
+    }
+
+    @Test func anOlderRunsAvatarStaysReferenced() throws {
+        let root = try root()
+        let old = String(repeating: "a", count: 64), new = String(repeating: "b", count: 64)
+        var before = Self.tweet("5", at: 100)
+        before.author.avatar = MediaRef(url: "https://pbs.twimg.com/old.jpg", sha256: old)
+        var after = Self.tweet("5", at: 100)
+        after.author.avatar = MediaRef(url: "https://pbs.twimg.com/new.jpg", sha256: new)
+        try Self.write([before], at: 1000, name: "a.json", in: root)
+        try Self.write([after], at: 2000, name: "b.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        // The merged post shows the new avatar, but gc must still see the old one as referenced.
+        #expect(try catalog.post(id: "5")?.author.avatar?.sha256 == new)
+        #expect(try catalog.referencedHashes() == [old, new])
+        #expect(try catalog.references(to: old).isEmpty)
+        #expect(try catalog.references(to: new).map(\.tweetID) == ["5"])
+        #expect(try catalog.references(to: new).first?.kind == .avatar)
+        #expect(try catalog.hash(forURL: "https://pbs.twimg.com/new.jpg") == new)
+    }
+
+    @Test func filtersByTagAndAuthor() throws {
+        let root = try root()
+        try Self.write([
+            Self.tweet("1", at: 1, user: "Dana", tags: ["UCD"]),
+            Self.tweet("2", at: 2, user: "bob", tags: ["ucd", "x"]),
+            Self.tweet("3", at: 3, user: "dana"),
+        ], at: 1, name: "m.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        func ids(tag: String? = nil, user: String? = nil) throws -> [String] {
+            try catalog.posts(PostFilter(tag: tag, user: user), limit: 100).map(\.id)
+        }
+        #expect(try ids(tag: "#ucd") == ["2", "1"])
+        #expect(try ids(tag: "Ucd") == ["2", "1"])
+        #expect(try ids(user: "@DANA") == ["3", "1"])
+        #expect(try ids(tag: "ucd", user: "dana") == ["1"])
+        // Mentions are not authorship.
+        #expect(try ids(user: "mentioned").isEmpty)
+        #expect(try catalog.count(PostFilter(tag: "ucd")) == 2)
+        #expect(try catalog.count() == 3)
+        let facets = try catalog.facets(limit: 10)
+        #expect(facets.tags.map(\.tag) == ["UCD", "x"] || facets.tags.map(\.tag) == ["ucd", "x"])
+        #expect(facets.tags.first?.posts == 2)
+        #expect(facets.users.first?.posts == 2)
+    }
+
+    @Test func fullTextSearchFindsWordsAndPrefixesInTextNamesAndTags() throws {
+        let root = try root()
+        try Self.write([
+            Self.tweet("1", at: 1, user: "ucdlibrary", text: "Sunset from the Science Centre roof"),
+            Self.tweet("2", at: 2, user: "bob", tags: ["Dublin"], text: "Café at noon"),
+            Self.tweet("3", at: 3, user: "dana", text: "Two words here: science and sunsets"),
+        ], at: 1, name: "m.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        func ids(_ q: String) throws -> [String] { try catalog.posts(PostFilter(text: q), limit: 100).map(\.id) }
+        #expect(try ids("science") == ["3", "1"])
+        #expect(try ids("SUNSET science") == ["3", "1"])
+        #expect(try ids("sunset roof") == ["1"])
+        #expect(try ids("cafe") == ["2"])  // diacritics folded
+        #expect(try ids("dubl") == ["2"])  // hashtag, by prefix
+        #expect(try ids("ucdlib") == ["1"])  // handle
+        #expect(try ids("Bob") == ["2"])  // name
+        #expect(try ids("\"roof") == ["1"])  // FTS5 syntax is text here
+        #expect(try ids("nothing-like-this").isEmpty)
+        #expect(try ids(":") == ["3"])  // no word FTS5 indexes: a substring scan
+        #expect(try ids("§").isEmpty)
+        #expect(try catalog.count(PostFilter(text: "science")) == 2)
+    }
+
+    @Test func pagesByKeyNeitherRepeatNorSkip() throws {
+        let root = try root()
+        let posts = (1...25).map { Self.tweet("\($0)", at: Double($0 % 5), tags: ["t"]) }
+        try Self.write(posts, at: 1, name: "m.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        for filter in [PostFilter.all, PostFilter(tag: "t")] {
+            var seen: [String] = []
+            var key: PostKey? = nil
+            while true {
+                let page = try catalog.posts(filter, after: key, limit: 7)
+                seen += page.map(\.id)
+                guard let last = page.last else { break }
+                key = PostKey(after: last)
+            }
+            let expected = posts.sorted { PostOrder.comesBefore(($0.createdAt, $0.id), ($1.createdAt, $1.id)) }.map(\.id)
+            #expect(seen == expected)
+        }
+        var streamed: [String] = []
+        try catalog.forEachPost(pageSize: 4) { streamed.append($0.id) }
+        #expect(streamed.count == 25 && Set(streamed).count == 25)
+    }
+
+    @Test func aNewRunIsAddedAndAChangedOneRebuilds() throws {
+        let root = try root()
+        try Self.write([Self.tweet("1", at: 1, tags: ["a"])], at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        try Self.write([Self.tweet("2", at: 2, tags: ["a"])], at: 2, name: "b.json", in: root)
+        let added = try catalog.refresh()
+        #expect(added.added == ["manifests/b.json"] && !added.rebuilt)
+        #expect(try catalog.count(PostFilter(tag: "a")) == 2)
+        #expect(try catalog.facets(limit: 5).tags.first?.posts == 2)
+
+        // A manifest it read is gone: its posts go with it.
+        try FileManager.default.removeItem(at: root.appendingPathComponent("manifests/a.json"))
+        let rebuilt = try catalog.refresh()
+        #expect(rebuilt.rebuilt)
+        #expect(try catalog.posts(limit: 10).map(\.id) == ["2"])
+        #expect(try catalog.facets(limit: 5).tags.first?.posts == 1)
+    }
+
+    @Test func aRunAddedFromMemoryIsNotReadAgain() throws {
+        let root = try root()
+        try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog(cacheRoot: root)
+        try catalog.add(Self.manifest([Self.tweet("1", at: 1)], at: 1, root: root), path: "manifests/a.json")
+        let report = try catalog.refresh()
+        #expect(report.added.isEmpty && !report.rebuilt)
+        #expect(try catalog.count() == 1)
+    }
+
+    @Test func anUnfinishedRunIsReadAgainToTheEnd() throws {
+        let root = try root()
+        let posts = (1...(PostCatalog.batchSize + 10)).map { Self.tweet("\($0)", at: Double($0), tags: ["t"]) }
+        try Self.write(posts, at: 1, name: "a.json", in: root)
+        // As a process killed after the first batch leaves it: that batch's posts in,
+        // written by the real path, and the run not marked complete.
+        let catalog = try PostCatalog(cacheRoot: root)
+        try catalog.add(Self.manifest(Array(posts.prefix(PostCatalog.batchSize)), at: 1, root: root), path: "manifests/a.json")
+        try catalog.write("simulate") { db in try db.execute(sql: "UPDATE runs SET complete = 0") }
+        #expect(try catalog.runs().isEmpty)
+        let report = try catalog.refresh()
+        #expect(report.added == ["manifests/a.json"])
+        #expect(try catalog.count() == posts.count)
+        #expect(try catalog.count(PostFilter(tag: "t")) == posts.count)
+        #expect(try catalog.facets(limit: 1).tags.first?.posts == posts.count)
+    }
+
+    @Test func aDamagedCatalogIsMadeAnewFromTheManifests() throws {
+        let root = try root()
+        try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)
+        _ = try PostCatalog.open(cacheRoot: root)
+        let file = root.appendingPathComponent(PostCatalog.fileName)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try Data(repeating: 0x5A, count: 8192).write(to: file)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        #expect(try catalog.posts(limit: 10).map(\.id) == ["1"])
+    }
+
+    @Test func missingManifestsFolderIsAnEmptyCatalog() throws {
+        let root = try root()
+        let (catalog, report) = try PostCatalog.open(cacheRoot: root)
+        #expect(try catalog.count() == 0)
+        #expect(report.problems.isEmpty && report.added.isEmpty)
+    }
+
+    @Test func ordersIdsNumericallyThenAsText() {
+        #expect(PostOrder.idKey("10") > PostOrder.idKey("9"))
+        #expect(PostOrder.idKey("0010") == PostOrder.idKey("10"))
+        #expect(PostOrder.idKey("at://did/x") > PostOrder.idKey("99999"))
+        #expect(PostOrder.comesBefore((Date(timeIntervalSince1970: 2), "1"), (Date(timeIntervalSince1970: 1), "2")))
+        #expect(PostOrder.comesBefore((Date(timeIntervalSince1970: 1), "1"), (nil, "2")))
+    }
+}
