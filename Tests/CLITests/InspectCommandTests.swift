@@ -394,4 +394,40 @@ import TestSupport
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("tell files apart"))
     }
+
+    // MARK: reindex and the catalog
+
+    @Test func reindexRebuildsAndEveryReaderRecoversALostOrDamagedCatalog() async throws {
+        // A copy: a rebuild empties the catalog other tests are reading.
+        let shared = try await InspectFixture.shared.cache()
+        let cache = try InspectFixture.tempDir().appendingPathComponent("cache")
+        try FileManager.default.copyItem(at: shared, to: cache)
+        let before = try await run(["tweets", "--json", "--now", InspectFixture.nowArgument], cache: cache)
+        #expect(before.status == 0, "\(before.stderr)")
+
+        let reindex = try await run(["reindex"], cache: cache)
+        #expect(reindex.status == 0, "\(reindex.stderr)")
+        #expect(reindex.stdout.hasPrefix("catalog rebuilt: 9 posts"), "\(reindex.stdout)")
+
+        // Deleted behind its back: the next reader makes it anew from the manifests.
+        let catalog = cache.appendingPathComponent("catalog.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: catalog.path + suffix) }
+        let afterDelete = try await run(["tweets", "--json", "--now", InspectFixture.nowArgument], cache: cache)
+        #expect(afterDelete.status == 0, "\(afterDelete.stderr)")
+        #expect(afterDelete.stdout == before.stdout)
+
+        // Overwritten with garbage: the same.
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: catalog.path + suffix) }
+        try Data(repeating: 0x41, count: 4096).write(to: catalog)
+        let afterGarbage = try await run(["tweets", "--json", "--now", InspectFixture.nowArgument], cache: cache)
+        #expect(afterGarbage.status == 0, "\(afterGarbage.stderr)")
+        #expect(afterGarbage.stdout == before.stdout)
+
+        // A file in manifests/ that is not a manifest is named, and the rest still answers.
+        try Data("[1, 2, 3]".utf8).write(to: cache.appendingPathComponent("manifests/zz-not-a-manifest.json"))
+        let withProblem = try await run(["tweets", "--json", "--now", InspectFixture.nowArgument], cache: cache)
+        #expect(withProblem.status == 0)
+        #expect(withProblem.stdout == before.stdout)
+        #expect(withProblem.stderr.contains("zz-not-a-manifest.json: not a TweetCache manifest"), "\(withProblem.stderr)")
+    }
 }
