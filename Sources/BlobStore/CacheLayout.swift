@@ -61,6 +61,13 @@ public struct CacheLayout: Sendable, Hashable {
     public static func legacyFolder(_ hash: BlobHash) -> String { "\(derivedShard(hash))/\(hash.hex)" }
     /// A run's manifest.
     public static func manifest(_ name: String) -> String { "\(manifestsFolder)/\(name)" }
+    /// Whether `path` is a manifest as ``manifest(_:)`` names one: a `.json` file
+    /// directly in `manifests/`, its name not hidden.
+    public static func isManifestPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == manifestsFolder, let name = parts.last else { return false }
+        return name.hasSuffix(".json") && !name.hasPrefix(".") && name.count > 5
+    }
     /// Where `verify --repair` moves a corrupt blob.
     public static func quarantined(_ hash: BlobHash) -> String { "\(quarantineFolder)/\(hash.hex)" }
 

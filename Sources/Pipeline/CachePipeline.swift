@@ -91,10 +91,11 @@ public final class CachePipeline: Sendable {
         let url = try ManifestWriter(root: store.root).write(
             &manifest, extraPath: options.extraManifestPath, tag: options.manifestTag)
         phase.mark("write manifest")
-        // The catalog learns of the run now, from memory. Should that fail, nothing is
-        // lost: the manifest is the record, and the next reader's refresh reads it.
+        // The catalog learns of the run now, while its file is in the page cache. Should
+        // that fail, nothing is lost: the manifest is the record, and the next reader's
+        // refresh reads it.
         if let catalog = try? PostCatalog(cacheRoot: store.root) {
-            try? catalog.add(manifest, path: CacheLayout.manifest(url.lastPathComponent))
+            _ = try? catalog.add(manifestNamed: url.lastPathComponent)
         }
         phase.mark("catalog")
         return RunResult(manifest: manifest, manifestURL: url)

@@ -184,7 +184,7 @@ import TestSupport
         let root = try root()
         try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)
         let catalog = try PostCatalog(cacheRoot: root)
-        try catalog.add(Self.manifest([Self.tweet("1", at: 1)], at: 1, root: root), path: "manifests/a.json")
+        #expect(try catalog.add(manifestNamed: "a.json") == nil)
         let report = try catalog.refresh()
         #expect(report.added.isEmpty && !report.rebuilt)
         #expect(try catalog.count() == 1)
@@ -196,9 +196,16 @@ import TestSupport
         try Self.write(posts, at: 1, name: "a.json", in: root)
         // As a process killed after the first batch leaves it: that batch's posts in,
         // written by the real path, and the run not marked complete.
+        let full = root.appendingPathComponent("manifests/a.json")
+        let whole = try Data(contentsOf: full)
+        try Self.manifest(Array(posts.prefix(PostCatalog.batchSize)), at: 1, root: root).encoded().write(to: full)
         let catalog = try PostCatalog(cacheRoot: root)
-        try catalog.add(Self.manifest(Array(posts.prefix(PostCatalog.batchSize)), at: 1, root: root), path: "manifests/a.json")
-        try catalog.write("simulate") { db in try db.execute(sql: "UPDATE runs SET complete = 0") }
+        #expect(try catalog.add(manifestNamed: "a.json") == nil)
+        try whole.write(to: full)
+        let facts = try #require(PostCatalog.fileFacts(full.path))
+        try catalog.write("simulate") { db in
+            try db.execute(sql: "UPDATE runs SET complete = 0, size = ?, mtime = ?", arguments: [facts.size, facts.mtime])
+        }
         #expect(try catalog.runs().isEmpty)
         let report = try catalog.refresh()
         #expect(report.added == ["manifests/a.json"])

@@ -1,75 +1,116 @@
 import Foundation
 internal import GRDB
+import Synchronization
 
 extension PostCatalog {
-    /// Reads one manifest file into the catalog; returns the problem when it is not a
-    /// manifest (recorded, so the file is not read again until it changes).
-    func ingestFile(_ file: ManifestFile) throws(CatalogError) -> String? {
-        let url = cacheRoot.appendingPathComponent(file.path)
-        let manifest: Manifest
+    /// Reads one manifest file into the catalog, a batch of posts per transaction.
+    /// `read` is false when the file is not a manifest at all; `problem` says why, or
+    /// which posts in it could not be read (recorded, so the file is not read again
+    /// until it changes).
+    func ingestFile(_ file: ListedFile) throws(CatalogError) -> (read: Bool, problem: String?) {
+        let manifest: ManifestFile
         do {
-            manifest = try Manifest.decode(Data(contentsOf: url, options: .alwaysMapped))
+            manifest = try ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
         } catch {
             let message: String
-            if let decoding = error as? DecodingError {
-                message = "\(file.path): not a TweetCache manifest (\(Self.describe(decoding)))"
+            if let problem = error as? ManifestFile.Problem {
+                message = "\(file.path): not a TweetCache manifest (\(problem.description))"
             } else {
                 message = "\(file.path): unreadable (\((error as NSError).localizedDescription))"
             }
-            try write("record a problem") { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO problems(path, size, mtime, message) VALUES (?, ?, ?, ?)",
-                               arguments: [file.path, file.size, file.mtime, message])
-            }
-            return message
+            try recordProblem(message, file: file)
+            return (false, message)
         }
-        try ingest(manifest, file: file)
-        return nil
-    }
-
-    /// Writes a run's posts in batches, then marks the run read. Idempotent: a run
-    /// read again (after a kill mid-way) replaces its own posts with the same rows.
-    func ingest(_ manifest: Manifest, file: ManifestFile) throws(CatalogError) {
         let runID: Int64 = try write("add a run") { db in
             try db.execute(sql: "DELETE FROM problems WHERE path = ?", arguments: [file.path])
             try db.execute(sql: """
                 INSERT INTO runs(path, generated_at, size, mtime, tweets, included, complete) VALUES (?, ?, ?, ?, ?, ?, 0)
                 ON CONFLICT(path) DO UPDATE SET generated_at = excluded.generated_at, size = excluded.size,
                     mtime = excluded.mtime, tweets = excluded.tweets, included = excluded.included, complete = 0
-                """, arguments: [file.path, manifest.generatedAt.timeIntervalSince1970, file.size, file.mtime,
-                                 manifest.tweets.count, manifest.includedTweets.count])
+                """, arguments: [file.path, manifest.header.generatedAt.timeIntervalSince1970, file.size, file.mtime,
+                                 manifest.tweetCount, manifest.includedCount])
             return try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
         }
-        var writer = try PostWriter(catalog: self, run: runID, order: (manifest.generatedAt.timeIntervalSince1970, file.path))
-        let all = [(manifest.tweets, false), (manifest.includedTweets, true)]
-        for (posts, included) in all {
-            var start = 0
-            while start < posts.count {
-                let end = min(posts.count, start + Self.batchSize)
-                try write("add posts") { db in
-                    for post in posts[start..<end] { try writer.upsert(post, included: included, db: db) }
-                    try writer.flushCounts(db)
+        var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path))
+        var failed: [String] = []
+        var pending: [(section: ManifestFile.Section, range: Range<Int>)] = []
+        pending.reserveCapacity(Self.batchSize)
+        var index: [ManifestFile.Section: Int] = [:]
+        func flush() throws(CatalogError) {
+            let posts = Self.decode(pending, of: manifest)
+            try write("add posts") { db in
+                for (entry, post) in zip(pending, posts) {
+                    let position = index[entry.section, default: 0]
+                    index[entry.section] = position + 1
+                    switch post {
+                    case let .success(post):
+                        try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, db: db)
+                    case let .failure(error):
+                        let name = entry.section == .tweets ? "tweets" : "included_tweets"
+                        failed.append("\(name)[\(position)]: \(error)")
+                    }
                 }
-                start = end
+                try writer.flushCounts(db)
             }
+            pending.removeAll(keepingCapacity: true)
+        }
+        do {
+            try manifest.forEachPost { section, range in
+                pending.append((section, range))
+                if pending.count == Self.batchSize { try flush() }
+            }
+            try flush()
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            // The scan checked the structure when the file was opened; a file that
+            // changes under the scan is read again by the next refresh.
+            throw .database(operation: "read \(file.path)", message: "\(error)")
         }
         try write("finish a run") { db in
             try db.execute(sql: "DELETE FROM searches WHERE run = ?", arguments: [runID])
-            for source in manifest.sources {
+            for source in manifest.header.sources {
                 try db.execute(sql: "INSERT INTO searches(run, source, query, tweets) VALUES (?, ?, ?, ?)",
                                arguments: [runID, source.path, source.query, source.tweets])
             }
+            try writer.finish(db)
             try db.execute(sql: "UPDATE runs SET complete = 1 WHERE id = ?", arguments: [runID])
+        }
+        guard let first = failed.first else { return (true, nil) }
+        let message = "\(file.path): \(failed.count) post\(failed.count == 1 ? "" : "s") could not be read (\(first))"
+        try recordProblem(message, file: file)
+        return (true, message)
+    }
+
+    private func recordProblem(_ message: String, file: ListedFile) throws(CatalogError) {
+        try write("record a problem") { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO problems(path, size, mtime, message) VALUES (?, ?, ?, ?)",
+                           arguments: [file.path, file.size, file.mtime, message])
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case let .keyNotFound(key, _): return "missing \(key.stringValue)"
-        case let .typeMismatch(_, context), let .valueNotFound(_, context), let .dataCorrupted(context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        @unknown default: return "\(error)"
+    /// Decodes a batch of posts, on every core: decoding is most of a run's reading.
+    static func decode(_ entries: [(section: ManifestFile.Section, range: Range<Int>)], of manifest: ManifestFile)
+        -> [Result<PostFacts, ManifestFile.Problem>]
+    {
+        let lanes = entries.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        let chunk = (entries.count + lanes - 1) / max(lanes, 1)
+        let results = Mutex<[Int: [Result<PostFacts, ManifestFile.Problem>]]>([:])
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            let range = (lane * chunk)..<min(entries.count, (lane + 1) * chunk)
+            let decoder = JSONDecoder()
+            let decoded = range.map { i -> Result<PostFacts, ManifestFile.Problem> in
+                do {
+                    return .success(try decoder.decode(PostFacts.self, from: manifest.slice(entries[i].range)))
+                } catch let error as DecodingError {
+                    return .failure(.init(description: ManifestFile.describe(error)))
+                } catch {
+                    return .failure(.init(description: "\(error)"))
+                }
+            }
+            results.withLock { $0[lane] = decoded }
         }
+        return results.withLock { all in (0..<lanes).flatMap { all[$0] ?? [] } }
     }
 }
 
@@ -82,7 +123,8 @@ struct PostWriter {
     var order: (Double, String)
     var authorDeltas: [String: (handle: String, delta: Int)] = [:]
     var tagDeltas: [String: (display: String, delta: Int)] = [:]
-    var json: [UInt8] = []
+    /// Every blob the run names, written once at its end.
+    var runHashes = Set<String>()
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String)) throws(CatalogError) {
         self.run = run
@@ -97,10 +139,9 @@ struct PostWriter {
         runOrder[run] = order
     }
 
-    mutating func upsert(_ post: ManifestTweet, included: Bool, db: Database) throws {
+    mutating func upsert(_ post: PostFacts, included: Bool, at range: Range<Int>, db: Database) throws {
         let hashes = Self.references(of: post)
-        let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(sha256, run) VALUES (?, ?)")
-        for reference in hashes { try runRef.execute(arguments: [reference.sha256, run]) }
+        for reference in hashes { runHashes.insert(reference.sha256) }
 
         let existing = try db.cachedStatement(sql: "SELECT rowid, run FROM posts WHERE included = ? AND id = ?")
         if let row = try Row.fetchOne(existing, arguments: [included, post.id]) {
@@ -118,24 +159,25 @@ struct PostWriter {
             if !key.isEmpty, !tags.contains(where: { $0.key == key }) { tags.append((key, tag)) }
         }
         let query = post.query.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        ManifestJSONWriter.encodeCompact(post, into: &json)
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO posts(id, included, run, created, id_order, user, handle, name, text, tags, query, photos, json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try insert.execute(arguments: [
-            post.id, included, run, created, idOrder, user, post.author.screenName, post.author.name, post.text,
-            tags.map(\.display).joined(separator: " "), query, post.media.filter(PresentationBuilder.servable).count,
-            Data(json),
+            post.id, included, run, range.lowerBound, range.count, created, idOrder, user, post.author.screenName, query,
+            post.media.filter(\.servable).count,
         ])
         let rowid = db.lastInsertedRowID
+        if !included {
+            let text = try db.cachedStatement(sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)")
+            try text.execute(arguments: [rowid, post.text, post.author.name, post.author.screenName,
+                                         tags.map(\.display).joined(separator: " ")])
+        }
 
         let reference = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO refs(post, slot, sha256, kind, url, media_id, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO refs(post, slot, sha256, kind, url) VALUES (?, ?, ?, ?, ?)
             """)
-        for r in hashes {
-            try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind, r.url, r.mediaID, r.bytes])
-        }
+        for r in hashes { try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind, r.url]) }
         let mention = try db.cachedStatement(sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)")
         for m in post.entities.mentions {
             try mention.execute(arguments: [rowid, PostFilter.normalise(m.username, dropping: ["@"])])
@@ -168,6 +210,13 @@ struct PostWriter {
         try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?").execute(arguments: [rowid])
     }
 
+    /// Records every blob the run named (what `gc` keeps).
+    mutating func finish(_ db: Database) throws {
+        let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(sha256, run) VALUES (?, ?)")
+        for sha in runHashes.sorted() { try runRef.execute(arguments: [sha, run]) }
+        runHashes.removeAll()
+    }
+
     /// Applies the batch's gains and losses to the facet counts.
     mutating func flushCounts(_ db: Database) throws {
         let author = try db.cachedStatement(sql: """
@@ -197,23 +246,20 @@ struct PostWriter {
         var sha256: String
         var kind: Int
         var url: String
-        var mediaID: String?
-        var bytes: Int?
     }
 
-    static func references(of post: ManifestTweet) -> [Reference] {
+    static func references(of post: PostFacts) -> [Reference] {
         var result: [Reference] = []
         if let avatar = post.author.avatar, let sha = avatar.sha256 {
-            result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code, url: avatar.url, bytes: avatar.bytes))
+            result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code, url: avatar.url))
         }
         for (i, media) in post.media.enumerated() {
             let kind = media.type == "photo" ? ImageKind.photo : .video
             if let sha = media.sha256, let url = media.url {
-                result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code, url: url, mediaID: media.id, bytes: media.bytes))
+                result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code, url: url))
             }
             if let video = media.video, let sha = video.sha256 {
-                result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code, url: video.url,
-                                        mediaID: media.id, bytes: video.bytes))
+                result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code, url: video.url))
             }
         }
         return result

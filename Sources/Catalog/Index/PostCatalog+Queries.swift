@@ -1,5 +1,9 @@
+import BlobStore
 import Foundation
 internal import GRDB
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 extension PostCatalog {
     /// How many posts (not included ones), included posts and runs the catalog holds.
@@ -34,8 +38,9 @@ extension PostCatalog {
     /// A post by id: the posts first, then the included (quoted, retweeted) ones.
     public func post(id: String) throws(CatalogError) -> ManifestTweet? {
         try read("find a post") { db in
-            let json = try Data.fetchOne(db, sql: "SELECT json FROM posts WHERE id = ? ORDER BY included LIMIT 1", arguments: [id])
-            return try json.map(Self.decode)
+            let rows = try Row.fetchAll(db, sql: "SELECT run, offset, length FROM posts WHERE id = ? ORDER BY included LIMIT 1",
+                                        arguments: [id])
+            return try loadPosts(rows, db).first
         }
     }
 
@@ -43,9 +48,9 @@ extension PostCatalog {
     public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, limit: Int) throws(CatalogError) -> [ManifestTweet] {
         guard limit > 0 else { return [] }
         return try read("list posts") { db in
-            guard let query = Self.select("p.json", filter, after: key) else { return [] }
+            guard let query = Self.select("p.run, p.offset, p.length", filter, after: key) else { return [] }
             let sql = query.sql + query.order + " LIMIT ?"
-            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments + [limit])).map(Self.decode)
+            return try loadPosts(try Row.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments + [limit])), db)
         }
     }
 
@@ -97,20 +102,35 @@ extension PostCatalog {
     /// each newest first.
     public func references(to sha256: String) throws(CatalogError) -> [ImageReference] {
         try read("find references") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT r.slot, r.kind, r.url, r.media_id, r.bytes, p.id, p.handle, p.created
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT r.slot, r.kind, r.url, p.id, p.handle, p.created, p.run, p.offset, p.length
                 FROM refs r JOIN posts p ON p.rowid = r.post WHERE r.sha256 = ?
                 ORDER BY p.included, p.created DESC, p.id_order DESC, r.slot
-                """, arguments: [sha256]).map(Self.reference)
+                """, arguments: [sha256])
+            // The media id and size are the post's: read back from its manifest.
+            let posts = try loadPosts(rows, db)
+            return zip(rows, posts).map { row, post in
+                var reference = Self.reference(row)
+                let slot: Int = row["slot"]
+                if slot == 0 {
+                    reference.bytes = post.author.avatar?.bytes
+                } else if post.media.indices.contains(slot / 2 - 1) {
+                    let media = post.media[slot / 2 - 1]
+                    reference.mediaID = media.id
+                    reference.bytes = slot % 2 == 1 ? media.video?.bytes : media.bytes
+                }
+                return reference
+            }
         }
     }
 
     /// Every use of every blob by a current post, in hash order and, per hash, as
-    /// ``references(to:)`` lists them: one pass, nothing held but the row at hand.
+    /// ``references(to:)`` lists them (without the media id and size, which only the
+    /// post's JSON holds): one pass, nothing held but the row at hand.
     public func forEachReference(_ body: (String, ImageReference) throws -> Void) throws {
         try pool.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.sha256, r.slot, r.kind, r.url, r.media_id, r.bytes, p.id, p.handle, p.created
+                SELECT r.sha256, r.slot, r.kind, r.url, p.id, p.handle, p.created
                 FROM refs r JOIN posts p ON p.rowid = r.post
                 ORDER BY r.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
                 """)
@@ -196,7 +216,8 @@ extension PostCatalog {
                 arguments.append(fts)
             } else {
                 // Nothing FTS5 indexes (symbols, emoji): a substring scan, as before FTS.
-                sql += " AND (instr(lower(p.text), ?) > 0 OR instr(lower(p.name), ?) > 0 OR instr(p.user, ?) > 0)"
+                sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE instr(lower(text), ?) > 0"
+                    + " OR instr(lower(name), ?) > 0 OR instr(lower(handle), ?) > 0)"
                 let lower = text.lowercased()
                 arguments += [lower, lower, lower]
             }
@@ -208,22 +229,52 @@ extension PostCatalog {
         return (sql, arguments, " ORDER BY \(o).created DESC, \(o).id_order DESC")
     }
 
-    static func decode(_ json: Data) throws -> ManifestTweet {
-        try decoder.decode(ManifestTweet.self, from: json)
+    /// The posts at `rows`' `run`, `offset` and `length`, in order: each read back
+    /// from its run's manifest (one open per run, one `pread` per post) and decoded.
+    func loadPosts(_ rows: [Row], _ db: Database) throws -> [ManifestTweet] {
+        var files: [Int64: Int32] = [:]
+        defer { for fd in files.values { close(fd) } }
+        return try rows.map { row in
+            let run: Int64 = row["run"], offset: Int = row["offset"], length: Int = row["length"]
+            let fd: Int32
+            if let open = files[run] {
+                fd = open
+            } else {
+                guard let path = try String.fetchOne(db, sql: "SELECT path FROM runs WHERE id = ?", arguments: [run]),
+                      CacheLayout.isManifestPath(path)
+                else { throw CatalogError.database(operation: "read a post", message: "run \(run) is not in the catalog") }
+                fd = Glibc.open(cacheRoot.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                guard fd >= 0 else {
+                    throw CatalogError.database(operation: "read a post", message: "\(path): \(String(cString: strerror(errno)))")
+                }
+                files[run] = fd
+            }
+            guard length > 0, length <= Self.largestPost else {
+                throw CatalogError.database(operation: "read a post", message: "a post of \(length) bytes")
+            }
+            var bytes = Data(count: length)
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(offset)) }
+            guard got == length else {
+                throw CatalogError.database(operation: "read a post", message: "its manifest is shorter than the catalog says")
+            }
+            do {
+                return try ManifestFile.decodePost(bytes)
+            } catch {
+                // The file changed behind the catalog's back: the next refresh rebuilds it.
+                throw CatalogError.database(operation: "read a post", message: "its manifest changed since it was read")
+            }
+        }
     }
 
-    private static var decoder: JSONDecoder {
-        let d = JSONDecoder()
-        d.dateDecodingStrategy = .iso8601
-        return d
-    }
+    /// A post's JSON larger than this is not read back (a real one is a few kilobytes).
+    static let largestPost = 16 << 20
 
     static func reference(_ row: Row) -> ImageReference {
         let slot: Int = row["slot"]
         let created: Double = row["created"]
         return ImageReference(
             tweetID: row["id"], screenName: row["handle"], kind: ImageKind(code: row["kind"]), url: row["url"],
-            position: slot == 0 ? nil : slot / 2, mediaID: row["media_id"],
-            createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created), bytes: row["bytes"])
+            position: slot == 0 ? nil : slot / 2, mediaID: nil,
+            createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created), bytes: nil)
     }
 }

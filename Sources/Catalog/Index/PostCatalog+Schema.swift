@@ -8,21 +8,26 @@ extension PostCatalog {
     /// - `runs`: one row per manifest file read (size and modification time say when
     ///   the file changed behind the catalog's back), `complete` once every post is in.
     /// - `posts`: the newest copy of each post (`included` 1 for quoted and retweeted
-    ///   ones), with its compact JSON and the columns its queries filter and sort on.
-    ///   `created` is seconds since 1970 (``undated`` when the post has no date) and
-    ///   `id_order` sorts ids as the lists do (``PostOrder``).
+    ///   ones): where its JSON is (`run`, `offset`, `length`: a byte range of that
+    ///   run's manifest, decoded again when a reader wants the post) and the columns
+    ///   its queries filter and sort on. `created` is seconds since 1970 (``undated``
+    ///   when the post has no date) and `id_order` sorts ids as the lists do (``PostOrder``).
     /// - `post_tags`, `mentions`, `links`: hashtags (and cashtags), mentions and URLs
     ///   per post, lower-cased; `post_tags` repeats the sort key, so "newest with this
     ///   tag" is one index range.
-    /// - `refs`: every blob a current post uses (its avatar, media and videos), with
-    ///   what it is to that post: `info`, `ls` and `stats` read these.
+    /// - `refs`: every blob a current post uses (avatar, media, videos) and what it is
+    ///   to that post: `info`, `ls` and `stats` read these.
     /// - `run_refs`: every blob any run named, before newer runs replaced its posts:
     ///   what `gc` must keep.
     /// - `authors`, `tag_counts`: counts for the viewer's facets, kept as posts come and go.
     /// - `searches`: the queries of each run's inputs.
-    /// - `problems`: manifest files that could not be read, so each is read once.
+    /// - `problems`: manifest files that could not be read (or posts in them), so each
+    ///   is read once.
     /// - `posts_fts`: FTS5 over text, author name, handle and hashtags of the posts
-    ///   (not included ones), external content from `posts`.
+    ///   (not included ones), its rowid the post's.
+    ///
+    /// The indexes are ``indexes``: a catalog read from nothing is filled without them
+    /// and they are made at the end (sorting once beats a million random inserts).
     static let schema = """
         CREATE TABLE runs (
             id INTEGER PRIMARY KEY,
@@ -46,27 +51,21 @@ extension PostCatalog {
             query TEXT,
             tweets INTEGER NOT NULL
         );
-        CREATE INDEX searches_by_run ON searches(run);
         CREATE TABLE posts (
             rowid INTEGER PRIMARY KEY,
             id TEXT NOT NULL,
             included INTEGER NOT NULL,
             run INTEGER NOT NULL,
+            offset INTEGER NOT NULL,
+            length INTEGER NOT NULL,
             created REAL NOT NULL,
             id_order TEXT NOT NULL,
             user TEXT NOT NULL,
             handle TEXT NOT NULL,
-            name TEXT NOT NULL,
-            text TEXT NOT NULL,
-            tags TEXT NOT NULL,
             query TEXT,
             photos INTEGER NOT NULL,
-            json BLOB NOT NULL,
             UNIQUE (included, id)
         );
-        CREATE INDEX posts_in_order ON posts(included, created, id_order);
-        CREATE INDEX posts_by_user ON posts(included, user, created, id_order);
-        CREATE INDEX posts_by_query ON posts(included, query, created, id_order) WHERE query IS NOT NULL;
         CREATE TABLE post_tags (
             post INTEGER NOT NULL,
             tag TEXT NOT NULL,
@@ -74,7 +73,6 @@ extension PostCatalog {
             id_order TEXT NOT NULL,
             PRIMARY KEY (post, tag)
         ) WITHOUT ROWID;
-        CREATE INDEX post_tags_in_order ON post_tags(tag, created, id_order);
         CREATE TABLE mentions (
             post INTEGER NOT NULL,
             username TEXT NOT NULL,
@@ -91,11 +89,8 @@ extension PostCatalog {
             sha256 TEXT NOT NULL,
             kind INTEGER NOT NULL,
             url TEXT NOT NULL,
-            media_id TEXT,
-            bytes INTEGER,
             PRIMARY KEY (post, slot)
         ) WITHOUT ROWID;
-        CREATE INDEX refs_by_sha256 ON refs(sha256);
         CREATE TABLE run_refs (
             sha256 TEXT NOT NULL,
             run INTEGER NOT NULL,
@@ -106,28 +101,39 @@ extension PostCatalog {
             handle TEXT NOT NULL,
             posts INTEGER NOT NULL
         );
-        CREATE INDEX authors_by_posts ON authors(posts);
         CREATE TABLE tag_counts (
             tag TEXT PRIMARY KEY NOT NULL,
             display TEXT NOT NULL,
             posts INTEGER NOT NULL
         );
-        CREATE INDEX tag_counts_by_posts ON tag_counts(posts);
         CREATE VIRTUAL TABLE posts_fts USING fts5(
             text, name, handle, tags,
-            content = 'posts', content_rowid = 'rowid',
             tokenize = 'unicode61 remove_diacritics 2'
         );
-        CREATE TRIGGER posts_fts_insert AFTER INSERT ON posts WHEN new.included = 0 BEGIN
-            INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (new.rowid, new.text, new.name, new.handle, new.tags);
-        END;
         CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts WHEN old.included = 0 BEGIN
-            INSERT INTO posts_fts(posts_fts, rowid, text, name, handle, tags)
-                VALUES ('delete', old.rowid, old.text, old.name, old.handle, old.tags);
+            DELETE FROM posts_fts WHERE rowid = old.rowid;
         END;
         """
 
+    /// Every index but the primary keys and `UNIQUE (included, id)` (which ingest
+    /// itself asks), made if missing whenever the catalog opens.
+    static let indexes = """
+        CREATE INDEX IF NOT EXISTS searches_by_run ON searches(run);
+        CREATE INDEX IF NOT EXISTS posts_in_order ON posts(included, created, id_order);
+        CREATE INDEX IF NOT EXISTS posts_by_user ON posts(included, user, created, id_order);
+        CREATE INDEX IF NOT EXISTS posts_by_query ON posts(included, query, created, id_order) WHERE query IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS post_tags_in_order ON post_tags(tag, created, id_order);
+        CREATE INDEX IF NOT EXISTS refs_by_sha256 ON refs(sha256);
+        CREATE INDEX IF NOT EXISTS authors_by_posts ON authors(posts);
+        CREATE INDEX IF NOT EXISTS tag_counts_by_posts ON tag_counts(posts);
+        """
+
+    static let indexNames = [
+        "searches_by_run", "posts_in_order", "posts_by_user", "posts_by_query", "post_tags_in_order", "refs_by_sha256",
+        "authors_by_posts", "tag_counts_by_posts",
+    ]
+
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 }

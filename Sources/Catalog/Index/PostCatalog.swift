@@ -90,6 +90,8 @@ public final class PostCatalog: Sendable {
                 // A damaged file can open and still fail its first query: ask now.
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs")
             }
+            // Missing only when a rebuild that fills without them was cut short.
+            try db.execute(sql: indexes)
         }
         return pool
     }
@@ -142,16 +144,27 @@ public final class PostCatalog: Sendable {
             try write("rebuild") { db in
                 try Self.dropEverything(db)
                 try db.execute(sql: Self.schema)
+                try db.execute(sql: Self.indexes)
             }
             report.rebuilt = true
         }
-        for file in files {
-            if !changed, let seen = known[file.path], seen.complete { continue }
-            if let problem = try ingestFile(file) {
-                report.problems.append(problem)
-            } else {
-                report.added.append(file.path)
+        let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
+        // Read into an empty catalog, many posts go faster without the indexes: they
+        // are made once at the end (and by the next open, should this be cut short).
+        let empty = changed || known.isEmpty
+        let bulk = empty && todo.reduce(0) { $0 + $1.size } > Self.bulkThreshold
+        if bulk {
+            try write("drop indexes") { db in
+                for name in Self.indexNames { try db.execute(sql: "DROP INDEX IF EXISTS \(name)") }
             }
+        }
+        for file in todo {
+            let outcome = try ingestFile(file)
+            if outcome.read { report.added.append(file.path) }
+            if let problem = outcome.problem { report.problems.append(problem) }
+        }
+        if bulk {
+            try write("make indexes") { db in try db.execute(sql: Self.indexes) }
         }
         return report
     }
@@ -165,6 +178,7 @@ public final class PostCatalog: Sendable {
             try write("rebuild") { db in
                 try Self.dropEverything(db)
                 try db.execute(sql: Self.schema)
+                try db.execute(sql: Self.indexes)
             }
         }
         var report = try refresh()
@@ -172,26 +186,33 @@ public final class PostCatalog: Sendable {
         return report
     }
 
-    /// Adds a run's manifest, just written to `path` (relative to the cache root,
-    /// `manifests/<stamp>.json`), from the value in memory: the run does not read
-    /// its own file back.
-    public func add(_ manifest: Manifest, path relative: String) throws(CatalogError) {
+    /// Manifests larger than this, read into an empty catalog, are read without its
+    /// indexes, which are made at the end.
+    static let bulkThreshold = 64 << 20
+
+    /// Adds a run's manifest just written (or copied) to `name` under `manifests/`,
+    /// reading it back while it is still in the page cache: a run's posts are in the
+    /// catalog when the run ends. Returns the problem when it is not a manifest.
+    @discardableResult
+    public func add(manifestNamed name: String) throws(CatalogError) -> String? {
         let lock = try Self.lock(path.path)
         defer { Self.unlock(lock) }
-        let url = cacheRoot.appendingPathComponent(relative)
-        let (size, mtime) = Self.fileFacts(url.path) ?? (0, 0)
-        try ingest(manifest, file: ManifestFile(path: relative, size: size, mtime: mtime))
+        let relative = CacheLayout.manifest(name)
+        guard !name.contains("/"), let (size, mtime) = Self.fileFacts(cacheRoot.appendingPathComponent(relative).path) else {
+            return "\(relative): not a file"
+        }
+        return try ingestFile(ListedFile(path: relative, size: size, mtime: mtime)).problem
     }
 
     /// A file under `manifests/` as listed: its path relative to the cache root.
-    struct ManifestFile: Sendable {
+    struct ListedFile: Sendable {
         var path: String
         var size: Int
         /// Modification time in nanoseconds since 1970.
         var mtime: Int
     }
 
-    func manifestFiles() throws(CatalogError) -> [ManifestFile] {
+    func manifestFiles() throws(CatalogError) -> [ListedFile] {
         let directory = CacheLayout(root: cacheRoot).manifestsURL
         let names: [String]
         do {
@@ -203,13 +224,14 @@ public final class PostCatalog: Sendable {
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { name in
             let relative = CacheLayout.manifest(name)
             guard let (size, mtime) = Self.fileFacts(directory.appendingPathComponent(name).path) else { return nil }
-            return ManifestFile(path: relative, size: size, mtime: mtime)
+            return ListedFile(path: relative, size: size, mtime: mtime)
         }
     }
 
     static func fileFacts(_ path: String) -> (size: Int, mtime: Int)? {
+        // Not through a symbolic link: the catalog reads posts back from these files.
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return (Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
     }
 

@@ -199,9 +199,13 @@ public struct PresentationBuilder: Sendable {
 
     /// A cached JPEG or PNG of known size: what the Image API service can serve.
     public static func servable(_ media: ManifestTweet.Media) -> Bool {
-        guard let sha = media.sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-              let width = media.width, let height = media.height, width > 0, height > 0 else { return false }
-        return media.contentType == "image/jpeg" || media.contentType == "image/png"
+        servable(sha256: media.sha256, width: media.width, height: media.height, contentType: media.contentType)
+    }
+
+    static func servable(sha256: String?, width: Int?, height: Int?, contentType: String?) -> Bool {
+        guard let sha = sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              let width, let height, width > 0, height > 0 else { return false }
+        return contentType == "image/jpeg" || contentType == "image/png"
     }
 
     /// The post's page on its network: X by handle and id; Mastodon and Bluesky as the

@@ -40,8 +40,8 @@ public struct BucketSync: Sendable {
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
-        // Each new run goes into the catalog as it is copied, from the bytes already
-        // decoded; the runs it read before are not read again.
+        // Each new run goes into the catalog as it is copied; the runs it read before
+        // are not read again.
         let catalog = try? PostCatalog(cacheRoot: layout.root)
         for object in objects.sorted(by: { $0.key < $1.key }) {
             let local = layout.url(object.key)
@@ -51,7 +51,7 @@ public struct BucketSync: Sendable {
                 // Read before it is kept: a file that is not a manifest stays out of the catalog.
                 let manifest = try Manifest.decode(Data(bytes))
                 try Data(bytes).write(to: local, options: .atomic)
-                try? catalog?.add(manifest, path: object.key)
+                _ = try? catalog?.add(manifestNamed: local.lastPathComponent)
                 report.urls += recordInIndex([manifest])
                 report.copied += 1
             } catch {

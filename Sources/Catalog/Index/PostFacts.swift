@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// What the catalog keeps of a post: the fields its columns and tables are made of,
+/// decoded from the post's JSON without the rest (thumbnails, packs, errors, entity
+/// positions), which only a reader of the whole post needs.
+///
+/// Decoding is most of reading a run into the catalog; this is about half the work
+/// of decoding a ``ManifestTweet`` whole.
+struct PostFacts: Decodable, Sendable {
+    var id: String
+    var createdAt: Date?
+    var text: String
+    var author: Author
+    var entities: Entities
+    var media: [Media]
+    var query: String?
+
+    struct Author: Decodable, Sendable {
+        var screenName: String
+        var name: String
+        var avatar: Ref?
+        enum CodingKeys: String, CodingKey {
+            case name, avatar
+            case screenName = "screen_name"
+        }
+    }
+
+    struct Ref: Decodable, Sendable {
+        var url: String
+        var sha256: String?
+    }
+
+    struct Entities: Decodable, Sendable {
+        var hashtags: [Tag]
+        var cashtags: [Tag]
+        var mentions: [Mention]
+        var urls: [Link]
+    }
+
+    struct Tag: Decodable, Sendable { var tag: String }
+    struct Mention: Decodable, Sendable { var username: String }
+    struct Link: Decodable, Sendable {
+        var url: String
+        var expandedURL: String?
+        enum CodingKeys: String, CodingKey {
+            case url
+            case expandedURL = "expanded_url"
+        }
+    }
+
+    struct Media: Decodable, Sendable {
+        var id: String
+        var type: String
+        var url: String?
+        var sha256: String?
+        var contentType: String?
+        var width: Int?
+        var height: Int?
+        var video: Ref?
+        enum CodingKeys: String, CodingKey {
+            case id, type, url, sha256, width, height, video
+            case contentType = "content_type"
+        }
+
+        var servable: Bool {
+            PresentationBuilder.servable(sha256: sha256, width: width, height: height, contentType: contentType)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, text, author, entities, media, query
+        case createdAt = "created_at"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        text = try c.decode(String.self, forKey: .text)
+        author = try c.decode(Author.self, forKey: .author)
+        entities = try c.decode(Entities.self, forKey: .entities)
+        media = try c.decode([Media].self, forKey: .media)
+        query = try c.decodeIfPresent(String.self, forKey: .query)
+        // As a string: the common form is parsed by hand (Foundation's ISO 8601 parsing
+        // costs more than the rest of the post); anything else as the manifest's
+        // decoder reads it.
+        if let text = try c.decodeIfPresent(String.self, forKey: .createdAt) {
+            guard let date = Self.date(text) ?? (try? Date.ISO8601FormatStyle().parse(text)) else {
+                throw DecodingError.dataCorruptedError(forKey: .createdAt, in: c, debugDescription: "not an ISO 8601 date: \(text)")
+            }
+            createdAt = date
+        }
+    }
+
+    static func decode(_ json: Data) throws -> PostFacts {
+        try JSONDecoder().decode(PostFacts.self, from: json)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, as manifests write dates; nil for any other form.
+    static func date(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { u -> Date? in
+            guard u.count == 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54, u[13] == 0x3A, u[16] == 0x3A, u[19] == 0x5A else {
+                return nil
+            }
+            func number(_ range: Range<Int>) -> Int32? {
+                var value: Int32 = 0
+                for i in range {
+                    guard (48...57).contains(u[i]) else { return nil }
+                    value = value * 10 + Int32(u[i] - 48)
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+                  let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+                  (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            else { return nil }
+            var t = tm()
+            t.tm_year = year - 1900
+            t.tm_mon = month - 1
+            t.tm_mday = day
+            t.tm_hour = hour
+            t.tm_min = minute
+            t.tm_sec = second
+            return Date(timeIntervalSince1970: TimeInterval(timegm(&t)))
+        }
+    }
+}
