@@ -186,7 +186,7 @@ let package = Package(
         .target(
             name: "FuzzChecks",
             dependencies: [
-                "TweetModel", "Imaging", "TileServer", "BlobStore",
+                "TweetModel", "Imaging", "TileServer", "BlobStore", "Catalog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

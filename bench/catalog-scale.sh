@@ -15,7 +15,7 @@
 #   CORPUS_DIR  made by `bench/make-catalog-corpus.py CORPUS_DIR` (1,000,000 posts by
 #               default; about 5 minutes and 2.2 GB); the script does not modify its
 #               manifests, and it rebuilds CORPUS_DIR/cache/catalog.sqlite
-#   TWEETCACHE_BIN=path skips the release build; TC_PORT (default 8097).
+#   TWEETCACHE_BIN=path skips the release build; TC_PORT (default 8097); ROUNDS of ingest (default 2).
 # Needs: hyperfine, curl, python3, sqlite-utils (pip), /usr/bin/time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +46,7 @@ measure() {  # measure NAME COMMAND...: wall seconds and peak RSS (KB) of one ru
 }
 
 # 1. Ingest, ours and the peer's, alternating, twice.
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   rm -f "$cache"/catalog.sqlite*
   measure "reindex" "$bin" reindex --cache "$cache"
   rm -f "$work/peer.db"

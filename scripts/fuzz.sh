@@ -3,7 +3,7 @@
 # (its leak checker included) and runs each target for a given time on its corpus.
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--debug] [TARGET...]
-#   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server (default: all)
+#   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server, fuzz-manifest (default: all)
 #   --seconds N  how long each target runs (default 10; CI runs a few seconds each)
 #   --jobs N     targets run N at a time (default 1)
 #   --debug      an unoptimised build (.build-fuzz-debug): slower fuzzing, a build in
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server fuzz-manifest)
 
 # The corpus and findings live in .build-fuzz whichever build runs them.
 work=.build-fuzz

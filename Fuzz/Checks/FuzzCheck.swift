@@ -13,5 +13,5 @@ public protocol FuzzCheck {
 
 /// Every target, for tools and tests that go through them all.
 public let allFuzzChecks: [any FuzzCheck.Type] = [
-    ResultsCheck.self, IIIFCheck.self, DecodeCheck.self, PackCheck.self, ServerCheck.self,
+    ResultsCheck.self, IIIFCheck.self, DecodeCheck.self, PackCheck.self, ServerCheck.self, ManifestCheck.self,
 ]

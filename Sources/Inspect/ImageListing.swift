@@ -45,14 +45,14 @@ public struct ImageListing: Sendable {
         // Who uses each blob, from one pass over the catalog's references.
         var uses: [String: (kind: ImageKind, tweets: [String], users: [String])] = [:]
         let wanted = Set(hashes.map(\.hex))
-        try? snapshot.catalog.forEachReference { sha, reference in
-            guard wanted.contains(sha) else { return }
-            var entry = uses[sha] ?? (reference.kind, [], [])
-            entry.kind = min(entry.kind, reference.kind)
+        try? snapshot.catalog.forEachBlobUse { use in
+            guard wanted.contains(use.sha256) else { return }
+            var entry = uses[use.sha256] ?? (use.kind, [], [])
+            entry.kind = min(entry.kind, use.kind)
             // A post's uses of one blob are adjacent (the order is by post, then slot).
-            if entry.tweets.last != reference.tweetID { entry.tweets.append(reference.tweetID) }
-            if !entry.users.contains(reference.screenName) { entry.users.append(reference.screenName) }
-            uses[sha] = entry
+            if entry.tweets.last != use.postID { entry.tweets.append(use.postID) }
+            if !entry.users.contains(use.handle) { entry.users.append(use.handle) }
+            uses[use.sha256] = entry
         }
         let derived = (try? snapshot.index.derived(for: hashes)) ?? [:]
         var rows: [Row] = []

@@ -18,14 +18,13 @@ public struct ImageResolver: Sendable {
     public init(snapshot: CacheSnapshot) { self.snapshot = snapshot }
 
     /// A tweet id known to the manifests wins over a hash prefix of the same digits;
-    /// then URLs (as fetched, or as the manifest recorded them), then hash prefixes.
+    /// then URLs (as the index recorded them when fetched or synced), then hash prefixes.
     public func resolve(_ argument: String) throws(InspectError) -> Target {
         let text = argument.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw .invalid("empty argument: give a tweet id, a hash prefix or a URL") }
         if let tweet = try? snapshot.catalog.post(id: text) { return .tweet(tweet) }
         if text.contains("://") {
             if let record = try? snapshot.index.lookup(url: text) { return .image(record.hash) }
-            if let hex = try? snapshot.catalog.hash(forURL: text), let hash = BlobHash(hex: hex) { return .image(hash) }
             throw .notFound("no cached image for \(text)")
         }
         let lower = text.lowercased()

@@ -89,7 +89,10 @@ import TestSupport
         #expect(try catalog.references(to: old).isEmpty)
         #expect(try catalog.references(to: new).map(\.tweetID) == ["5"])
         #expect(try catalog.references(to: new).first?.kind == .avatar)
-        #expect(try catalog.hash(forURL: "https://pbs.twimg.com/new.jpg") == new)
+        #expect(try catalog.references(to: new).first?.url == "https://pbs.twimg.com/new.jpg")
+        #expect(try catalog.referenceSummary()[new]?.uses == 1)
+        #expect(try catalog.referenceSummary()[old] == nil)
+        #expect(try catalog.hashes(prefix: "bbb") == [new])
     }
 
     @Test func filtersByTagAndAuthor() throws {

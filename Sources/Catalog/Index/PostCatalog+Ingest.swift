@@ -123,8 +123,10 @@ struct PostWriter {
     var order: (Double, String)
     var authorDeltas: [String: (handle: String, delta: Int)] = [:]
     var tagDeltas: [String: (display: String, delta: Int)] = [:]
+    /// Uses gained and lost per blob, by kind (photo, video, avatar).
+    var blobDeltas: [Data: (Int, Int, Int)] = [:]
     /// Every blob the run names, written once at its end.
-    var runHashes = Set<String>()
+    var runHashes = Set<Data>()
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String)) throws(CatalogError) {
         self.run = run
@@ -175,9 +177,12 @@ struct PostWriter {
         }
 
         let reference = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO refs(post, slot, sha256, kind, url) VALUES (?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES (?, ?, ?, ?)
             """)
-        for r in hashes { try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind, r.url]) }
+        for r in hashes {
+            try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind])
+            count(r.sha256, kind: r.kind, by: 1)
+        }
         let mention = try db.cachedStatement(sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)")
         for m in post.entities.mentions {
             try mention.execute(arguments: [rowid, PostFilter.normalise(m.username, dropping: ["@"])])
@@ -204,6 +209,8 @@ struct PostWriter {
             let tags = try db.cachedStatement(sql: "SELECT tag FROM post_tags WHERE post = ?")
             for tag in try String.fetchAll(tags, arguments: [rowid]) { tagDeltas[tag, default: (tag, 0)].delta -= 1 }
         }
+        let uses = try db.cachedStatement(sql: "SELECT sha256, kind FROM refs WHERE post = ?")
+        for row in try Row.fetchAll(uses, arguments: [rowid]) { count(row[0], kind: row[1], by: -1) }
         for table in ["post_tags", "mentions", "links", "refs"] {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
         }
@@ -213,28 +220,51 @@ struct PostWriter {
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
         let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(sha256, run) VALUES (?, ?)")
-        for sha in runHashes.sorted() { try runRef.execute(arguments: [sha, run]) }
+        for sha in runHashes.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try runRef.execute(arguments: [sha, run]) }
         runHashes.removeAll()
     }
 
-    /// Applies the batch's gains and losses to the facet counts.
+    private mutating func count(_ sha: Data, kind: Int, by delta: Int) {
+        var entry = blobDeltas[sha] ?? (0, 0, 0)
+        switch ImageKind(code: kind) {
+        case .photo: entry.0 += delta
+        case .video: entry.1 += delta
+        default: entry.2 += delta
+        }
+        blobDeltas[sha] = entry
+    }
+
+    /// Applies the batch's gains and losses to the facet counts and the blobs' uses.
     mutating func flushCounts(_ db: Database) throws {
+        let use = try db.cachedStatement(sql: """
+            INSERT INTO blob_uses(sha256, photo, video, avatar) VALUES (?, ?, ?, ?)
+            ON CONFLICT(sha256) DO UPDATE SET photo = photo + excluded.photo, video = video + excluded.video,
+                avatar = avatar + excluded.avatar
+            """)
+        let unused = try db.cachedStatement(sql: "DELETE FROM blob_uses WHERE sha256 = ? AND photo + video + avatar <= 0")
+        for (sha, d) in blobDeltas where d != (0, 0, 0) {
+            try use.execute(arguments: [sha, d.0, d.1, d.2])
+            if d.0 < 0 || d.1 < 0 || d.2 < 0 { try unused.execute(arguments: [sha]) }
+        }
+        blobDeltas.removeAll(keepingCapacity: true)
         let author = try db.cachedStatement(sql: """
             INSERT INTO authors(user, handle, posts) VALUES (?, ?, ?)
             ON CONFLICT(user) DO UPDATE SET posts = posts + excluded.posts, handle = excluded.handle
             """)
+        let gone = try db.cachedStatement(sql: "DELETE FROM authors WHERE user = ? AND posts <= 0")
         for (user, entry) in authorDeltas where entry.delta != 0 {
             try author.execute(arguments: [user, entry.handle, entry.delta])
+            if entry.delta < 0 { try gone.execute(arguments: [user]) }
         }
         let tag = try db.cachedStatement(sql: """
             INSERT INTO tag_counts(tag, display, posts) VALUES (?, ?, ?)
             ON CONFLICT(tag) DO UPDATE SET posts = posts + excluded.posts
             """)
+        let untagged = try db.cachedStatement(sql: "DELETE FROM tag_counts WHERE tag = ? AND posts <= 0")
         for (key, entry) in tagDeltas where entry.delta != 0 {
             try tag.execute(arguments: [key, entry.display, entry.delta])
+            if entry.delta < 0 { try untagged.execute(arguments: [key]) }
         }
-        if authorDeltas.values.contains(where: { $0.delta < 0 }) { try db.execute(sql: "DELETE FROM authors WHERE posts <= 0") }
-        if tagDeltas.values.contains(where: { $0.delta < 0 }) { try db.execute(sql: "DELETE FROM tag_counts WHERE posts <= 0") }
         authorDeltas.removeAll(keepingCapacity: true)
         tagDeltas.removeAll(keepingCapacity: true)
     }
@@ -243,23 +273,23 @@ struct PostWriter {
     /// still image and `2n+1` for its video file.
     struct Reference {
         var slot: Int
-        var sha256: String
+        var sha256: Data
         var kind: Int
-        var url: String
     }
 
     static func references(of post: PostFacts) -> [Reference] {
         var result: [Reference] = []
-        if let avatar = post.author.avatar, let sha = avatar.sha256 {
-            result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code, url: avatar.url))
+        // A hash that is not one (a hand-edited manifest) names no blob.
+        if let avatar = post.author.avatar, let sha = avatar.sha256.flatMap(PostCatalog.blob) {
+            result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code))
         }
         for (i, media) in post.media.enumerated() {
             let kind = media.type == "photo" ? ImageKind.photo : .video
-            if let sha = media.sha256, let url = media.url {
-                result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code, url: url))
+            if media.url != nil, let sha = media.sha256.flatMap(PostCatalog.blob) {
+                result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code))
             }
-            if let video = media.video, let sha = video.sha256 {
-                result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code, url: video.url))
+            if let sha = media.video?.sha256.flatMap(PostCatalog.blob) {
+                result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code))
             }
         }
         return result

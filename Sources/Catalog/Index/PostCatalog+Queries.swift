@@ -38,9 +38,13 @@ extension PostCatalog {
     /// A post by id: the posts first, then the included (quoted, retweeted) ones.
     public func post(id: String) throws(CatalogError) -> ManifestTweet? {
         try read("find a post") { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT run, offset, length FROM posts WHERE id = ? ORDER BY included LIMIT 1",
-                                        arguments: [id])
-            return try loadPosts(rows, db).first
+            // Each lookup one probe of UNIQUE (included, id).
+            for included in [0, 1] {
+                let rows = try Row.fetchAll(db, sql: "SELECT run, offset, length FROM posts WHERE included = ? AND id = ?",
+                                            arguments: [included, id])
+                if let post = try loadPosts(rows, db).first { return post }
+            }
+            return nil
         }
     }
 
@@ -57,6 +61,17 @@ extension PostCatalog {
     /// How many posts `filter` selects.
     public func count(_ filter: PostFilter = .all) throws(CatalogError) -> Int {
         try read("count posts") { db in
+            // One tag, one author or none: the counts kept for the facets answer.
+            switch (filter.tag, filter.user, filter.text, filter.query) {
+            case (nil, nil, nil, nil):
+                return try Int.fetchOne(db, sql: "SELECT coalesce(sum(posts), 0) FROM authors") ?? 0
+            case let (tag?, nil, nil, nil):
+                return try Int.fetchOne(db, sql: "SELECT posts FROM tag_counts WHERE tag = ?", arguments: [tag]) ?? 0
+            case let (nil, user?, nil, nil):
+                return try Int.fetchOne(db, sql: "SELECT posts FROM authors WHERE user = ?", arguments: [user]) ?? 0
+            default:
+                break
+            }
             guard let query = Self.select("count(*)", filter, after: nil) else { return 0 }
             return try Int.fetchOne(db, sql: query.sql, arguments: StatementArguments(query.arguments)) ?? 0
         }
@@ -103,20 +118,25 @@ extension PostCatalog {
     public func references(to sha256: String) throws(CatalogError) -> [ImageReference] {
         try read("find references") { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT r.slot, r.kind, r.url, p.id, p.handle, p.created, p.run, p.offset, p.length
+                SELECT r.slot, r.kind, p.id, p.handle, p.created, p.run, p.offset, p.length
                 FROM refs r JOIN posts p ON p.rowid = r.post WHERE r.sha256 = ?
                 ORDER BY p.included, p.created DESC, p.id_order DESC, r.slot
-                """, arguments: [sha256])
-            // The media id and size are the post's: read back from its manifest.
+                """, arguments: [Self.blob(sha256)])
+            // The URL, media id and size are the post's: read back from its manifest.
             let posts = try loadPosts(rows, db)
             return zip(rows, posts).map { row, post in
-                var reference = Self.reference(row)
-                let slot: Int = row["slot"]
+                let slot: Int = row["slot"], created: Double = row["created"]
+                var reference = ImageReference(
+                    tweetID: row["id"], screenName: row["handle"], kind: ImageKind(code: row["kind"]), url: "",
+                    position: slot == 0 ? nil : slot / 2, mediaID: nil,
+                    createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created), bytes: nil)
                 if slot == 0 {
+                    reference.url = post.author.avatar?.url ?? ""
                     reference.bytes = post.author.avatar?.bytes
                 } else if post.media.indices.contains(slot / 2 - 1) {
                     let media = post.media[slot / 2 - 1]
                     reference.mediaID = media.id
+                    reference.url = (slot % 2 == 1 ? media.video?.url : media.url) ?? ""
                     reference.bytes = slot % 2 == 1 ? media.video?.bytes : media.bytes
                 }
                 return reference
@@ -124,28 +144,40 @@ extension PostCatalog {
         }
     }
 
-    /// Every use of every blob by a current post, in hash order and, per hash, as
-    /// ``references(to:)`` lists them (without the media id and size, which only the
-    /// post's JSON holds): one pass, nothing held but the row at hand.
-    public func forEachReference(_ body: (String, ImageReference) throws -> Void) throws {
+    /// One use of a blob by a post, as a listing of every blob needs it.
+    public struct BlobUse: Sendable, Equatable {
+        public var sha256: String
+        public var postID: String
+        public var handle: String
+        public var kind: ImageKind
+    }
+
+    /// Every use of every blob by a current post, in hash order and, per hash, in the
+    /// order of ``references(to:)``: one pass, nothing held but the row at hand, and
+    /// no post read back.
+    public func forEachBlobUse(_ body: (BlobUse) throws -> Void) throws {
         try pool.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.sha256, r.slot, r.kind, r.url, p.id, p.handle, p.created
+                SELECT lower(hex(r.sha256)), r.kind, p.id, p.handle
                 FROM refs r JOIN posts p ON p.rowid = r.post
                 ORDER BY r.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
                 """)
-            while let row = try rows.next() { try body(row["sha256"], Self.reference(row)) }
+            while let row = try rows.next() {
+                try body(BlobUse(sha256: row[0], postID: row[2], handle: row[3], kind: ImageKind(code: row[1])))
+            }
         }
     }
 
     /// For each blob the current posts use: how many uses, and the strongest kind
-    /// (photo over video over avatar). One pass over the references, in hash order.
+    /// (photo over video over avatar). Counts kept as posts come and go, so one row
+    /// per blob is read, not every use.
     public func referenceSummary() throws(CatalogError) -> [String: (uses: Int, kind: ImageKind)] {
         try read("summarise references") { db in
             var result: [String: (uses: Int, kind: ImageKind)] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT sha256, count(*), min(kind) FROM refs GROUP BY sha256")
+            let rows = try Row.fetchCursor(db, sql: "SELECT lower(hex(sha256)), photo, video, avatar FROM blob_uses")
             while let row = try rows.next() {
-                result[row[0]] = (row[1], ImageKind(code: row[2]))
+                let photo: Int = row[1], video: Int = row[2], avatar: Int = row[3]
+                result[row[0]] = (photo + video + avatar, photo > 0 ? .photo : video > 0 ? .video : .avatar)
             }
             return result
         }
@@ -155,7 +187,7 @@ extension PostCatalog {
     public func referencedHashes() throws(CatalogError) -> Set<String> {
         try read("list referenced blobs") { db in
             var result = Set<String>()
-            let rows = try String.fetchCursor(db, sql: "SELECT DISTINCT sha256 FROM run_refs")
+            let rows = try String.fetchCursor(db, sql: "SELECT DISTINCT lower(hex(sha256)) FROM run_refs")
             while let sha = try rows.next() { result.insert(sha) }
             return result
         }
@@ -165,21 +197,41 @@ extension PostCatalog {
     public func hashes(_ filter: PostFilter) throws(CatalogError) -> Set<String> {
         try read("list blobs of posts") { db in
             guard let query = Self.select("p.rowid", filter, after: nil) else { return [] }
-            let sql = "SELECT DISTINCT sha256 FROM refs WHERE post IN (\(query.sql))"
+            let sql = "SELECT DISTINCT lower(hex(sha256)) FROM refs WHERE post IN (\(query.sql))"
             return Set(try String.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments)))
         }
     }
 
-    /// The blob a manifest recorded for `url` (as fetched or as given), if any.
-    public func hash(forURL url: String) throws(CatalogError) -> String? {
-        try read("find a URL") { db in try String.fetchOne(db, sql: "SELECT sha256 FROM refs WHERE url = ? LIMIT 1", arguments: [url]) }
+    /// Hashes the current posts use that start with `prefix` (lower-case hex), at most 100.
+    public func hashes(prefix: String) throws(CatalogError) -> [String] {
+        guard !prefix.isEmpty, prefix.count <= 64, prefix.allSatisfy(\.isHexDigit),
+              let low = Self.blob(prefix.padding(toLength: 64, withPad: "0", startingAt: 0)),
+              let high = Self.blob(prefix.padding(toLength: 64, withPad: "f", startingAt: 0))
+        else { return [] }
+        return try read("find a hash prefix") { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT lower(hex(sha256)) FROM blob_uses WHERE sha256 BETWEEN ? AND ? LIMIT 100",
+                                arguments: [low, high])
+        }
     }
 
-    /// Hashes the current posts use that start with `prefix` (lower-case hex).
-    public func hashes(prefix: String) throws(CatalogError) -> [String] {
-        try read("find a hash prefix") { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM refs WHERE sha256 >= ? AND sha256 < ? LIMIT 100",
-                                arguments: [prefix, prefix + "g"])
+    /// A hash as the catalog stores it: its 32 bytes; nil for anything but 64 hex digits.
+    static func blob(_ hex: String) -> Data? {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 64 else { return nil }
+        var bytes = Data(count: 32)
+        for i in 0..<32 {
+            guard let high = nibble(utf8[2 * i]), let low = nibble(utf8[2 * i + 1]) else { return nil }
+            bytes[i] = high << 4 | low
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 97...102: c - 87
+        case 65...70: c - 55
+        default: nil
         }
     }
 
@@ -194,7 +246,18 @@ extension PostCatalog {
         var sql: String
         var arguments: [DatabaseValueConvertible?] = []
         let o: String
-        if let tag = filter.tag {
+        let fts = filter.text.flatMap(PostFilter.ftsQuery)
+        if let fts {
+            // Words drive the scan: the matches are found by FTS5 and then sorted,
+            // rather than every post in order tested against them.
+            sql = "SELECT \(columns) FROM posts_fts f JOIN posts p ON p.rowid = f.rowid WHERE posts_fts MATCH ? AND p.included = 0"
+            arguments.append(fts)
+            o = "p"
+            if let tag = filter.tag {
+                sql += " AND p.rowid IN (SELECT post FROM post_tags WHERE tag = ?)"
+                arguments.append(tag)
+            }
+        } else if let tag = filter.tag {
             sql = "SELECT \(columns) FROM post_tags o JOIN posts p ON p.rowid = o.post WHERE o.tag = ?"
             arguments.append(tag)
             o = "o"
@@ -210,17 +273,12 @@ extension PostCatalog {
             sql += " AND p.query = ?"
             arguments.append(query)
         }
-        if let text = filter.text {
-            if let fts = PostFilter.ftsQuery(text) {
-                sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)"
-                arguments.append(fts)
-            } else {
-                // Nothing FTS5 indexes (symbols, emoji): a substring scan, as before FTS.
-                sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE instr(lower(text), ?) > 0"
-                    + " OR instr(lower(name), ?) > 0 OR instr(lower(handle), ?) > 0)"
-                let lower = text.lowercased()
-                arguments += [lower, lower, lower]
-            }
+        if let text = filter.text, fts == nil {
+            // Nothing FTS5 indexes (symbols, emoji): a substring scan, as before FTS.
+            sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE instr(lower(text), ?) > 0"
+                + " OR instr(lower(name), ?) > 0 OR instr(lower(handle), ?) > 0)"
+            let lower = text.lowercased()
+            arguments += [lower, lower, lower]
         }
         if let key {
             sql += " AND (\(o).created, \(o).id_order) < (?, ?)"
@@ -269,12 +327,4 @@ extension PostCatalog {
     /// A post's JSON larger than this is not read back (a real one is a few kilobytes).
     static let largestPost = 16 << 20
 
-    static func reference(_ row: Row) -> ImageReference {
-        let slot: Int = row["slot"]
-        let created: Double = row["created"]
-        return ImageReference(
-            tweetID: row["id"], screenName: row["handle"], kind: ImageKind(code: row["kind"]), url: row["url"],
-            position: slot == 0 ? nil : slot / 2, mediaID: nil,
-            createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created), bytes: nil)
-    }
 }

@@ -16,10 +16,13 @@ extension PostCatalog {
     ///   per post, lower-cased; `post_tags` repeats the sort key, so "newest with this
     ///   tag" is one index range.
     /// - `refs`: every blob a current post uses (avatar, media, videos) and what it is
-    ///   to that post: `info`, `ls` and `stats` read these.
+    ///   to that post: `info`, `ls` and `stats` read these. Hashes are their 32 bytes
+    ///   here and in `run_refs` and `blob_uses` (half the size of hex, and of the indexes).
     /// - `run_refs`: every blob any run named, before newer runs replaced its posts:
     ///   what `gc` must keep.
-    /// - `authors`, `tag_counts`: counts for the viewer's facets, kept as posts come and go.
+    /// - `authors`, `tag_counts`: counts for the viewer's facets, and `blob_uses`, the
+    ///   uses of each blob by kind (what `stats` and `ls` say of it), all kept as posts
+    ///   come and go.
     /// - `searches`: the queries of each run's inputs.
     /// - `problems`: manifest files that could not be read (or posts in them), so each
     ///   is read once.
@@ -86,13 +89,12 @@ extension PostCatalog {
         CREATE TABLE refs (
             post INTEGER NOT NULL,
             slot INTEGER NOT NULL,
-            sha256 TEXT NOT NULL,
+            sha256 BLOB NOT NULL,
             kind INTEGER NOT NULL,
-            url TEXT NOT NULL,
             PRIMARY KEY (post, slot)
         ) WITHOUT ROWID;
         CREATE TABLE run_refs (
-            sha256 TEXT NOT NULL,
+            sha256 BLOB NOT NULL,
             run INTEGER NOT NULL,
             PRIMARY KEY (sha256, run)
         ) WITHOUT ROWID;
@@ -101,6 +103,12 @@ extension PostCatalog {
             handle TEXT NOT NULL,
             posts INTEGER NOT NULL
         );
+        CREATE TABLE blob_uses (
+            sha256 BLOB PRIMARY KEY NOT NULL,
+            photo INTEGER NOT NULL,
+            video INTEGER NOT NULL,
+            avatar INTEGER NOT NULL
+        ) WITHOUT ROWID;
         CREATE TABLE tag_counts (
             tag TEXT PRIMARY KEY NOT NULL,
             display TEXT NOT NULL,
@@ -135,5 +143,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 2
+    static let schemaVersion = 4
 }
