@@ -130,7 +130,9 @@ import TestSupport
         let catalog = try PostCatalog.open(cacheRoot: root).catalog
         func ids(_ q: String) throws -> [String] { try catalog.posts(PostFilter(text: q), limit: 100).map(\.id) }
         #expect(try ids("science") == ["3", "1"])
-        #expect(try ids("SUNSET science") == ["3", "1"])
+        #expect(try ids("SUNSET science") == ["1"])  // "sunset" as a word; "sunsets" is another
+        #expect(try ids("science sunset") == ["3", "1"])  // the last word as it is being typed
+        #expect(PostFilter.ftsQuery("two \"wor") == "\"two\" \"\"\"wor\"*")
         #expect(try ids("sunset roof") == ["1"])
         #expect(try ids("cafe") == ["2"])  // diacritics folded
         #expect(try ids("dubl") == ["2"])  // hashtag, by prefix

@@ -219,8 +219,8 @@ struct PostWriter {
 
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
-        let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(sha256, run) VALUES (?, ?)")
-        for sha in runHashes.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try runRef.execute(arguments: [sha, run]) }
+        let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES (?, ?)")
+        for sha in runHashes { try runRef.execute(arguments: [run, sha]) }
         runHashes.removeAll()
     }
 

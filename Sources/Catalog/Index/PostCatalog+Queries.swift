@@ -250,7 +250,7 @@ extension PostCatalog {
         if let fts {
             // Words drive the scan: the matches are found by FTS5 and then sorted,
             // rather than every post in order tested against them.
-            sql = "SELECT \(columns) FROM posts_fts f JOIN posts p ON p.rowid = f.rowid WHERE posts_fts MATCH ? AND p.included = 0"
+            sql = "SELECT \(columns) FROM posts_fts f CROSS JOIN posts p ON p.rowid = f.rowid WHERE posts_fts MATCH ? AND p.included = 0"
             arguments.append(fts)
             o = "p"
             if let tag = filter.tag {

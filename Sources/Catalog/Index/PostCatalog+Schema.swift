@@ -19,7 +19,8 @@ extension PostCatalog {
     ///   to that post: `info`, `ls` and `stats` read these. Hashes are their 32 bytes
     ///   here and in `run_refs` and `blob_uses` (half the size of hex, and of the indexes).
     /// - `run_refs`: every blob any run named, before newer runs replaced its posts:
-    ///   what `gc` must keep.
+    ///   what `gc` must keep. By run first, so a run's rows are appended, not spread
+    ///   over the whole tree.
     /// - `authors`, `tag_counts`: counts for the viewer's facets, and `blob_uses`, the
     ///   uses of each blob by kind (what `stats` and `ls` say of it), all kept as posts
     ///   come and go.
@@ -94,9 +95,9 @@ extension PostCatalog {
             PRIMARY KEY (post, slot)
         ) WITHOUT ROWID;
         CREATE TABLE run_refs (
-            sha256 BLOB NOT NULL,
             run INTEGER NOT NULL,
-            PRIMARY KEY (sha256, run)
+            sha256 BLOB NOT NULL,
+            PRIMARY KEY (run, sha256)
         ) WITHOUT ROWID;
         CREATE TABLE authors (
             user TEXT PRIMARY KEY NOT NULL,
@@ -143,5 +144,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 4
+    static let schemaVersion = 7
 }

@@ -158,6 +158,12 @@ public final class PostCatalog: Sendable {
                 for name in Self.indexNames { try db.execute(sql: "DROP INDEX IF EXISTS \(name)") }
             }
         }
+        // The writer's page cache grows for a big read (trees whose keys are hashes are
+        // written all over), and is given back after.
+        if !todo.isEmpty {
+            try write("size the cache") { db in try db.execute(sql: "PRAGMA cache_size = -65536") }
+        }
+        defer { _ = try? write("size the cache") { db in try db.execute(sql: "PRAGMA cache_size = -16384") } }
         for file in todo {
             let outcome = try ingestFile(file)
             if outcome.read { report.added.append(file.path) }

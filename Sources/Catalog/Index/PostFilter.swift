@@ -7,7 +7,8 @@ public struct PostFilter: Sendable, Equatable {
     /// The author's handle, with or without `@`, any case (not mentions: "posts by").
     public var user: String?
     /// Words to find in the text, the author's name or handle, or the hashtags:
-    /// every word, in any order, as a word or the start of one (full-text search).
+    /// every word, in any order; the last as a word or the start of one, as it is
+    /// being typed (full-text search).
     public var text: String?
     /// The search the post was fetched for, exactly (trimmed).
     public var query: String?
@@ -29,14 +30,16 @@ public struct PostFilter: Sendable, Equatable {
         return t.lowercased()
     }
 
-    /// The FTS5 query for ``text``: each word a quoted prefix phrase (`"two"* "words"*`,
-    /// all required), so no character a person types is FTS5 syntax. Nil when no word
-    /// has a letter or digit FTS5 would index.
+    /// The FTS5 query for ``text``: each word quoted, so no character a person types
+    /// is FTS5 syntax, all required, the last a prefix (`"two" "wor"*`): one prefix
+    /// only, since each expands to every indexed word it starts. Nil when no word has
+    /// a letter or digit FTS5 would index.
     static func ftsQuery(_ text: String) -> String? {
         let words = text.split(whereSeparator: { $0.isWhitespace }).filter { word in
             word.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
         }
         guard !words.isEmpty else { return nil }
-        return words.prefix(16).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+        let quoted = words.prefix(16).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return quoted.joined(separator: " ") + "*"
     }
 }
