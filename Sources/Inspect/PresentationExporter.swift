@@ -67,9 +67,19 @@ public struct PresentationExporter: Sendable {
             throw .cache("\(error)")
         }
         for target in targets {
-            let manifest: PresentationManifest?
-            do { manifest = try builder.manifest(target) } catch { throw .cache("\(error)") }
-            if let manifest { try write(.manifest(manifest), target) }
+            // Every page of a long listing, one at a time, and the Collection of its pages.
+            do {
+                let pages = try builder.pages(of: target)
+                for n in 1...max(1, pages) {
+                    let page = n == 1 ? target : .page(target, n)
+                    if let manifest = try builder.manifest(page) { try write(.manifest(manifest), page) }
+                }
+                if let collection = try builder.pagesCollection(target) { try write(.collection(collection), .pages(target)) }
+            } catch let error as InspectError {
+                throw error
+            } catch {
+                throw .cache("\(error)")
+            }
         }
         for info in runs {
             let stamp = PresentationBuilder.stamp(of: info.path)

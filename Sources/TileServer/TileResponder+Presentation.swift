@@ -15,11 +15,16 @@ extension TileResponder {
         switch target {
         case .collection:
             document = .collection(try Self.answering { () throws(CatalogError) in try builder.collection() })
-        case .search, .hashtag, .user:
+        case .search, .hashtag, .user, .page:
             guard let manifest = try Self.answering({ try builder.manifest(target) }) else {
                 throw HTTPFailure.notFound("no cached photo for \(target.path)")
             }
             document = .manifest(manifest)
+        case let .pages(listing):
+            guard let collection = try Self.answering({ try builder.pagesCollection(listing) }) else {
+                throw HTTPFailure.notFound("\(listing.path) is one Manifest, with no pages")
+            }
+            document = .collection(collection)
         case let .run(stamp):
             document = .collection(builder.runCollection(stamp: stamp, run: try run(stamp)))
             // A run's manifest file never changes once written.

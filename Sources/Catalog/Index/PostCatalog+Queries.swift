@@ -49,12 +49,16 @@ extension PostCatalog {
     }
 
     /// A page of the posts `filter` selects, in ``PostOrder``, starting after `key`.
-    public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, limit: Int) throws(CatalogError) -> [ManifestTweet] {
+    /// `offset` skips that many first (for numbered pages; a key is cheaper for scrolling).
+    public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, offset: Int = 0, limit: Int)
+        throws(CatalogError) -> [ManifestTweet]
+    {
         guard limit > 0 else { return [] }
         return try read("list posts") { db in
             guard let query = Self.select("p.run, p.offset, p.length", filter, after: key) else { return [] }
-            let sql = query.sql + query.order + " LIMIT ?"
-            return try loadPosts(try Row.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments + [limit])), db)
+            let sql = query.sql + query.order + " LIMIT ? OFFSET ?"
+            let arguments = StatementArguments(query.arguments + [limit, max(0, offset)])
+            return try loadPosts(try Row.fetchAll(db, sql: sql, arguments: arguments), db)
         }
     }
 
@@ -62,12 +66,12 @@ extension PostCatalog {
     public func count(_ filter: PostFilter = .all) throws(CatalogError) -> Int {
         try read("count posts") { db in
             // One tag, one author or none: the counts kept for the facets answer.
-            switch (filter.tag, filter.user, filter.text, filter.query) {
-            case (nil, nil, nil, nil):
+            switch filter.withPhotos ? nil : (filter.tag, filter.user, filter.text, filter.query) {
+            case (nil, nil, nil, nil)?:
                 return try Int.fetchOne(db, sql: "SELECT coalesce(sum(posts), 0) FROM authors") ?? 0
-            case let (tag?, nil, nil, nil):
+            case let (tag?, nil, nil, nil)?:
                 return try Int.fetchOne(db, sql: "SELECT posts FROM tag_counts WHERE tag = ?", arguments: [tag]) ?? 0
-            case let (nil, user?, nil, nil):
+            case let (nil, user?, nil, nil)?:
                 return try Int.fetchOne(db, sql: "SELECT posts FROM authors WHERE user = ?", arguments: [user]) ?? 0
             default:
                 break
@@ -273,6 +277,7 @@ extension PostCatalog {
             sql += " AND p.query = ?"
             arguments.append(query)
         }
+        if filter.withPhotos { sql += " AND p.photos > 0" }
         if let text = filter.text, fts == nil {
             // Nothing FTS5 indexes (symbols, emoji): a substring scan, as before FTS.
             sql += " AND p.rowid IN (SELECT rowid FROM posts_fts WHERE instr(lower(text), ?) > 0"

@@ -12,6 +12,8 @@ public struct PostFilter: Sendable, Equatable {
     public var text: String?
     /// The search the post was fetched for, exactly (trimmed).
     public var query: String?
+    /// Only posts with a photo the Image API can serve (IIIF Presentation's Canvases).
+    public var withPhotos = false
 
     public init(tag: String? = nil, user: String? = nil, text: String? = nil, query: String? = nil) {
         self.tag = tag.map { Self.normalise($0, dropping: ["#", "$"]) }.flatMap { $0.isEmpty ? nil : $0 }

@@ -35,10 +35,13 @@ public struct PresentationBuilder: Sendable {
 
     public let catalog: PostCatalog
     public let links: Links
+    /// Posts (with photos) per Manifest of a search, hashtag or user.
+    public let pageSize: Int
 
-    public init(catalog: PostCatalog, links: Links) {
+    public init(catalog: PostCatalog, links: Links, pageSize: Int = 500) {
         self.catalog = catalog
         self.links = links
+        self.pageSize = max(1, pageSize)
     }
 
     public func url(_ target: PresentationTarget) -> String { "\(links.base)/\(target.path)" }
@@ -83,9 +86,54 @@ public struct PresentationBuilder: Sendable {
         return result
     }
 
-    /// The Manifest of a search, hashtag or user; nil when it has no photo.
+    /// The Manifest of a search, hashtag or user (its first page), or of one of its
+    /// later pages; nil when there is no photo there. A page holds the photos of at
+    /// most ``pageSize`` posts, newest first, so no document grows with the archive.
     public func manifest(_ target: PresentationTarget) throws -> PresentationManifest? {
-        let filter: PostFilter
+        let listing: PresentationTarget, number: Int
+        switch target {
+        case .search, .hashtag, .user: (listing, number) = (target, 1)
+        case let .page(base, n) where base.isListing && n >= 2: (listing, number) = (base, n)
+        default: return nil
+        }
+        guard let (filter, label) = Self.listing(listing) else { return nil }
+        let tweets = try catalog.posts(filter, offset: (number - 1) * pageSize, limit: pageSize)
+        guard !tweets.isEmpty else { return nil }
+        let pages = try pageCount(filter)
+        guard var manifest = manifest(target, label: pages > 1 ? "\(label) (\(number) of \(pages))" : label, tweets: tweets) else {
+            return nil
+        }
+        if pages > 1 { manifest.partOf = [PartOf(id: url(.pages(listing)))] }
+        return manifest
+    }
+
+    /// How many Manifests a search, hashtag or user has (0 without photos).
+    public func pages(of listing: PresentationTarget) throws -> Int {
+        guard let (filter, _) = Self.listing(listing) else { return 0 }
+        return try pageCount(filter)
+    }
+
+    /// The Collection of a search's, hashtag's or user's pages; nil when it fits one Manifest.
+    public func pagesCollection(_ listing: PresentationTarget) throws -> PresentationCollection? {
+        guard let (filter, label) = Self.listing(listing) else { return nil }
+        let pages = try pageCount(filter)
+        guard pages > 1 else { return nil }
+        return PresentationCollection(
+            id: url(.pages(listing)), label: .en(label),
+            summary: .en("\(try catalog.count(filter)) posts with photos, \(pageSize) a Manifest, newest first"),
+            items: (1...pages).map { n in
+                PresentationReference(id: url(n == 1 ? listing : .page(listing, n)), type: "Manifest",
+                                      label: .en("\(label) (\(n) of \(pages))"), thumbnail: nil)
+            })
+    }
+
+    private func pageCount(_ filter: PostFilter) throws -> Int {
+        (try catalog.count(filter) + pageSize - 1) / pageSize
+    }
+
+    /// The posts with a servable photo that a search, hashtag or user lists, and its label.
+    private static func listing(_ target: PresentationTarget) -> (PostFilter, String)? {
+        var filter: PostFilter
         let label: String
         switch target {
         case let .search(query):
@@ -97,12 +145,11 @@ public struct PresentationBuilder: Sendable {
         case let .user(name):
             filter = PostFilter(user: name)
             label = "@\(name)"
-        case .collection, .run, .runFile:
+        default:
             return nil
         }
-        var tweets: [ManifestTweet] = []
-        try catalog.forEachPost(filter) { tweets.append($0) }
-        return manifest(target, label: label, tweets: tweets)
+        filter.withPhotos = true
+        return (filter, label)
     }
 
     /// One run's Collection: a Manifest per result file that has photos.

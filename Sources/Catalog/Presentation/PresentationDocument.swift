@@ -80,12 +80,20 @@ public struct PresentationManifest: Encodable, Sendable, Equatable {
     /// Only when the licence is known. Tweets, toots and posts carry none, so
     /// TweetCache never writes one rather than guessing.
     public var rights: String?
+    /// The Collection of pages this Manifest is one of, when there are several.
+    public var partOf: [PartOf]?
     public var items: [Canvas]
 
     enum CodingKeys: String, CodingKey {
         case context = "@context"
-        case id, type, label, summary, metadata, thumbnail, homepage, rights, items
+        case id, type, label, summary, metadata, thumbnail, homepage, rights, partOf, items
     }
+}
+
+/// A resource this one belongs to (`partOf`).
+public struct PartOf: Encodable, Sendable, Equatable {
+    public var id: String
+    public var type = "Collection"
 }
 
 public struct MetadataEntry: Encodable, Sendable, Equatable {

@@ -4,7 +4,7 @@ import Foundation
 /// presentation base (`/iiif/presentation` on the server, the folder an export
 /// writes): the one place that turns searches, tags, users and runs into path
 /// segments and back.
-public enum PresentationTarget: Sendable, Hashable {
+public indirect enum PresentationTarget: Sendable, Hashable {
     /// `collection.json`: every search, and every run with its result files.
     case collection
     /// `search/<id>/manifest.json`: the photos of the tweets a search found.
@@ -17,6 +17,12 @@ public enum PresentationTarget: Sendable, Hashable {
     case run(String)
     /// `run/<stamp>/<n>/manifest.json`: the photos of the run's n-th result file.
     case runFile(String, Int)
+    /// `<search|hashtag|user>/<id>/collection.json`: the pages of a search, hashtag or
+    /// user with more photos than one Manifest holds (``PresentationBuilder/pageSize``).
+    case pages(PresentationTarget)
+    /// `<search|hashtag|user>/<id>/<n>/manifest.json`, n ≥ 2: its n-th page (the
+    /// first is its `manifest.json`).
+    case page(PresentationTarget, Int)
 
     /// The path below the presentation base.
     public var path: String {
@@ -27,6 +33,25 @@ public enum PresentationTarget: Sendable, Hashable {
         case let .user(name): "user/\(Self.segment(name))/manifest.json"
         case let .run(stamp): "run/\(Self.segment(stamp))/collection.json"
         case let .runFile(stamp, index): "run/\(Self.segment(stamp))/\(index)/manifest.json"
+        case let .pages(listing): String(listing.path.dropLast("manifest.json".count)) + "collection.json"
+        case let .page(listing, n): String(listing.path.dropLast("manifest.json".count)) + "\(n)/manifest.json"
+        }
+    }
+
+    /// A search, hashtag or user: the documents that can have pages.
+    public var isListing: Bool {
+        switch self {
+        case .search, .hashtag, .user: true
+        default: false
+        }
+    }
+
+    private static func listing(_ kind: String, _ id: String) -> PresentationTarget? {
+        switch kind {
+        case "search": .search(id)
+        case "hashtag": .hashtag(id)
+        case "user": .user(id)
+        default: nil
         }
     }
 
@@ -37,15 +62,15 @@ public enum PresentationTarget: Sendable, Hashable {
         case 1 where segments[0] == "collection.json":
             return .collection
         case 3 where segments[2] == "manifest.json":
-            guard let id = text(segments[1]) else { return nil }
-            switch segments[0] {
-            case "search": return .search(id)
-            case "hashtag": return .hashtag(id)
-            case "user": return .user(id)
-            default: return nil
-            }
+            return text(segments[1]).flatMap { listing(segments[0], $0) }
         case 3 where segments[0] == "run" && segments[2] == "collection.json":
             return text(segments[1]).map { .run($0) }
+        case 3 where segments[2] == "collection.json":
+            return text(segments[1]).flatMap { listing(segments[0], $0) }.map { .pages($0) }
+        case 4 where segments[0] != "run" && segments[3] == "manifest.json":
+            guard let listing = text(segments[1]).flatMap({ listing(segments[0], $0) }), let n = Int(segments[2]),
+                  n >= 2, n < 10_000_000, String(n) == segments[2] else { return nil }
+            return .page(listing, n)
         case 4 where segments[0] == "run" && segments[3] == "manifest.json":
             guard let stamp = text(segments[1]), let index = Int(segments[2]), index >= 0, index < 100_000,
                   String(index) == segments[2] else { return nil }
