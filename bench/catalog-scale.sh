@@ -15,7 +15,8 @@
 #   CORPUS_DIR  made by `bench/make-catalog-corpus.py CORPUS_DIR` (1,000,000 posts by
 #               default; about 5 minutes and 2.2 GB); the script does not modify its
 #               manifests, and it rebuilds CORPUS_DIR/cache/catalog.sqlite
-#   TWEETCACHE_BIN=path skips the release build; TC_PORT (default 8097); ROUNDS of ingest (default 2).
+#   TWEETCACHE_BIN=path skips the release build; TC_PORT (default 8097); ROUNDS of ingest (default
+#   2; 0 keeps the catalog there is and measures the readers only).
 # Needs: hyperfine, curl, python3, sqlite-utils (pip), /usr/bin/time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,7 +54,9 @@ for round in $(seq "${ROUNDS:-2}"); do
   measure "sqlite-utils-insert" sqlite-utils insert "$work/peer.db" posts "$corpus/posts.jsonl" --nl --pk id --replace
   measure "sqlite-utils-fts" sqlite-utils enable-fts "$work/peer.db" posts text name screen_name hashtags --create-triggers
 done
-ls -la "$cache/catalog.sqlite" "$work/peer.db" >&2
+ls -la "$cache/catalog.sqlite" >&2
+[ -f "$work/peer.db" ] && ls -la "$work/peer.db" >&2
+
 
 # 2. Readers over the million posts.
 id=$(python3 -c "import json,sys; lines=open(sys.argv[1]).readlines(); print(json.loads(lines[len(lines)//2])['id'])" "$corpus/posts.jsonl")
@@ -62,14 +65,15 @@ import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print(db.execute('SELECT di
 words=$(python3 -c "
 import json,sys; t=json.loads(open(sys.argv[1]).readlines()[4321])['text'].split(); print(t[1].lower(), t[3].lower())" "$corpus/posts.jsonl")
 echo "post $id, tag #$tag, words '$words'" >&2
+peer_search=()
+[ -f "$work/peer.db" ] && peer_search=(-n "sqlite-utils search" "sqlite-utils search $work/peer.db posts '$words' --limit 20")
 measure "info" "$bin" info "$id" --cache "$cache"
 measure "tweets-tag" "$bin" tweets --tag "$tag" --limit 20 --cache "$cache"
 measure "stats" "$bin" stats --cache "$cache"
 hyperfine --warmup 2 --runs 10 --export-json "$work/readers.json" \
   -n info "$bin info $id --cache $cache" \
   -n "tweets --tag --limit 20" "$bin tweets --tag $tag --limit 20 --cache $cache" \
-  -n stats "$bin stats --cache $cache" \
-  -n "sqlite-utils search" "sqlite-utils search $work/peer.db posts '$words' --limit 20" >&2
+  -n stats "$bin stats --cache $cache" "${peer_search[@]}" >&2
 
 # 3. The server.
 start=$(date +%s.%N)
@@ -136,13 +140,14 @@ m = {}
 for line in open(f"{work}/measures"):
     name, s, rss = line.split()
     m.setdefault(name, []).append((float(s), int(rss) / 1024))
-ours = [s for s, _ in m["reindex"]]
-peer = [a[0] + b[0] for a, b in zip(m["sqlite-utils-insert"], m["sqlite-utils-fts"])]
 print(f"posts: {posts:,}")
-print("ingest (seconds per round): reindex " + ", ".join(f"{s:.1f}" for s in ours)
-      + " | sqlite-utils insert + enable-fts " + ", ".join(f"{s:.1f}" for s in peer))
-print(f"ingest ratio (median of rounds): {sorted(o / p for o, p in zip(ours, peer))[len(ours) // 2]:.2f}x sqlite-utils; "
-      f"reindex peak RSS {max(r for _, r in m['reindex']):.0f} MB, sqlite-utils insert {max(r for _, r in m['sqlite-utils-insert']):.0f} MB")
+if "reindex" in m:
+    ours = [s for s, _ in m["reindex"]]
+    peer = [a[0] + b[0] for a, b in zip(m["sqlite-utils-insert"], m["sqlite-utils-fts"])]
+    print("ingest (seconds per round): reindex " + ", ".join(f"{s:.1f}" for s in ours)
+          + " | sqlite-utils insert + enable-fts " + ", ".join(f"{s:.1f}" for s in peer))
+    print(f"ingest ratio (median of rounds): {sorted(o / p for o, p in zip(ours, peer))[len(ours) // 2]:.2f}x sqlite-utils; "
+          f"reindex peak RSS {max(r for _, r in m['reindex']):.0f} MB, sqlite-utils insert {max(r for _, r in m['sqlite-utils-insert']):.0f} MB")
 for name in ["info", "tweets-tag", "stats"]:
     s, r = m[name][0]
     print(f"{name}: one cold-process run {s * 1000:.0f} ms, peak RSS {r:.0f} MB")
