@@ -74,8 +74,14 @@ public enum ManifestCheck: FuzzCheck {
                              sources: [.init(path: "x.json", formats: ["v2Search"], query: "#ucd", tweets: tweets.count, problems: [])],
                              tweets: tweets, includedTweets: included, failures: [], summary: RunSummary()).encoded())
         }
+        var undated = post(5, text: "🏳️‍🌈 e\u{301} \u{2028} \u{0}")
+        undated.createdAt = nil
+        undated.media = []
+        let posts = manifest([post(1, text: "plain"), undated], included: [])
         return [
             "empty": manifest([], included: []),
+            "undated-and-awkward": posts,
+            "truncated": Array(posts.prefix(posts.count / 2)),
             "posts": manifest([post(1, text: "plain"), post(2, text: "{\"brackets\": [\"in text\"]}\n\t\\")], included: []),
             "included": manifest([post(3, text: "quoting")], included: [post(4, text: "quoted ] }")]),
         ]
