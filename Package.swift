@@ -59,7 +59,7 @@ let package = Package(
         // manifests hold (FTS5), and the IIIF Presentation documents built from it.
         .target(
             name: "Catalog",
-            dependencies: ["BlobStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BlobStore", "TweetModel", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Pipeline",

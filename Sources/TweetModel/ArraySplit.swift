@@ -22,7 +22,7 @@ struct ArraySplit {
     /// The array that holds at least `minimumShare` of the document's bytes, at the top
     /// level or as a member of a top-level object, or nil.
     static func find(in bytes: UnsafeRawBufferPointer, minimumShare: Double = 0.9) -> ArraySplit? {
-        var scanner = Scanner(bytes: bytes)
+        var scanner = JSONStructureScanner(bytes: bytes)
         scanner.skipSpace()
         guard let first = scanner.peek() else { return nil }
         if first == UInt8(ascii: "[") {
@@ -77,107 +77,5 @@ struct ArraySplit {
         }
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[tail]))
         return out
-    }
-
-    /// Finds structure only: strings (with escapes), nesting, separators.
-    private struct Scanner {
-        let bytes: UnsafeRawBufferPointer
-        var position = 0
-
-        var atEnd: Bool { position >= bytes.count }
-        func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
-
-        mutating func skipSpace() {
-            while position < bytes.count, ResultsParser.isWhitespace(bytes[position]) { position += 1 }
-        }
-
-        /// A string without escapes (a key), or nil.
-        mutating func plainString() -> String? {
-            guard peek() == UInt8(ascii: "\"") else { return nil }
-            let start = position + 1
-            var i = start
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
-                if bytes[i] == UInt8(ascii: "\\") { return nil }
-                i += 1
-            }
-            guard i < bytes.count else { return nil }
-            position = i + 1
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-        }
-
-        /// Past one string; false when it does not end.
-        mutating func skipString() -> Bool {
-            position += 1
-            while position < bytes.count {
-                let b = bytes[position]
-                if b == UInt8(ascii: "\\") {
-                    position += 2
-                    continue
-                }
-                position += 1
-                if b == UInt8(ascii: "\"") { return true }
-            }
-            return false
-        }
-
-        /// Past one value of any kind; false when its brackets do not balance.
-        mutating func skipValue() -> Bool {
-            guard let b = peek() else { return false }
-            if b == UInt8(ascii: "\"") { return skipString() }
-            if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
-                var depth = 0
-                while position < bytes.count {
-                    let c = bytes[position]
-                    if c == UInt8(ascii: "\"") {
-                        guard skipString() else { return false }
-                        continue
-                    }
-                    position += 1
-                    if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                        depth += 1
-                    } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                        depth -= 1
-                        if depth == 0 { return true }
-                    }
-                }
-                return false
-            }
-            // A number, true, false or null: up to the next separator.
-            while position < bytes.count {
-                let c = bytes[position]
-                if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || ResultsParser.isWhitespace(c) {
-                    break
-                }
-                position += 1
-            }
-            return true
-        }
-
-        /// The elements of the array at `position`, and the position of its `]`.
-        mutating func arrayElements() -> (elements: [Range<Int>], close: Int)? {
-            position += 1  // "["
-            var elements: [Range<Int>] = []
-            skipSpace()
-            if peek() == UInt8(ascii: "]") {
-                let close = position
-                position += 1
-                return (elements, close)
-            }
-            while true {
-                skipSpace()
-                let start = position
-                guard skipValue(), position > start else { return nil }
-                elements.append(start..<position)
-                skipSpace()
-                guard let next = peek() else { return nil }
-                if next == UInt8(ascii: "]") {
-                    let close = position
-                    position += 1
-                    return (elements, close)
-                }
-                guard next == UInt8(ascii: ",") else { return nil }
-                position += 1
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TweetModel
 
 /// A manifest file read in bounded memory: mapped, not loaded, its top-level members
 /// found by a scan of its structure, and each post decoded on its own from its bytes.
@@ -8,8 +9,9 @@ import Foundation
 /// why the catalog can point at a post by its byte range in the file rather than keep
 /// a second copy of it: ``post(at:)`` decodes just those bytes again.
 ///
-/// The scan finds structure only (strings with their escapes, nesting, separators);
-/// the members it needs are decoded by Foundation's decoder, so what is accepted is
+/// The scan finds structure only (``TweetModel/JSONStructureScanner``: strings with
+/// their escapes, nesting, separators); the members it needs are decoded by
+/// Foundation's decoder, so what is accepted is
 /// what ``Manifest/decode(_:)`` accepts, member by member.
 public struct ManifestFile: Sendable {
     /// The values of the manifest besides its posts.
@@ -128,7 +130,7 @@ public struct ManifestFile: Sendable {
         member: (String, Range<Int>) throws -> Void,
         element: (Section, Range<Int>) throws -> Void
     ) throws {
-        var s = Scanner(bytes: bytes)
+        var s = JSONStructureScanner(bytes: bytes)
         s.skipSpace()
         guard s.peek() == UInt8(ascii: "{") else { throw Problem(description: "not a JSON object") }
         s.position += 1
@@ -147,13 +149,17 @@ public struct ManifestFile: Sendable {
             if let section {
                 guard s.peek() == UInt8(ascii: "[") else { throw Problem(description: "\(key): not an array") }
                 let start = s.position
-                defer { if s.position > start { try? member(key, start..<s.position) } }
-                try s.elements { range in
+                let close = try s.walkArray { range in
                     guard bytes[range.lowerBound] == UInt8(ascii: "{") else {
                         throw Problem(description: "\(key): an element is not an object")
                     }
                     try element(section, range)
+                    return true
                 }
+                guard close != nil else {
+                    throw Problem(description: s.atEnd ? "truncated: the file ends inside \(key)" : "malformed JSON in \(key) at byte \(s.position)")
+                }
+                try member(key, start..<s.position)
             } else {
                 let start = s.position
                 guard s.skipValue(), s.position > start else { throw Problem(description: "malformed JSON at byte \(start)") }
@@ -167,99 +173,5 @@ public struct ManifestFile: Sendable {
         }
         s.skipSpace()
         guard s.atEnd else { throw Problem(description: "bytes after the manifest's end at \(s.position)") }
-    }
-
-    /// Finds structure only: strings (with escapes), nesting, separators.
-    private struct Scanner {
-        let bytes: UnsafeRawBufferPointer
-        var position = 0
-
-        var atEnd: Bool { position >= bytes.count }
-        func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
-
-        static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
-
-        mutating func skipSpace() {
-            while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
-        }
-
-        /// A key without escapes, or nil.
-        mutating func plainString() -> String? {
-            guard peek() == UInt8(ascii: "\"") else { return nil }
-            let start = position + 1
-            var i = start
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
-                if bytes[i] == UInt8(ascii: "\\") { return nil }
-                i += 1
-            }
-            guard i < bytes.count else { return nil }
-            position = i + 1
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-        }
-
-        mutating func skipString() -> Bool {
-            position += 1
-            while position < bytes.count {
-                let b = bytes[position]
-                if b == UInt8(ascii: "\\") {
-                    position += 2
-                    continue
-                }
-                position += 1
-                if b == UInt8(ascii: "\"") { return true }
-            }
-            return false
-        }
-
-        /// Past one value; false when it does not end or its brackets do not balance.
-        mutating func skipValue() -> Bool {
-            guard let b = peek() else { return false }
-            if b == UInt8(ascii: "\"") { return skipString() }
-            if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
-                var stack: [UInt8] = []
-                while position < bytes.count {
-                    let c = bytes[position]
-                    if c == UInt8(ascii: "\"") {
-                        guard skipString() else { return false }
-                        continue
-                    }
-                    position += 1
-                    if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                        stack.append(c == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-                    } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                        guard stack.popLast() == c else { return false }
-                        if stack.isEmpty { return true }
-                    }
-                }
-                return false
-            }
-            while position < bytes.count {
-                let c = bytes[position]
-                if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || Self.isSpace(c) { break }
-                position += 1
-            }
-            return true
-        }
-
-        /// Calls `body` with each element's range of the array at `position`.
-        mutating func elements(_ body: (Range<Int>) throws -> Void) throws {
-            position += 1  // "["
-            skipSpace()
-            if peek() == UInt8(ascii: "]") {
-                position += 1
-                return
-            }
-            while true {
-                skipSpace()
-                let start = position
-                guard skipValue(), position > start else { throw Problem(description: "malformed JSON at byte \(start)") }
-                try body(start..<position)
-                skipSpace()
-                guard let next = peek() else { throw Problem(description: "truncated: the file ends inside an array") }
-                position += 1
-                if next == UInt8(ascii: "]") { return }
-                guard next == UInt8(ascii: ",") else { throw Problem(description: "malformed JSON at byte \(position - 1)") }
-            }
-        }
     }
 }

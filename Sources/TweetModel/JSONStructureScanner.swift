@@ -1,0 +1,129 @@
+import Foundation
+
+/// Finds the structure of JSON bytes without reading their values: strings (with
+/// their escapes), nesting, separators. What cuts a document into parts before a
+/// decoder reads them: the results array of a search page (``ArraySplit``) and the
+/// posts of a run's manifest (the catalog's `ManifestFile`).
+///
+/// It never judges the JSON: it only says where things are, and gives up (nil,
+/// false) where the structure does not add up, a bracket closed by the other kind or
+/// a string that does not end; whatever it hands out is still decoded by a decoder
+/// that does judge.
+package struct JSONStructureScanner {
+    package let bytes: UnsafeRawBufferPointer
+    package var position = 0
+
+    package init(bytes: UnsafeRawBufferPointer, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    package var atEnd: Bool { position >= bytes.count }
+    package func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    package static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    package mutating func skipSpace() {
+        while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+    }
+
+    /// A string without escapes (a key), or nil.
+    package mutating func plainString() -> String? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        let start = position + 1
+        var i = start
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
+            if bytes[i] == UInt8(ascii: "\\") { return nil }
+            i += 1
+        }
+        guard i < bytes.count else { return nil }
+        position = i + 1
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+    }
+
+    /// Past one string; false when it does not end.
+    package mutating func skipString() -> Bool {
+        position += 1
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\\") {
+                position += 2
+                continue
+            }
+            position += 1
+            if b == UInt8(ascii: "\"") { return true }
+        }
+        return false
+    }
+
+    /// Past one value of any kind; false when it does not end or a bracket is closed
+    /// by the other kind.
+    package mutating func skipValue() -> Bool {
+        guard let b = peek() else { return false }
+        if b == UInt8(ascii: "\"") { return skipString() }
+        if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+            var open: [UInt8] = []
+            while position < bytes.count {
+                let c = bytes[position]
+                if c == UInt8(ascii: "\"") {
+                    guard skipString() else { return false }
+                    continue
+                }
+                position += 1
+                if c == UInt8(ascii: "{") {
+                    open.append(UInt8(ascii: "}"))
+                } else if c == UInt8(ascii: "[") {
+                    open.append(UInt8(ascii: "]"))
+                } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                    guard open.popLast() == c else { return false }
+                    if open.isEmpty { return true }
+                }
+            }
+            return false
+        }
+        // A number, true, false or null: up to the next separator.
+        while position < bytes.count {
+            let c = bytes[position]
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || Self.isSpace(c) { break }
+            position += 1
+        }
+        return true
+    }
+
+    /// Walks the array at `position`, calling `element` with each element's range
+    /// (without separators and white space); returns the position of its `]`, or nil
+    /// when the array does not add up. Stops early when `element` returns false.
+    package mutating func walkArray(_ element: (Range<Int>) throws -> Bool) rethrows -> Int? {
+        position += 1  // "["
+        skipSpace()
+        if peek() == UInt8(ascii: "]") {
+            let close = position
+            position += 1
+            return close
+        }
+        while true {
+            skipSpace()
+            let start = position
+            guard skipValue(), position > start else { return nil }
+            guard try element(start..<position) else { return nil }
+            skipSpace()
+            guard let next = peek() else { return nil }
+            if next == UInt8(ascii: "]") {
+                let close = position
+                position += 1
+                return close
+            }
+            guard next == UInt8(ascii: ",") else { return nil }
+            position += 1
+        }
+    }
+
+    /// The elements of the array at `position`, and the position of its `]`.
+    package mutating func arrayElements() -> (elements: [Range<Int>], close: Int)? {
+        var elements: [Range<Int>] = []
+        guard let close = walkArray({ elements.append($0); return true }) else { return nil }
+        return (elements, close)
+    }
+}
