@@ -84,11 +84,17 @@ extension TileResponder {
         }
         let filter = PostFilter(tag: parameter("tag"), user: parameter("user"), text: parameter("q"))
         // One more than the page: whether there is a next page, without counting again.
-        let page = try Self.answering { try catalog.posts(filter, after: cursor?.key, limit: limit + 1) }
+        let page: [ManifestTweet]
+        if let cursor {
+            page = try Self.answering { try catalog.posts(filter, after: cursor.key, limit: limit + 1) }
+        } else {
+            let first = try Self.answering { try catalog.firstPage(filter, limit: limit + 1) }
+            page = first.posts
+            feed.total = first.total
+        }
         feed.tweets = Array(page.prefix(limit))
         if page.count > limit, let last = feed.tweets.last { feed.next = TweetCursor(after: last).text }
         if cursor == nil {
-            feed.total = try Self.answering { try catalog.count(filter) }
             let facets = try Self.answering { try catalog.facets(limit: 50) }
             feed.tags = facets.tags.map { .init(tag: $0.tag, count: $0.posts) }
             feed.users = facets.users.map { .init(screenName: $0.handle, count: $0.posts) }

@@ -143,6 +143,9 @@ import TestSupport
         #expect(try ids(":") == ["3"])  // no word FTS5 indexes: a substring scan
         #expect(try ids("§").isEmpty)
         #expect(try catalog.count(PostFilter(text: "science")) == 2)
+        let first = try catalog.firstPage(PostFilter(text: "science"), limit: 1)
+        #expect(first.posts.map(\.id) == ["3"] && first.total == 2)
+        #expect(try catalog.firstPage(PostFilter(tag: "dublin"), limit: 5).total == 1)
     }
 
     @Test func pagesByKeyNeitherRepeatNorSkip() throws {

@@ -62,6 +62,23 @@ extension PostCatalog {
         }
     }
 
+    /// The first page of the posts `filter` selects and how many it selects in all:
+    /// with words to find, the matches are found once for both (an FTS5 query is most
+    /// of the work), else as ``posts(_:after:offset:limit:)`` and ``count(_:)``.
+    public func firstPage(_ filter: PostFilter, limit: Int) throws(CatalogError) -> (posts: [ManifestTweet], total: Int) {
+        guard filter.text.flatMap(PostFilter.ftsQuery) != nil, limit > 0 else {
+            return (try posts(filter, limit: limit), try count(filter))
+        }
+        return try read("list posts") { db in
+            guard let query = Self.select("p.run, p.offset, p.length, count(*) OVER () AS total", filter, after: nil) else {
+                return ([], 0)
+            }
+            let rows = try Row.fetchAll(db, sql: query.sql + query.order + " LIMIT ?",
+                                        arguments: StatementArguments(query.arguments + [limit]))
+            return (try loadPosts(rows, db), rows.first?["total"] ?? 0)
+        }
+    }
+
     /// How many posts `filter` selects.
     public func count(_ filter: PostFilter = .all) throws(CatalogError) -> Int {
         try read("count posts") { db in
