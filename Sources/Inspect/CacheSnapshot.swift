@@ -43,9 +43,4 @@ public struct CacheSnapshot: Sendable {
     public func references(to hash: BlobHash) -> [ImageReference] {
         (try? catalog.references(to: hash.hex)) ?? []
     }
-
-    /// The strongest kind `hash` has to the posts that use it (photo over video over avatar).
-    public func kind(of hash: BlobHash) -> ImageKind {
-        references(to: hash).map(\.kind).min() ?? .unreferenced
-    }
 }

@@ -94,27 +94,25 @@ public struct Exporter: Sendable {
         dateFormat.locale = Locale(identifier: "en_US_POSIX")
         dateFormat.timeZone = TimeZone(identifier: "UTC")
         dateFormat.dateFormat = "yyyyMMdd"
-        // Oldest first, as the files were named before the catalog: a page of posts at a
-        // time from the catalog, then reversed.
-        var selected: [ManifestTweet] = []
+        // Oldest first, as the files were named before the catalog, a page of posts at
+        // a time.
         do {
-            try snapshot.catalog.forEachPost(PostFilter(tag: options.tag, user: options.user)) { selected.append($0) }
+            try snapshot.catalog.forEachPost(PostFilter(tag: options.tag, user: options.user), oldestFirst: true) { tweet in
+                for (i, media) in tweet.media.enumerated() {
+                    guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
+                    let source = store.path(for: hash)
+                    let ext = Self.fileExtension(source, contentType: media.contentType)
+                    let name = Self.name(template: options.template, values: [
+                        "screen_name": tweet.author.screenName, "tweet_id": tweet.id, "n": "\(i + 1)", "ext": ext,
+                        "media_id": media.id, "sha256": sha, "date": tweet.createdAt.map { dateFormat.string(from: $0) } ?? "undated",
+                    ])
+                    let target = options.out.appendingPathComponent(name)
+                    items.append(Item(sha256: sha, tweetID: tweet.id, file: target.path,
+                                      action: place(source, at: target)))
+                }
+            }
         } catch {
             throw .cache("\(error)")
-        }
-        for tweet in selected.reversed() {
-            for (i, media) in tweet.media.enumerated() {
-                guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
-                let source = store.path(for: hash)
-                let ext = Self.fileExtension(source, contentType: media.contentType)
-                let name = Self.name(template: options.template, values: [
-                    "screen_name": tweet.author.screenName, "tweet_id": tweet.id, "n": "\(i + 1)", "ext": ext,
-                    "media_id": media.id, "sha256": sha, "date": tweet.createdAt.map { dateFormat.string(from: $0) } ?? "undated",
-                ])
-                let target = options.out.appendingPathComponent(name)
-                items.append(Item(sha256: sha, tweetID: tweet.id, file: target.path,
-                                  action: place(source, at: target)))
-            }
         }
         if !options.tiles.isEmpty {
             var seen = Set<String>()

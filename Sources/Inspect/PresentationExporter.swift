@@ -94,31 +94,30 @@ public struct PresentationExporter: Sendable {
         // The thumbnails the documents name, copied (never linked: the export must
         // outlive a cache clean-up).
         var copied = Set<String>()
-        var photos: [ManifestTweet.Media] = []
         do {
-            try snapshot.catalog.forEachPost { tweet in photos += tweet.media.filter(PresentationBuilder.servable) }
-        } catch {
-            throw .cache("\(error)")
-        }
-        do {
-            for media in photos {
-                guard PresentationBuilder.servable(media), let sha = media.sha256,
-                      let thumbnail = media.thumbnails?.min(by: { $0.size < $1.size }),
-                      !thumbnail.path.hasPrefix("/"), !thumbnail.path.split(separator: "/").contains("..")
-                else { continue }
-                let relative = Self.thumbnailPath(sha, thumbnail)
-                guard copied.insert(relative).inserted else { continue }
-                let target = options.out.appendingPathComponent(relative)
-                do {
-                    try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try? FileManager.default.removeItem(at: target)
-                    try FileManager.default.copyItem(at: snapshot.root.appendingPathComponent(thumbnail.path), to: target)
-                    written.append(relative)
-                } catch {
-                    // A thumbnail gone from the cache leaves its document's link dangling, not the export failed.
-                    continue
+            // A page of posts at a time, each photo's smallest thumbnail copied once.
+            try snapshot.catalog.forEachPost { tweet in
+                for media in tweet.media {
+                    guard PresentationBuilder.servable(media), let sha = media.sha256,
+                          let thumbnail = media.thumbnails?.min(by: { $0.size < $1.size }),
+                          !thumbnail.path.hasPrefix("/"), !thumbnail.path.split(separator: "/").contains("..")
+                    else { continue }
+                    let relative = Self.thumbnailPath(sha, thumbnail)
+                    guard copied.insert(relative).inserted else { continue }
+                    let target = options.out.appendingPathComponent(relative)
+                    do {
+                        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        try? FileManager.default.removeItem(at: target)
+                        try FileManager.default.copyItem(at: snapshot.root.appendingPathComponent(thumbnail.path), to: target)
+                        written.append(relative)
+                    } catch {
+                        // A thumbnail gone from the cache leaves its document's link dangling, not the export failed.
+                        continue
+                    }
                 }
             }
+        } catch {
+            throw .cache("\(error)")
         }
         return written
     }

@@ -65,9 +65,13 @@ struct ExportCommand: AsyncParsableCommand {
             guard iiifPresentation == nil, let snapshot = try? CacheSnapshot(root: layout.root) else {
                 return BucketHydrator.paths(manifestsIn: layout)
             }
-            var tweets: [ManifestTweet] = []
-            try? snapshot.catalog.forEachPost(PostFilter(tag: tag, user: user)) { tweets.append($0) }
-            return BucketHydrator.paths(for: tweets)
+            // A page of posts at a time; each file once (posts share avatars and photos).
+            var paths: [String] = []
+            var seen = Set<String>()
+            try? snapshot.catalog.forEachPost(PostFilter(tag: tag, user: user)) { post in
+                paths += BucketHydrator.paths(for: [post]).filter { seen.insert($0).inserted }
+            }
+            return paths
         }
         let snapshot = try options.snapshot()
         if let iiifPresentation {

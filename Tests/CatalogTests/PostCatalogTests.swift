@@ -168,6 +168,9 @@ import TestSupport
         var streamed: [String] = []
         try catalog.forEachPost(pageSize: 4) { streamed.append($0.id) }
         #expect(streamed.count == 25 && Set(streamed).count == 25)
+        var oldest: [String] = []
+        try catalog.forEachPost(pageSize: 4, oldestFirst: true) { oldest.append($0.id) }
+        #expect(oldest == streamed.reversed())
     }
 
     @Test func aNewRunIsAddedAndAChangedOneRebuilds() throws {
@@ -220,6 +223,18 @@ import TestSupport
         #expect(try catalog.count() == posts.count)
         #expect(try catalog.count(PostFilter(tag: "t")) == posts.count)
         #expect(try catalog.facets(limit: 1).tags.first?.posts == posts.count)
+    }
+
+    @Test func bytesThatAreNoLongerThePostAreNotServed() throws {
+        let root = try root()
+        try Self.write([Self.tweet("11", at: 1), Self.tweet("22", at: 2)], at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        // The same bytes with the ids swapped, behind the catalog's back (no refresh).
+        try Self.write([Self.tweet("22", at: 1), Self.tweet("11", at: 2)], at: 1, name: "a.json", in: root)
+        #expect(throws: CatalogError.self) { try catalog.post(id: "11") }
+        // The next refresh sees the change and reads the file again.
+        #expect(try catalog.refresh().rebuilt)
+        #expect(try catalog.post(id: "11")?.createdAt == Date(timeIntervalSince1970: 2))
     }
 
     @Test func aDamagedCatalogIsMadeAnewFromTheManifests() throws {

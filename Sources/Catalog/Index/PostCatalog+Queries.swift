@@ -40,7 +40,7 @@ extension PostCatalog {
         try read("find a post") { db in
             // Each lookup one probe of UNIQUE (included, id).
             for included in [0, 1] {
-                let rows = try Row.fetchAll(db, sql: "SELECT run, offset, length FROM posts WHERE included = ? AND id = ?",
+                let rows = try Row.fetchAll(db, sql: "SELECT id, run, offset, length FROM posts WHERE included = ? AND id = ?",
                                             arguments: [included, id])
                 if let post = try loadPosts(rows, db).first { return post }
             }
@@ -48,14 +48,16 @@ extension PostCatalog {
         }
     }
 
-    /// A page of the posts `filter` selects, in ``PostOrder``, starting after `key`.
-    /// `offset` skips that many first (for numbered pages; a key is cheaper for scrolling).
-    public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, offset: Int = 0, limit: Int)
-        throws(CatalogError) -> [ManifestTweet]
+    /// A page of the posts `filter` selects, in ``PostOrder`` (or its reverse, oldest
+    /// first), starting after `key`. `offset` skips that many first (for numbered pages;
+    /// a key is cheaper for scrolling).
+    public func posts(_ filter: PostFilter = .all, after key: PostKey? = nil, offset: Int = 0, limit: Int,
+                      oldestFirst: Bool = false) throws(CatalogError) -> [ManifestTweet]
     {
         guard limit > 0 else { return [] }
         return try read("list posts") { db in
-            guard let query = Self.select("p.run, p.offset, p.length", filter, after: key) else { return [] }
+            guard let query = Self.select("p.id, p.run, p.offset, p.length", filter, after: key, oldestFirst: oldestFirst)
+            else { return [] }
             let sql = query.sql + query.order + " LIMIT ? OFFSET ?"
             let arguments = StatementArguments(query.arguments + [limit, max(0, offset)])
             return try loadPosts(try Row.fetchAll(db, sql: sql, arguments: arguments), db)
@@ -70,7 +72,7 @@ extension PostCatalog {
             return (try posts(filter, limit: limit), try count(filter))
         }
         return try read("list posts") { db in
-            guard let query = Self.select("p.run, p.offset, p.length, count(*) OVER () AS total", filter, after: nil) else {
+            guard let query = Self.select("p.id, p.run, p.offset, p.length, count(*) OVER () AS total", filter, after: nil) else {
                 return ([], 0)
             }
             let rows = try Row.fetchAll(db, sql: query.sql + query.order + " LIMIT ?",
@@ -99,11 +101,11 @@ extension PostCatalog {
     }
 
     /// Every post `filter` selects, in order, a page at a time: memory stays that of a page.
-    public func forEachPost(_ filter: PostFilter = .all, pageSize: Int = 1_000,
+    public func forEachPost(_ filter: PostFilter = .all, pageSize: Int = 1_000, oldestFirst: Bool = false,
                             _ body: (ManifestTweet) throws -> Void) throws {
         var key: PostKey? = nil
         while true {
-            let page = try posts(filter, after: key, limit: pageSize)
+            let page = try posts(filter, after: key, limit: pageSize, oldestFirst: oldestFirst)
             for post in page { try body(post) }
             guard page.count == pageSize, let last = page.last else { return }
             key = PostKey(after: last)
@@ -261,7 +263,7 @@ extension PostCatalog {
     /// `SELECT <columns> FROM …` for `filter`, and the order to list it in: by the
     /// tag table's copy of the sort key when a tag drives the scan (one index range),
     /// else by the post's own. Nil when the filter can match nothing.
-    static func select(_ columns: String, _ filter: PostFilter, after key: PostKey?)
+    static func select(_ columns: String, _ filter: PostFilter, after key: PostKey?, oldestFirst: Bool = false)
         -> (sql: String, arguments: [DatabaseValueConvertible?], order: String)?
     {
         var sql: String
@@ -303,15 +305,18 @@ extension PostCatalog {
             arguments += [lower, lower, lower]
         }
         if let key {
-            sql += " AND (\(o).created, \(o).id_order) < (?, ?)"
+            sql += " AND (\(o).created, \(o).id_order) \(oldestFirst ? ">" : "<") (?, ?)"
             arguments += [PostOrder.created(key.createdAt), PostOrder.idKey(key.id)]
         }
-        return (sql, arguments, " ORDER BY \(o).created DESC, \(o).id_order DESC")
+        let direction = oldestFirst ? "" : " DESC"
+        return (sql, arguments, " ORDER BY \(o).created\(direction), \(o).id_order\(direction)")
     }
 
     /// The posts at `rows`' `run`, `offset` and `length`, in order: each read back
-    /// from its run's manifest (one open per run, one `pread` per post) and decoded.
+    /// from its run's manifest (one open per run, one `pread` per post), decoded, and
+    /// trusted only when it is the post the row names (its `id`).
     func loadPosts(_ rows: [Row], _ db: Database) throws -> [ManifestTweet] {
+        let decoder = ManifestFile.decoder
         var files: [Int64: Int32] = [:]
         defer { for fd in files.values { close(fd) } }
         return try rows.map { row in
@@ -337,12 +342,12 @@ extension PostCatalog {
             guard got == length else {
                 throw CatalogError.database(operation: "read a post", message: "its manifest is shorter than the catalog says")
             }
-            do {
-                return try ManifestFile.decodePost(bytes)
-            } catch {
-                // The file changed behind the catalog's back: the next refresh rebuilds it.
+            // Bytes that do not decode, or decode to another post: the file changed
+            // behind the catalog's back, and the next refresh rebuilds it.
+            guard let post = try? decoder.decode(ManifestTweet.self, from: bytes), post.id == row["id"] else {
                 throw CatalogError.database(operation: "read a post", message: "its manifest changed since it was read")
             }
+            return post
         }
     }
 

@@ -14,9 +14,10 @@ internal import Glibc
 /// other tools); the catalog (`<cache>/catalog.sqlite`) is only an index of them and
 /// can always be rebuilt from them (``rebuild()``, `tweetcache reindex`). It is kept
 /// up to date incrementally: ``refresh()`` reads the manifest files it has not seen
-/// (a run adds its own with ``add(_:path:)`` as it writes it, `sync` brings a
-/// bucket's new runs as files), and starts over when a file it read has changed or
-/// gone. A post fetched by several runs is kept as the newest run saw it; the blobs
+/// (a run and `sync` add each manifest with ``add(manifestNamed:)`` right after
+/// writing it), and starts over when a file it read has changed or gone. Posts are
+/// not copied: a row points at the post's bytes in its manifest, and a post read back
+/// is trusted only when it is the post the row names. A post fetched by several runs is kept as the newest run saw it; the blobs
 /// older runs named stay referenced (``referencedHashes()``).
 ///
 /// Every write is one transaction per batch of posts, and a run counts as read only

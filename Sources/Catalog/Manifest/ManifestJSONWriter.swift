@@ -21,8 +21,6 @@ struct ManifestJSONWriter {
     /// Elements written so far in each open object or array, innermost last (so its
     /// count is the nesting depth).
     private var counts: [Int] = []
-    /// No line breaks, indentation or spaces: one post as the catalog keeps it.
-    private var compact = false
 
     /// The manifest's JSON.
     static func encode(_ manifest: Manifest) -> Data {
@@ -31,17 +29,6 @@ struct ManifestJSONWriter {
         w.bytes.reserveCapacity(4096 + (manifest.tweets.count + manifest.includedTweets.count) * 1100)
         w.write(manifest)
         return Data(w.bytes)
-    }
-
-    /// One post as compact JSON (the same keys, no white space): what the catalog
-    /// stores per post, so a reader decodes the post it shows and nothing else.
-    static func encodeCompact(_ tweet: ManifestTweet, into buffer: inout [UInt8]) {
-        var w = ManifestJSONWriter()
-        w.compact = true
-        swap(&w.bytes, &buffer)
-        w.bytes.removeAll(keepingCapacity: true)
-        w.write(tweet)
-        swap(&w.bytes, &buffer)
     }
 
     // MARK: - Structure
@@ -60,10 +47,6 @@ struct ManifestJSONWriter {
     /// line between, as Foundation's pretty printer writes them.
     private mutating func close(_ bracket: UInt8) {
         let count = counts.removeLast()
-        if compact {
-            bytes.append(bracket)
-            return
-        }
         bytes.append(0x0A)
         if count == 0 { bytes.append(0x0A) }
         indent()
@@ -74,7 +57,6 @@ struct ManifestJSONWriter {
     private mutating func nextElement() {
         if counts[counts.count - 1] > 0 { bytes.append(UInt8(ascii: ",")) }
         counts[counts.count - 1] += 1
-        if compact { return }
         bytes.append(0x0A)
         indent()
     }
@@ -88,7 +70,7 @@ struct ManifestJSONWriter {
         nextElement()
         bytes.append(UInt8(ascii: "\""))
         raw(name)
-        if compact { raw("\":") } else { raw("\" : ") }
+        raw("\" : ")
     }
 
     /// Bytes written as they are (ASCII the writer itself spells), with no allocation.
