@@ -7,11 +7,14 @@ import TweetModel
 
 /// Search results in, cached media and a manifest out.
 ///
-/// One run parses every input, plans the unique URLs, skips what the index already
-/// has, downloads the rest concurrently straight into the content-addressed store,
-/// records each outcome in the index, and writes a manifest linking every tweet to
-/// its bytes. Per-item failures are recorded and never stop the run; only an
-/// unusable cache or manifest location does.
+/// A run reads its inputs a piece at a time and takes their posts in batches
+/// (``PipelineOptions/batchSize``): for each batch it plans the unique URLs, skips
+/// what the index already has, downloads the rest concurrently straight into the content-addressed
+/// store, records each outcome in the index, derives thumbnails and pyramids, and
+/// appends the batch's posts to the manifest. What it holds is one batch and what it
+/// remembers of the run (``RunLedger``), not the run: a million posts pass in the
+/// memory of a few thousand. Per-item failures are recorded and never stop the run;
+/// only an unusable cache or manifest location does.
 public final class CachePipeline: Sendable {
     public let options: PipelineOptions
     public let store: BlobStore
@@ -29,76 +32,236 @@ public final class CachePipeline: Sendable {
         }
     }
 
-    /// The result of a run: the manifest and where it was written.
+    /// The result of a run: its summary and where its manifest was written.
     public struct RunResult: Sendable {
-        public var manifest: Manifest
+        public var summary: RunSummary
+        public var sources: [Manifest.Source]
         public var manifestURL: URL
+
+        /// The whole manifest, read back from its file: for small runs and tests. A
+        /// large run's is read a post at a time (``ManifestFile``).
+        public var manifest: Manifest {
+            get throws { try Manifest.read(from: manifestURL) }
+        }
+
+        /// The URLs the run could not cache, read back from the manifest without its posts.
+        public func failures() throws -> [Manifest.Failure] {
+            try ManifestFile(url: manifestURL).failures()
+        }
     }
 
     public func run(_ inputs: [ResultsInput], progress: RunProgress = RunProgress()) async throws(PipelineError)
         -> RunResult
     {
         let started = ContinuousClock.now
-        var phase = PhaseTimer(logger: logger)
-        let parsed = inputs.map { ($0.name, ResultsParser.parse($0.data, source: $0.name)) }
-        phase.mark("parse")
-        let allTweets = parsed.flatMap { _, results in results.pages.flatMap { $0.tweets + $0.includedTweets } }
-        let plan = FetchPlan(tweets: allTweets, includeVideos: options.includeVideos)
-        progress.setTotal(plan.items.count)
+        let generatedAt = options.now()
+        let layout = store.layout
+        let writer: ManifestStreamWriter
+        do {
+            writer = try ManifestStreamWriter(
+                directory: layout.manifestsURL, generatedAt: generatedAt,
+                tool: "tweetcache \(TweetCacheVersion.string)", cacheRoot: store.root.path)
+        } catch {
+            throw .manifest((error as NSError).localizedDescription)
+        }
+        var ledger = RunLedger()
+        let loader = LazyLoader(options: options, byteCounter: progress.bytes, logger: logger)
+        defer { loader.shutdown() }
+        await options.publisher?.begin(run: writer.temporaryURL.lastPathComponent)
+        var sources: [Manifest.Source] = []
+        for input in inputs {
+            var source = SourceTally(path: input.name)
+            let stream: ResultsStream
+            do {
+                stream = try input.stream(spool: layout.manifestsURL)
+            } catch {
+                source.add(problems: [ParseProblem(source: input.name, location: "document", message: error.description)])
+                ledger.summary.problems += 1
+                sources.append(source.entry)
+                continue
+            }
+            // The next piece is parsed on another thread while this one is fetched.
+            var pending = Task.detached { [stream] in Piece(stream.next()) }
+            while let piece = await pending.value.results {
+                pending = Task.detached { [stream] in Piece(stream.next()) }
+                ledger.summary.problems += source.add(piece)
+                var batch = PostBatch()
+                for page in piece.pages {
+                    for tweet in page.tweets where ledger.topPosts.insert(tweet.id) {
+                        batch.top.append((tweet, page.query, page.format))
+                        if batch.count >= max(1, options.batchSize) {
+                            try await process(batch, source: input.name, ledger: &ledger, writer: writer,
+                                              loader: loader, progress: progress)
+                            batch = PostBatch()
+                        }
+                    }
+                    for tweet in page.includedTweets where ledger.includedPosts.insert(tweet.id) {
+                        batch.included.append((tweet, page.query, page.format))
+                    }
+                }
+                try await process(batch, source: input.name, ledger: &ledger, writer: writer, loader: loader,
+                                  progress: progress)
+            }
+            sources.append(source.entry)
+        }
+        return try await finish(writer: writer, ledger: ledger, sources: sources, generatedAt: generatedAt,
+                                started: started)
+    }
 
+    /// Writes the manifest's tail, publishes it where a publisher says, and puts it in
+    /// place; the catalog learns of it last.
+    private func finish(
+        writer: ManifestStreamWriter, ledger: RunLedger, sources: [Manifest.Source], generatedAt: Date,
+        started: ContinuousClock.Instant
+    ) async throws(PipelineError) -> RunResult {
+        var summary = ledger.summary
+        summary.tweets = writer.postCount
+        summary.includedTweets = writer.includedCount
+        var extraFailures: [Manifest.Failure] = []
+        if let publisher = options.publisher {
+            let (store, failures) = await publisher.finishObjects()
+            summary.store = store
+            extraFailures = failures
+        }
+        var names = ManifestNames(directory: self.store.layout.manifestsURL, generatedAt: generatedAt,
+                                  tag: options.manifestTag)
+        var url = names.next()
+        do {
+            while true {
+                summary.manifestPath = url.path
+                summary.seconds = (ContinuousClock.now - started).secondsDouble
+                if summary.store != nil, summary.store?.failed == 0 {
+                    summary.store?.manifestKey = CacheLayout.manifest(url.lastPathComponent)
+                }
+                try writer.writeTail(extraFailures: extraFailures, sources: sources, summary: summary)
+                if let publisher = options.publisher, summary.store?.manifestKey != nil,
+                   let failed = await publisher.publishManifest(file: writer.temporaryURL, name: url.lastPathComponent) {
+                    summary.store?.manifestKey = nil
+                    summary.store?.failed += 1
+                    extraFailures.append(failed)
+                    try writer.writeTail(extraFailures: extraFailures, sources: sources, summary: summary)
+                }
+                do {
+                    try writer.commit(to: url)
+                    break
+                } catch where FileManager.default.fileExists(atPath: url.path) {
+                    url = names.next()  // another run took the name meanwhile
+                }
+            }
+            if let extra = options.extraManifestPath { try Self.copy(url, to: extra) }
+        } catch {
+            throw .manifest((error as NSError).localizedDescription)
+        }
+        await options.publisher?.end()
+        // The catalog learns of the run now, while its file is in the page cache. Should
+        // that fail, nothing is lost: the manifest is the record, and the next reader's
+        // refresh reads it.
+        if let catalog = try? PostCatalog(cacheRoot: self.store.root) {
+            _ = try? catalog.add(manifestNamed: url.lastPathComponent)
+        }
+        return RunResult(summary: summary, sources: sources, manifestURL: url)
+    }
+
+    /// A copy of the manifest at `target`, put in place by a rename.
+    private static func copy(_ source: URL, to target: URL) throws {
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(UInt64.random(in: .min ... .max))")
+        try FileManager.default.copyItem(at: source, to: temporary)
+        do {
+            _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    /// One batch: its URLs resolved (known, fetched or failed), its images derived,
+    /// its posts appended to the manifest and handed to the publisher.
+    private func process(
+        _ batch: PostBatch, source: String, ledger: inout RunLedger, writer: ManifestStreamWriter,
+        loader: LazyLoader, progress: RunProgress
+    ) async throws(PipelineError) {
+        guard batch.count > 0 else { return }
+        var phase = PhaseTimer(logger: logger)
+        let plan = FetchPlan(tweets: batch.top.map(\.0) + batch.included.map(\.0), includeVideos: options.includeVideos)
         var outcomes: [String: ItemOutcome] = [:]
-        var toFetch: [FetchPlan.Item] = []
-        let known = (try? index.lookup(urls: plan.items.map(\.url))) ?? [:]
+        var unknown: [FetchPlan.Item] = []
         for item in plan.items {
-            if let cached = known[item.url].flatMap(cachedOutcome) {
+            if let known = ledger.outcome(of: item.url) { outcomes[item.url] = known } else { unknown.append(item) }
+        }
+        let firstSeen = unknown.filter { ledger.seenURLs.insert($0.url.hashValue).inserted }.count
+        progress.addTotal(firstSeen)
+        ledger.summary.urls += firstSeen
+        var toFetch: [FetchPlan.Item] = []
+        let indexed = (try? index.lookup(urls: unknown.map(\.url))) ?? [:]
+        var touched: [String] = []
+        for item in unknown {
+            if let cached = indexed[item.url].flatMap(cachedOutcome) {
                 outcomes[item.url] = cached
+                ledger.remember(item.url, cached)
+                touched.append(item.url)
+                ledger.summary.cached += 1
                 progress.finishOne(cached: true)
             } else {
                 toFetch.append(item)
             }
         }
-        phase.mark("index lookups")
-        if !outcomes.isEmpty { try? index.touch(urls: Array(outcomes.keys)) }
-        phase.mark("touch")
+        if !touched.isEmpty { try? index.touch(urls: touched) }
+        phase.mark("index lookups \(unknown.count)")
 
-        var fetchConfig = options.fetch
-        fetchConfig.byteCounter = progress.bytes
-        let fetched = try await fetchAll(toFetch, configuration: fetchConfig, progress: progress)
-        outcomes.merge(fetched.outcomes) { _, new in new }
-        phase.mark("fetch \(toFetch.count)")
-
-        var summary = RunSummary()
-        summary.urls = plan.items.count
-        summary.cached = plan.items.count - toFetch.count
-        summary.downloaded = fetched.outcomes.values.filter { if case .stored = $0 { true } else { false } }.count
-        summary.failed = outcomes.values.filter { if case .failed = $0 { true } else { false } }.count
-        summary.deduplicated = fetched.deduplicated
-        summary.bytesDownloaded = fetched.bytes
-        for case let .failed(f) in outcomes.values { summary.failuresByReason[f.code, default: 0] += 1 }
+        if !toFetch.isEmpty {
+            let fetched = try await fetchAll(toFetch, loader: loader, progress: progress)
+            for (url, outcome) in fetched.outcomes {
+                outcomes[url] = outcome
+                ledger.remember(url, outcome)
+                switch outcome {
+                case .stored: ledger.summary.downloaded += 1
+                case let .failed(f):
+                    ledger.summary.failed += 1
+                    ledger.summary.failuresByReason[f.code, default: 0] += 1
+                }
+            }
+            ledger.summary.deduplicated += fetched.deduplicated
+            ledger.summary.bytesDownloaded += fetched.bytes
+            do {
+                for item in toFetch {
+                    guard case let .failed(f) = fetched.outcomes[item.url] else { continue }
+                    try writer.appendFailure(Manifest.Failure(url: item.url, role: item.role.rawValue, error: MediaError(f)))
+                }
+            } catch {
+                throw .manifest((error as NSError).localizedDescription)
+            }
+            phase.mark("fetch \(toFetch.count)")
+        }
 
         var derived: [BlobHash: DeriveOutcome] = [:]
         if let derive = options.derive {
-            derived = await deriveAll(plan: plan, outcomes: outcomes, options: derive, progress: progress)
-            summary.derived = derived.values.filter { !$0.newRecords.isEmpty }.count
-            summary.deriveFailed = derived.values.filter { $0.error != nil }.count
-            phase.mark("derive \(summary.derived)")
+            derived = await deriveAll(plan: plan, outcomes: outcomes, options: derive, ledger: &ledger, progress: progress)
+            phase.mark("derive \(derived.count)")
         }
 
-        var manifest = ManifestBuilder(outcomes: outcomes, plan: plan, derived: derived).build(
-            parsed: parsed, cacheRoot: store.root.path, summary: summary, now: options.now())
-        manifest.summary.seconds = (ContinuousClock.now - started).secondsDouble
-        phase.mark("build manifest")
-        let url = try ManifestWriter(root: store.root).write(
-            &manifest, extraPath: options.extraManifestPath, tag: options.manifestTag)
-        phase.mark("write manifest")
-        // The catalog learns of the run now, while its file is in the page cache. Should
-        // that fail, nothing is lost: the manifest is the record, and the next reader's
-        // refresh reads it.
-        if let catalog = try? PostCatalog(cacheRoot: store.root) {
-            _ = try? catalog.add(manifestNamed: url.lastPathComponent)
+        let builder = ManifestBuilder(outcomes: outcomes, derived: derived)
+        var entries: [ManifestTweet] = []
+        entries.reserveCapacity(batch.count)
+        do {
+            for (tweet, query, format) in batch.top {
+                let entry = builder.entry(tweet, query: query, format: format, source: source)
+                try writer.append(entry)
+                entries.append(entry)
+            }
+            for (tweet, query, format) in batch.included {
+                let entry = builder.entry(tweet, query: query, format: format, source: source)
+                try writer.appendIncluded(entry)
+                entries.append(entry)
+            }
+        } catch {
+            throw .manifest((error as NSError).localizedDescription)
         }
-        phase.mark("catalog")
-        return RunResult(manifest: manifest, manifestURL: url)
+        phase.mark("manifest \(batch.count)")
+        if let publisher = options.publisher {
+            await publisher.publish(entries)
+            phase.mark("publish")
+        }
     }
 
     /// An index entry whose blob is still on disk counts as cached; a dangling one
@@ -108,33 +271,39 @@ public final class CachePipeline: Sendable {
         return .stored(hash: record.hash, size: record.size, contentType: record.contentType, fromCache: true)
     }
 
-    /// Derives thumbnails (every image) and tiles (media, not avatars) for the run's
-    /// images, several at once, each decoded once; records what it made.
+    /// Derives thumbnails (every image) and tiles (media, not avatars) for a batch's
+    /// images, several at once, each decoded once; records what it made. An image
+    /// met earlier in the run is looked at again only when the ledger has forgotten
+    /// it, and then finds its files made.
     private func deriveAll(
-        plan: FetchPlan, outcomes: [String: ItemOutcome], options: DeriveOptions, progress: RunProgress
-    ) async
-        -> [BlobHash: DeriveOutcome]
-    {
+        plan: FetchPlan, outcomes: [String: ItemOutcome], options: DeriveOptions, ledger: inout RunLedger,
+        progress: RunProgress
+    ) async -> [BlobHash: DeriveOutcome] {
         var wantsTiles: [BlobHash: Bool] = [:]
         var order: [BlobHash] = []
+        var results: [BlobHash: DeriveOutcome] = [:]
         for item in plan.items where item.role != .video {
             guard case let .stored(hash, _, type, _) = outcomes[item.url],
                   type == "image/jpeg" || type == "image/png" || type == "image/gif" || type == "image/webp"
             else { continue }
+            if results[hash] == nil, let known = ledger.derived.get(hash) { results[hash] = known }
+            if results[hash] != nil { continue }
             if wantsTiles[hash] == nil { order.append(hash) }
             wantsTiles[hash, default: false] = wantsTiles[hash, default: false] || item.role != .avatar
         }
-        guard !order.isEmpty else { return [:] }
+        guard !order.isEmpty else { return results }
         let existing = (try? index.derived(for: order)) ?? [:]
         let known = (try? index.blobs(order)) ?? [:]
-        progress.setDeriveTotal(order.count)
+        let firstSeen = order.filter { ledger.seenImages.insert($0.hashValue).inserted }
+        progress.addDeriveTotal(firstSeen.count)
+        let counted = Set(firstSeen)
         let lanes = max(1, options.concurrency)
-        // Pack folders are flushed once for the run, before any pack row is recorded.
+        // Pack folders are flushed once for the batch, before any pack row is recorded.
         let pending = PendingDirectories()
         let deriver = Deriver(
             store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
             threadsPerImage: order.count >= lanes ? 1 : lanes, pendingDirectories: pending)
-        var results: [BlobHash: DeriveOutcome] = [:]
+        var fresh: [BlobHash: DeriveOutcome] = [:]
         await withTaskGroup(of: DeriveOutcome.self) { group in
             var next = 0
             func startNext() {
@@ -148,22 +317,33 @@ public final class CachePipeline: Sendable {
             }
             for _ in 0..<min(lanes, order.count) { startNext() }
             while let outcome = await group.next() {
-                results[outcome.hash] = outcome
-                progress.deriveOne()
+                fresh[outcome.hash] = outcome
+                if counted.contains(outcome.hash) { progress.deriveOne() }
                 startNext()
             }
         }
-        let fresh = results.values.flatMap(\.newRecords)
+        for (hash, outcome) in fresh {
+            results[hash] = outcome
+            ledger.derived.set(hash, outcome)
+            if !outcome.newRecords.isEmpty { ledger.summary.derived += 1 }
+            if outcome.error != nil, counted.contains(hash) { ledger.summary.deriveFailed += 1 }
+        }
+        record(Array(fresh.values), known: known, pending: pending)
+        return results
+    }
+
+    /// Puts what deriving made into the index: new rows, rows replaced, image sizes.
+    private func record(_ outcomes: [DeriveOutcome], known: [BlobHash: BlobRecord], pending: PendingDirectories) {
         do {
             try pending.sync()
-            try index.recordDerived(fresh)
+            try index.recordDerived(outcomes.flatMap(\.newRecords))
             // Rows replaced (old layout, a pack of another tile size), then old trees.
-            let replacing = results.values.filter { !$0.obsolete.isEmpty && $0.error == nil }
+            let replacing = outcomes.filter { !$0.obsolete.isEmpty && $0.error == nil }
             try index.removeDerived(replacing.flatMap(\.obsolete))
             for outcome in replacing where outcome.replacesLegacyFolder {
                 try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(outcome.hash)))
             }
-            let sized = results.values.compactMap { o -> BlobRecord? in
+            let sized = outcomes.compactMap { o -> BlobRecord? in
                 guard !o.newRecords.isEmpty || known[o.hash]?.width == nil, let w = o.width, let h = o.height,
                       let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize
                 else { return nil }
@@ -173,7 +353,6 @@ public final class CachePipeline: Sendable {
         } catch {
             logger.error("could not record derived files: \(error)")
         }
-        return results
     }
 
     struct Fetched {
@@ -185,21 +364,14 @@ public final class CachePipeline: Sendable {
     /// Downloads `items` through the fetcher's batch path: it caps transfers on the
     /// network, and the window caps how many items (each with an open temp file once
     /// started) wait for a slot. Results arrive in batches on the fetcher's threads.
-    private func fetchAll(_ items: [FetchPlan.Item], configuration: FetchConfiguration, progress: RunProgress)
+    private func fetchAll(_ items: [FetchPlan.Item], loader: LazyLoader, progress: RunProgress)
         async throws(PipelineError) -> Fetched
     {
-        guard !items.isEmpty else { return Fetched() }
-        let fetcher: any MediaLoading
-        do {
-            fetcher = try options.loader?(configuration) ?? HTTPFetcher(configuration: configuration, logger: logger)
-        } catch {
-            throw .fetcher(String(describing: error))
-        }
-        defer { fetcher.shutdown() }
+        let fetcher = try loader.get()
         let store = self.store
         // Wide enough that items waiting for a flush to disk do not idle the network,
         // bounded because each item started holds a file descriptor.
-        let transfers = configuration.maxConcurrentTransfers
+        let transfers = loader.configuration.maxConcurrentTransfers
         let window = max(8, min(transfers * 8, max(transfers * 2, 256)))
         let directories = PendingDirectories()
         let tally = FetchTally(recorder: IndexRecorder(index: index, directories: directories, logger: logger))
@@ -220,6 +392,56 @@ public final class CachePipeline: Sendable {
             do { try directories.sync() } catch { throw .cache("could not flush the blob directories: \(error)") }
         }
         return result
+    }
+}
+
+/// A run's posts waiting for their URLs, with the page facts their entries carry.
+struct PostBatch {
+    var top: [(Tweet, String?, SourceFormat)] = []
+    var included: [(Tweet, String?, SourceFormat)] = []
+    var count: Int { top.count + included.count }
+}
+
+/// A parsed piece of an input handed from the reading thread (nil: the input ended).
+private struct Piece: @unchecked Sendable {
+    var results: ParsedResults?
+    init(_ results: ParsedResults?) { self.results = results }
+}
+
+/// The loader of a run, made when the first batch needs to download something (a
+/// run of cached posts starts no threads), and kept for the run so connections are
+/// reused from batch to batch.
+final class LazyLoader: @unchecked Sendable {
+    let configuration: FetchConfiguration
+    private let make: () throws -> any MediaLoading
+    private var loader: (any MediaLoading)?
+    private let lock = NSLock()
+
+    init(options: PipelineOptions, byteCounter: ByteCounter, logger: Logger) {
+        var configuration = options.fetch
+        configuration.byteCounter = byteCounter
+        self.configuration = configuration
+        let factory = options.loader
+        make = { [configuration] in
+            try factory?(configuration) ?? HTTPFetcher(configuration: configuration, logger: logger)
+        }
+    }
+
+    func get() throws(PipelineError) -> any MediaLoading {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loader { return loader }
+        do {
+            let made = try make()
+            loader = made
+            return made
+        } catch {
+            throw .fetcher(String(describing: error))
+        }
+    }
+
+    func shutdown() {
+        lock.withLock { loader }?.shutdown()
     }
 }
 

@@ -8,7 +8,14 @@ extension Manifest {
     /// ten with their URLs), skipped parts of the input, and where the manifest
     /// is (relative to `directory` when under it).
     public func summaryText(relativeTo directory: String = FileManager.default.currentDirectoryPath) -> String {
-        let s = summary
+        Self.summaryText(summary: summary, sources: sources, failures: failures, relativeTo: directory)
+    }
+
+    /// The same from a run's parts, without its posts.
+    public static func summaryText(
+        summary s: RunSummary, sources: [Source], failures: [Failure],
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
         var lines: [String] = []
         let files = sources.count == 1 ? "1 file" : "\(sources.count) files"
         lines.append(Self.row("tweets", "\(s.tweets)" + (s.includedTweets > 0 ? " (+\(s.includedTweets) quoted/retweeted)" : "") + " from \(files)"))
@@ -39,9 +46,10 @@ extension Manifest {
         }
         let problems = sources.flatMap(\.problems)
         if !problems.isEmpty {
-            lines.append(Self.row("problems", "\(problems.count) parts of the input were skipped"))
+            let count = max(problems.count, s.problems)
+            lines.append(Self.row("problems", "\(count) parts of the input were skipped"))
             for p in problems.prefix(10) { lines.append("  \(p.source): \(p.location): \(p.message)") }
-            if problems.count > 10 { lines.append("  … \(problems.count - 10) more in the manifest") }
+            if count > 10 { lines.append("  … \(count - 10) more in the manifest") }
         }
         if let path = s.manifestPath {
             let prefix = directory.hasSuffix("/") ? directory : directory + "/"

@@ -3,53 +3,11 @@ import BlobStore
 import Foundation
 import TweetModel
 
-/// Turns parsed tweets and per-URL outcomes into a ``Manifest``.
+/// Turns a parsed post and the outcomes of its URLs into a manifest entry.
 struct ManifestBuilder {
+    /// Every URL the posts name, with what became of it.
     let outcomes: [String: ItemOutcome]
-    let plan: FetchPlan
     var derived: [BlobHash: DeriveOutcome] = [:]
-
-    func build(parsed: [(String, ParsedResults)], cacheRoot: String, summary: RunSummary, now: Date) -> Manifest {
-        var tweets: [ManifestTweet] = []
-        tweets.reserveCapacity(parsed.reduce(0) { n, p in p.1.pages.reduce(n) { $0 + $1.tweets.count } })
-        var included: [ManifestTweet] = []
-        var seenTop = Set<String>()
-        var seenIncluded = Set<String>()
-        var sources: [Manifest.Source] = []
-        var problemCount = 0
-
-        for (name, results) in parsed {
-            let problems = results.allProblems.map {
-                Manifest.Problem(source: $0.source, location: $0.location, message: $0.message)
-            }
-            problemCount += problems.count
-            var formats: [String] = []
-            for page in results.pages where !formats.contains(page.format.rawValue) { formats.append(page.format.rawValue) }
-            sources.append(Manifest.Source(
-                path: name, formats: formats, query: results.pages.lazy.compactMap(\.query).first,
-                tweets: results.pages.reduce(0) { $0 + $1.tweets.count }, problems: problems))
-            for page in results.pages {
-                for t in page.tweets where seenTop.insert(t.id).inserted {
-                    tweets.append(entry(t, page: page, source: name))
-                }
-                for t in page.includedTweets where seenIncluded.insert(t.id).inserted {
-                    included.append(entry(t, page: page, source: name))
-                }
-            }
-        }
-
-        let failures = plan.items.compactMap { item -> Manifest.Failure? in
-            guard case let .failed(f) = outcomes[item.url] else { return nil }
-            return Manifest.Failure(url: item.url, role: item.role.rawValue, error: MediaError(f))
-        }
-        var summary = summary
-        summary.tweets = tweets.count
-        summary.includedTweets = included.count
-        summary.problems = problemCount
-        return Manifest(
-            generatedAt: now, tool: "tweetcache \(TweetCacheVersion.string)", cacheRoot: cacheRoot,
-            sources: sources, tweets: tweets, includedTweets: included, failures: failures, summary: summary)
-    }
 
     /// A video served only as an HLS playlist (Bluesky): listed with why it is not cached.
     static func playlistRef(_ url: String?) -> MediaRef? {
@@ -66,7 +24,7 @@ struct ManifestBuilder {
         return outcome.ref(url: url, derived: derived)
     }
 
-    private func entry(_ t: Tweet, page: ResultsPage, source: String) -> ManifestTweet {
+    func entry(_ t: Tweet, query: String?, format: SourceFormat, source: String) -> ManifestTweet {
         let media = t.media.map { m -> ManifestTweet.Media in
             let still = ref(m.imageURL)
             return ManifestTweet.Media(
@@ -92,7 +50,7 @@ struct ManifestBuilder {
                           avatar: ref(t.author.avatarURL)),
             entities: entities, media: media,
             referencedTweets: t.references.map { .init(type: $0.kind.rawValue, id: $0.id) },
-            query: page.query, sourceFormat: page.format.rawValue, source: source,
+            query: query, sourceFormat: format.rawValue, source: source,
             network: t.network.rawValue, url: t.url, sensitive: t.sensitive ? true : nil, spoilerText: t.spoilerText)
     }
 }

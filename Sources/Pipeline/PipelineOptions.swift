@@ -21,6 +21,12 @@ public struct PipelineOptions: Sendable {
     /// Makes the loader a run downloads through, from the run's fetch settings;
     /// nil (the default) is an ``HTTPFetcher`` logging with the pipeline's logger.
     public var loader: (@Sendable (FetchConfiguration) throws -> any MediaLoading)? = nil
+    /// Where the run's files go besides the local cache, batch by batch (object
+    /// storage); nil keeps them local.
+    public var publisher: (any RunPublisher)? = nil
+    /// Posts per batch: large enough that a batch's downloads keep the network busy,
+    /// small enough that a batch's posts, outcomes and entries are a few megabytes.
+    public var batchSize = 4096
 
     public init(cacheRoot: URL, fetch: FetchConfiguration = .init()) {
         self.cacheRoot = cacheRoot

@@ -1,31 +1,70 @@
 import Foundation
+import TweetModel
 
-/// One document of search results and where it came from (a path, or `-` for stdin).
+/// One input of search results and where it came from (a path, or `-` for stdin).
+///
+/// Files are not read here: a run reads each a piece at a time (``ResultsStream``),
+/// so a collection of any size passes in bounded memory.
 public struct ResultsInput: Sendable {
     public var name: String
-    public var data: Data
+    enum Content: Sendable {
+        case data(Data)
+        case file(String)
+        case standardInput
+    }
+    var content: Content
 
+    /// Results already in memory (a live search's page).
     public init(name: String, data: Data) {
         self.name = name
-        self.data = data
+        content = .data(data)
     }
 
-    /// Reads a file, or standard input for `-`. Refuses files over `limit` bytes
-    /// (a results page is kilobytes; a gigabyte is a mistake, not a page).
-    public static func read(_ path: String, limit: Int = 512 << 20) throws(PipelineError) -> ResultsInput {
-        if path == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard data.count <= limit else { throw .inputTooLarge(path, limit) }
-            return ResultsInput(name: "-", data: data)
+    /// A file, or standard input for `-`, checked to be readable now so a typo stops
+    /// the command before any work; read later, in pieces, by the run.
+    public static func read(_ path: String) throws(PipelineError) -> ResultsInput {
+        if path == "-" { return ResultsInput(name: "-", content: .standardInput) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw .unreadableInput(path, reason)
         }
-        let url = URL(fileURLWithPath: path)
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > limit {
-            throw .inputTooLarge(path, limit)
+        try? handle.close()
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .unreadableInput(path, "it is a folder")
         }
-        do {
-            return ResultsInput(name: path, data: try Data(contentsOf: url))
-        } catch {
-            throw .unreadableInput(path, (error as NSError).localizedDescription)
+        return ResultsInput(name: path, content: .file(path))
+    }
+
+    private init(name: String, content: Content) {
+        self.name = name
+        self.content = content
+    }
+
+    /// The input as a stream of parsed pieces. Standard input is first copied to a
+    /// file in `spool` (it can be read once, and a large document is read by
+    /// mapping it); the copy is gone once the stream has it open.
+    func stream(spool: URL) throws(ResultsStream.Failure) -> ResultsStream {
+        switch content {
+        case let .data(data):
+            return ResultsStream(data: data, source: name)
+        case let .file(path):
+            return try ResultsStream(path: path, source: name)
+        case .standardInput:
+            let copy = spool.appendingPathComponent(".stdin-\(UInt64.random(in: .min ... .max))")
+            defer { try? FileManager.default.removeItem(at: copy) }
+            do {
+                try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+                FileManager.default.createFile(atPath: copy.path, contents: nil)
+                let out = try FileHandle(forWritingTo: copy)
+                defer { try? out.close() }
+                while let chunk = try FileHandle.standardInput.read(upToCount: 8 << 20), !chunk.isEmpty {
+                    try out.write(contentsOf: chunk)
+                }
+            } catch {
+                throw ResultsStream.Failure(description: "cannot read standard input: \((error as NSError).localizedDescription)")
+            }
+            return try ResultsStream(path: copy.path, source: name)
         }
     }
 }

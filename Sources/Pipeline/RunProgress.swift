@@ -15,7 +15,7 @@ public final class RunProgress: Sendable {
 
     public init() {}
 
-    /// URLs this run needs (cached or not).
+    /// URLs this run needs (cached or not), as far as it has read its inputs.
     public var total: Int { _total.load(ordering: .relaxed) }
     /// URLs finished, whether fetched, already cached or failed.
     public var done: Int { _done.load(ordering: .relaxed) }
@@ -26,10 +26,11 @@ public final class RunProgress: Sendable {
     public var deriveTotal: Int { _deriveTotal.load(ordering: .relaxed) }
     public var deriveDone: Int { _deriveDone.load(ordering: .relaxed) }
 
-    func setDeriveTotal(_ n: Int) { _deriveTotal.store(n, ordering: .relaxed) }
+    func addDeriveTotal(_ n: Int) { _deriveTotal.add(n, ordering: .relaxed) }
     func deriveOne() { _deriveDone.add(1, ordering: .relaxed) }
 
-    func setTotal(_ n: Int) { _total.store(n, ordering: .relaxed) }
+    /// A run learns its URLs a batch at a time: the total grows as it reads.
+    func addTotal(_ n: Int) { _total.add(n, ordering: .relaxed) }
     func finishOne(failed: Bool = false, cached: Bool = false) {
         if failed { _failed.add(1, ordering: .relaxed) }
         if cached { _cached.add(1, ordering: .relaxed) }

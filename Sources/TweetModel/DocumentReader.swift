@@ -38,6 +38,24 @@ struct DocumentReader {
         return isJSONLines ? ParsedResults(pages: pages, problems: problems) : nil
     }
 
+    /// Lines already known to be JSON Lines (a block of a long file), each its own
+    /// document: a line that is not one is a problem at its number.
+    func parseLineBlock(_ lines: ArraySlice<(number: Int, data: Data)>) -> ParsedResults {
+        var pages: [ResultsPage] = []
+        var problems: [ParseProblem] = []
+        for (lineNumber, lineData) in lines {
+            let location = "line \(lineNumber)"
+            guard let document = try? decoder.decode(WireDocument.self, from: lineData) else {
+                problems.append(syntaxProblem(in: lineData, location: location))
+                continue
+            }
+            let (page, lineProblems) = build(document, locationPrefix: location)
+            if let page { pages.append(page) }
+            problems += lineProblems
+        }
+        return ParsedResults(pages: pages, problems: problems)
+    }
+
     /// The lines holding more than whitespace, numbered from 1. Scans raw bytes:
     /// `Data`'s generic collection methods are far too slow for files of many megabytes.
     static func nonBlankLines(of data: Data) -> [(number: Int, data: Data)] {

@@ -58,6 +58,14 @@ public enum ResultsParser {
             return (split, ranges, ranges.map { split.document($0, of: bytes) })
         }
         guard let (split, ranges, documents) = prepared else { return nil }
+        return parseSlices(documents, ranges: ranges, key: split.key ?? "", source: source)
+    }
+
+    /// Documents cut from one by ``ArraySplit`` (holding `ranges` of its elements),
+    /// parsed at once and put back together; nil when they cannot be put back exactly.
+    static func parseSlices(_ documents: [Data], ranges: [Range<Int>], key: String, source: String)
+        -> ParsedResults?
+    {
         let parts = Mutex<[Int: ParsedResults]>([:])
         DispatchQueue.concurrentPerform(iterations: documents.count) { i in
             let part = parseWhole(documents[i], source: source)
@@ -65,7 +73,7 @@ public enum ResultsParser {
         }
         let results = parts.withLock { p in (0..<documents.count).compactMap { p[$0] } }
         guard results.count == documents.count else { return nil }
-        return merge(results, ranges: ranges, key: split.key ?? "")
+        return merge(results, ranges: ranges, key: key)
     }
 
     /// The array a format's results are read from ("" for a document that is the
@@ -134,7 +142,7 @@ public enum ResultsParser {
     }
 
     /// `key[i]…` as `key[i + offset]…`; nil for a problem located outside the array.
-    private static func relocated(_ problem: ParseProblem, key: String, by offset: Int) -> ParseProblem? {
+    static func relocated(_ problem: ParseProblem, key: String, by offset: Int) -> ParseProblem? {
         let location = problem.location
         guard location.hasPrefix(key + "[") else { return nil }
         let afterKey = location.dropFirst(key.count + 1)

@@ -48,7 +48,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
-        recordHistory(paths: paths, replayed: replayed, started: started, tweets: report.manifest.summary.tweets)
+        recordHistory(paths: paths, replayed: replayed, started: started, tweets: report.summary.tweets)
         if report.failed(strict: options.strict) { throw ExitCode(1) }
     }
 

@@ -10,11 +10,13 @@ import Glibc
 /// `fetch` and `demo` so both look and behave the same.
 enum RunCommand {
     struct Report {
-        var manifest: Manifest
+        var summary: RunSummary
+        var sources: [Manifest.Source]
+        /// Read back from the manifest, without its posts.
+        var failures: [Manifest.Failure]
         /// A run whose files did not all reach the store is not done, strict or not.
         func failed(strict: Bool) -> Bool {
-            (manifest.summary.store?.failed ?? 0) > 0
-                || strict && (manifest.summary.failed > 0 || manifest.summary.problems > 0)
+            (summary.store?.failed ?? 0) > 0 || strict && (summary.failed > 0 || summary.problems > 0)
         }
     }
 
@@ -22,7 +24,10 @@ enum RunCommand {
         var options = options
         let store = try await flags.storage.client()
         defer { store?.shutdown() }
-        if store != nil { options.manifestTag = StorePublisher.manifestTag() }
+        if let store {
+            options.manifestTag = StorePublisher.manifestTag()
+            options.publisher = StorePublisher(client: store, cacheRoot: options.cacheRoot).session()
+        }
         let pipeline: CachePipeline
         do { pipeline = try CachePipeline(options: options) } catch { throw CleanExit.message(error.description, code: 2) }
         let progress = RunProgress()
@@ -38,17 +43,13 @@ enum RunCommand {
         ticker.cancel()
         _ = await ticker.result
         display.finish()
-        var manifest = result.manifest
-        if let store {
-            _ = await StorePublisher(client: store, cacheRoot: options.cacheRoot)
-                .publish(&manifest, manifestURL: result.manifestURL)
-        }
+        let report = Report(summary: result.summary, sources: result.sources, failures: (try? result.failures()) ?? [])
         if flags.json {
-            print(String(decoding: try SummaryJSON.encode(manifest), as: UTF8.self))
+            print(String(decoding: try SummaryJSON.encode(report), as: UTF8.self))
         } else {
-            SummaryPrinter.print(manifest)
+            SummaryPrinter.print(report)
         }
-        return Report(manifest: manifest)
+        return report
     }
 }
 

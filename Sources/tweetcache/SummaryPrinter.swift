@@ -5,8 +5,8 @@ import Pipeline
 
 /// The human summary of a run, on standard output (the library formats it).
 enum SummaryPrinter {
-    static func print(_ m: Manifest) {
-        Swift.print(m.summaryText(), terminator: "")
+    static func print(_ r: RunCommand.Report) {
+        Swift.print(Manifest.summaryText(summary: r.summary, sources: r.sources, failures: r.failures), terminator: "")
     }
 }
 
@@ -18,7 +18,7 @@ enum SummaryJSON {
         var problems: [Manifest.Problem]
     }
 
-    static func encode(_ m: Manifest) throws -> Data {
+    static func encode(_ m: RunCommand.Report) throws -> Data {
         let e = JSONEncoder()
         e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try e.encode(Payload(summary: m.summary, failures: m.failures, problems: m.sources.flatMap(\.problems)))

@@ -3,7 +3,8 @@ import Testing
 @testable import Catalog
 
 /// The manifest writer's bytes are Foundation's encoder's bytes (`Manifest.referenceEncoder()`,
-/// which defines the format): keys, their order, indentation, escapes, numbers and dates.
+/// which defines the format): keys, their order, indentation, escapes, numbers and dates, but
+/// for the order of the top level's members, which runs write as they go.
 @Suite struct ManifestJSONWriterTests {
     /// Text that exercises every escape: quotes, backslashes, slashes, every control
     /// character, DEL, and characters beyond ASCII (two, three and four UTF-8 bytes).
@@ -75,8 +76,37 @@ import Testing
             summary: summary)
     }
 
+    /// The top level's members in the order runs write them (what is known at the
+    /// start, the posts, what is known at the end); every other object keeps
+    /// Foundation's sorted keys. Works on pretty-printed text, where a member of the
+    /// top level is a line starting with two spaces and a quote.
+    static let topLevelOrder = ["version", "generated_at", "tool", "cache_root", "tweets", "included_tweets",
+                                "failures", "sources", "summary"]
+
+    static func inRunOrder(_ sorted: Data) throws -> Data {
+        let lines = String(decoding: sorted, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        var members: [String: [Substring]] = [:]
+        var current: String?
+        for line in lines.dropFirst().dropLast() {
+            if line.hasPrefix("  \""), !line.hasPrefix("   ") {
+                let key = String(line.dropFirst(3).prefix { $0 != "\"" })
+                current = key
+                members[key] = [line]
+            } else if let current {
+                members[current]!.append(line)
+            }
+        }
+        #expect(Set(members.keys) == Set(topLevelOrder))
+        let parts = topLevelOrder.map { key -> String in
+            var text = members[key]!.joined(separator: "\n")
+            if text.hasSuffix(",") { text.removeLast() }
+            return text
+        }
+        return Data(("{\n" + parts.joined(separator: ",\n") + "\n}").utf8)
+    }
+
     static func expectSameBytes(_ m: Manifest, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let foundation = try Manifest.referenceEncoder().encode(m)
+        let foundation = try inRunOrder(Manifest.referenceEncoder().encode(m))
         let ours = ManifestJSONWriter.encode(m)
         if ours != foundation {
             let a = Array(ours), b = Array(foundation)
@@ -144,5 +174,48 @@ import Testing
         default:
             return []
         }
+    }
+
+    // MARK: - Streaming
+
+    /// The manifest a run writes a post at a time is the one written whole, including
+    /// a tail written twice (a failed upload of the manifest adds a failure).
+    @Test func streamedManifestIsTheWholeOne() throws {
+        var m = Self.fullManifest(tweets: 40, included: 3)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let extra = m.failures[0]
+        m.failures.removeFirst()
+        let writer = try ManifestStreamWriter(directory: directory, generatedAt: m.generatedAt, tool: m.tool,
+                                              cacheRoot: m.cacheRoot)
+        for t in m.tweets { try writer.append(t) }
+        for t in m.includedTweets { try writer.appendIncluded(t) }
+        for f in m.failures { try writer.appendFailure(f) }
+        try writer.writeTail(sources: m.sources, summary: m.summary)
+        try writer.writeTail(extraFailures: [extra], sources: m.sources, summary: m.summary)
+        // Hidden until committed: no reader lists a name starting with a dot.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.hasPrefix(".") })
+        let url = directory.appendingPathComponent("run.json")
+        try writer.commit(to: url)
+        m.failures.append(extra)
+        #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["run.json"])
+        // A name already taken is never replaced.
+        let second = try ManifestStreamWriter(directory: directory, generatedAt: m.generatedAt, tool: "", cacheRoot: "")
+        try second.writeTail(sources: [], summary: RunSummary())
+        #expect(throws: (any Error).self) { try second.commit(to: url) }
+        #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
+        let empty = try Manifest.read(from: second.temporaryURL)
+        #expect(empty.tweets.isEmpty && empty.failures.isEmpty && empty.includedTweets.isEmpty)
+    }
+
+    /// Manifests written before the order changed (keys sorted throughout) read the same.
+    @Test func manifestsInTheOldOrderStillRead() throws {
+        let m = Self.fullManifest(tweets: 3, included: 1)
+        let old = try Manifest.referenceEncoder().encode(m)
+        #expect(try Manifest.decode(old) == Manifest.decode(ManifestJSONWriter.encode(m)))
+        let file = try ManifestFile(bytes: old)
+        #expect(file.tweetCount == 3 && file.includedCount == 1)
+        #expect(try file.failures() == m.failures)
     }
 }

@@ -39,11 +39,9 @@ import TweetModel
         ])
         #expect(plan.items[0].fallbacks.isEmpty)
         #expect(plan.items[1].fallbacks == ["https://origin.example/m.jpg"])
-        let manifest = ManifestBuilder(outcomes: [:], plan: plan).build(
-            parsed: [("b", ParsedResults(pages: [ResultsPage(format: .blueskyPosts, tweets: [bluesky])], problems: []))],
-            cacheRoot: "/c", summary: RunSummary(), now: Date(timeIntervalSince1970: 0))
-        let video = try #require(manifest.tweets.first?.media.first?.video)
+        let entry = ManifestBuilder(outcomes: [:]).entry(bluesky, query: nil, format: .blueskyPosts, source: "b")
+        let video = try #require(entry.media.first?.video)
         #expect(video.error?.code == "playlist_not_fetched" && video.sha256 == nil)
-        #expect(manifest.tweets.first?.network == "bluesky")
+        #expect(entry.network == "bluesky")
     }
 }

@@ -51,7 +51,7 @@ final class StubLoader: MediaLoading {
         options.derive = nil
         options.loader = { _ in loader }
         let run = try await CachePipeline(options: options).run(inputs)
-        let m = run.manifest
+        let m = try run.manifest
 
         // Each URL asked once; the avatar's 400x400 form first, then the URL as given.
         #expect(Set(loader.requests).count == loader.requests.count)
@@ -67,7 +67,7 @@ final class StubLoader: MediaLoading {
         // A second run asks the loader for nothing already cached.
         let before = loader.requests.count
         let again = try await CachePipeline(options: options).run(inputs)
-        #expect(again.manifest.summary.cached == m.summary.cached + m.summary.downloaded)
+        #expect((try again.manifest).summary.cached == m.summary.cached + m.summary.downloaded)
         let second = Set(loader.requests.dropFirst(before))
         #expect(second.isDisjoint(with: [
             "https://pbs.twimg.com/media/Photo0001?format=jpg&name=orig", "https://pbs.twimg.com/media/Photo0002?format=jpg&name=orig",

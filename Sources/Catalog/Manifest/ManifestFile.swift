@@ -43,6 +43,8 @@ public struct ManifestFile: Sendable {
     /// these are the counts the scan saw.
     public let tweetCount: Int
     public let includedCount: Int
+    /// Where each top-level member's value is.
+    private let members: [String: Range<Int>]
 
     /// Maps `url` and checks its structure and header; every post is left undecoded.
     public init(url: URL) throws {
@@ -80,6 +82,19 @@ public struct ManifestFile: Sendable {
         }
         tweetCount = counts[.tweets] ?? 0
         includedCount = counts[.includedTweets] ?? 0
+        self.members = members
+    }
+
+    /// The manifest's failures, decoded without its posts.
+    public func failures() throws -> [Manifest.Failure] {
+        guard let range = members["failures"] else { return [] }
+        return try Self.decoder.decode([Manifest.Failure].self, from: slice(range))
+    }
+
+    /// The manifest's summary, decoded without its posts.
+    public func summary() throws -> RunSummary? {
+        guard let range = members["summary"] else { return nil }
+        return try Self.decoder.decode(RunSummary.self, from: slice(range))
     }
 
     /// Each post's section and byte range, in file order, with nothing decoded.

@@ -4,7 +4,8 @@ internal import Glibc
 #endif
 
 /// Writes a manifest's JSON straight into bytes: the same bytes as
-/// ``Manifest/referenceEncoder()`` (pretty-printed, keys sorted, slashes unescaped).
+/// ``Manifest/referenceEncoder()`` (pretty-printed, keys sorted, slashes unescaped),
+/// but for the order of the top level's members (see `write(_ m: Manifest)`).
 ///
 /// Why not Foundation's encoder: a run's manifest lists every tweet, 10 MB of JSON
 /// for 10,000 photos, and the generic encoder builds a tree of boxed values, sorts
@@ -65,7 +66,8 @@ struct ManifestJSONWriter {
         for _ in 0..<counts.count { bytes.append(0x20); bytes.append(0x20) }
     }
 
-    /// The next key of the innermost object; keys must come in sorted order.
+    /// The next key of the innermost object; keys must come in sorted order (but for
+    /// the top level's, see ``write(_:)-manifest``).
     private mutating func key(_ name: StaticString) {
         nextElement()
         bytes.append(UInt8(ascii: "\""))
@@ -197,18 +199,31 @@ struct ManifestJSONWriter {
 
     // MARK: - The manifest's types, keys in sorted (byte) order
 
+    /// The top level is the one object not in sorted order: what is known when a run
+    /// starts comes first, the posts next, and what is known only at its end
+    /// (failures, sources, summary) last, so a run writes its manifest as it goes
+    /// (``ManifestStreamWriter``). Readers find members by name, so manifests written
+    /// in the old, sorted order read the same.
     private mutating func write(_ m: Manifest) {
         beginObject()
-        key("cache_root"); string(m.cacheRoot)
-        key("failures"); array(m.failures) { $0.write($1) }
-        key("generated_at"); date(m.generatedAt)
-        key("included_tweets"); array(m.includedTweets) { $0.write($1) }
-        key("sources"); array(m.sources) { $0.write($1) }
-        key("summary"); write(m.summary)
-        key("tool"); string(m.tool)
+        writeHead(version: m.version, generatedAt: m.generatedAt, tool: m.tool, cacheRoot: m.cacheRoot)
         key("tweets"); array(m.tweets) { $0.write($1) }
-        key("version"); int(m.version)
+        key("included_tweets"); array(m.includedTweets) { $0.write($1) }
+        writeTail(failures: m.failures, sources: m.sources, summary: m.summary)
         endObject()
+    }
+
+    private mutating func writeHead(version: Int, generatedAt: Date, tool: String, cacheRoot: String) {
+        key("version"); int(version)
+        key("generated_at"); date(generatedAt)
+        key("tool"); string(tool)
+        key("cache_root"); string(cacheRoot)
+    }
+
+    private mutating func writeTail(failures: [Manifest.Failure], sources: [Manifest.Source], summary: RunSummary) {
+        key("failures"); array(failures) { $0.write($1) }
+        key("sources"); array(sources) { $0.write($1) }
+        key("summary"); write(summary)
     }
 
     private mutating func write(_ s: Manifest.Source) {
@@ -410,5 +425,58 @@ struct ManifestJSONWriter {
         key("id"); string(r.id)
         key("type"); string(r.type)
         endObject()
+    }
+}
+
+// MARK: - Streaming
+
+/// The pieces ``ManifestStreamWriter`` puts together: the writer's state is kept
+/// across them, so the bytes are the ones ``ManifestJSONWriter/encode(_:)`` writes
+/// for the same manifest.
+extension ManifestJSONWriter {
+    /// `{` and the members known at the start, then the opened `tweets` array.
+    mutating func beginStream(version: Int, generatedAt: Date, tool: String, cacheRoot: String) {
+        beginObject()
+        writeHead(version: version, generatedAt: generatedAt, tool: tool, cacheRoot: cacheRoot)
+        key("tweets"); beginArray()
+    }
+
+    /// A writer positioned inside an array one level below the top object, for
+    /// elements written apart (to a spill file) and copied into the manifest later.
+    static func element() -> ManifestJSONWriter {
+        var w = ManifestJSONWriter()
+        w.counts = [1, 0]
+        return w
+    }
+
+    /// Elements written so far in the innermost array.
+    var elementCount: Int { counts.last ?? 0 }
+
+    mutating func post(_ t: ManifestTweet) { nextElement(); write(t) }
+    mutating func failure(_ f: Manifest.Failure) { nextElement(); write(f) }
+
+    /// Ends the open array, which holds `count` elements however they were written.
+    mutating func endArray(count: Int) {
+        continueArray(count: count)
+        endArray()
+    }
+
+    /// Takes up the open array after `count` elements written elsewhere.
+    mutating func continueArray(count: Int) { counts[counts.count - 1] = count }
+
+    /// Opens a member's array, for elements copied in from a spill file.
+    mutating func beginArray(named name: StaticString) { key(name); beginArray() }
+
+    /// The members known at the end, and the closing `}`.
+    mutating func endStream(sources: [Manifest.Source], summary: RunSummary) {
+        key("sources"); array(sources) { $0.write($1) }
+        key("summary"); write(summary)
+        endObject()
+    }
+
+    /// Hands over the bytes written so far and starts afresh (the state is kept).
+    mutating func drain() -> [UInt8] {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return bytes
     }
 }

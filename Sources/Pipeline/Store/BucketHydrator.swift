@@ -31,10 +31,17 @@ public struct BucketHydrator: Sendable {
         var seen = Set<String>()
         var paths: [String] = []
         for name in names.sorted() where name.hasSuffix(".json") {
-            guard let manifest = try? Manifest.read(from: layout.manifestsURL.appendingPathComponent(name)) else { continue }
-            for upload in StorePublisher.uploads(of: manifest) where seen.insert(upload.path).inserted {
-                if let hash, !upload.path.contains(hash.hex) { continue }
-                paths.append(upload.path)
+            // A post at a time: a million-post run's manifest is gigabytes.
+            guard let file = try? ManifestFile(url: layout.manifestsURL.appendingPathComponent(name)) else { continue }
+            try? file.forEachPost { _, range in
+                if let hash, !file.slice(range).withUnsafeBytes({ $0.firstRange(of: Array(hash.hex.utf8)) != nil }) {
+                    return
+                }
+                guard let post = try? file.post(at: range) else { return }
+                for upload in StorePublisher.uploads(of: [post]) where seen.insert(upload.path).inserted {
+                    if let hash, !upload.path.contains(hash.hex) { continue }
+                    paths.append(upload.path)
+                }
             }
         }
         return paths

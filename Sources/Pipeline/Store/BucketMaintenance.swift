@@ -239,7 +239,7 @@ public struct BucketMaintenance: Sendable {
             guard let manifest = try? Manifest.decode(Data(bytes)) else {
                 throw .malformed("\(object.key) is not a manifest; not collecting while it cannot be read")
             }
-            for upload in StorePublisher.uploads(of: manifest) { referenced.insert(upload.path) }
+            for upload in StorePublisher.uploads(of: manifest.tweets + manifest.includedTweets) { referenced.insert(upload.path) }
         }
         report.referenced = referenced.count
         let candidates = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")

@@ -46,9 +46,6 @@ public struct StorePublisher: Sendable {
         var sha256: String?
     }
 
-    /// Every file of the local cache that `manifest` names, once each.
-    static func uploads(of manifest: Manifest) -> [Upload] { uploads(of: manifest.tweets + manifest.includedTweets) }
-
     /// Every file that `tweets` name (their authors' avatars, their media), once each.
     static func uploads(of tweets: [ManifestTweet]) -> [Upload] {
         var seen = Set<String>()
@@ -73,25 +70,49 @@ public struct StorePublisher: Sendable {
         return list
     }
 
-    /// Uploads what `manifest` names, records the outcome in its summary (and any
-    /// failure in its failures), uploads the manifest when nothing failed, and
-    /// rewrites the local copy at `manifestURL` with the outcome.
-    public func publish(_ manifest: inout Manifest, manifestURL: URL,
-                        progress: (@Sendable (Int, Int) -> Void)? = nil) async -> StoreSummary {
-        var summary = StoreSummary(location: client.location.description)
-        let uploads = Self.uploads(of: manifest)
-        let name = manifestURL.lastPathComponent
-        // While this lease exists, `gc --store` deletes nothing: an object this run
-        // finds already there (412) may be one no manifest names yet.
-        let lease = CacheLayout.leasesFolder + "/" + name
-        _ = try? await client.put(lease, bytes: Array("{}".utf8), contentType: "application/json")
-        var found: [Upload] = []
-        var failures: [Manifest.Failure] = []
-        let outage = Outage()
-        var done = 0
-        await concurrently(uploads, width: concurrency, { upload in (upload, await put(upload, outage: outage)) }) { upload, result in
-            done += 1
-            progress?(done, uploads.count)
+    /// A run's publishing: the ``RunPublisher`` a run is given.
+    public func session() -> Session { Session(publisher: self) }
+
+    /// Uploads each batch's files as the run writes it, then the manifest when every
+    /// file it names is in the bucket.
+    public actor Session: RunPublisher {
+        let publisher: StorePublisher
+        private var summary: StoreSummary
+        private var failures: [Manifest.Failure] = []
+        /// Found already there (412): checked again just before the manifest names them.
+        private var found: [Upload] = []
+        /// Paths this run has put, recently: a hot avatar is put once, not per batch.
+        private var recent = RecentCache<String, Bool>(capacity: 65_536)
+        private var lease: String?
+        private let outage = Outage()
+
+        init(publisher: StorePublisher) {
+            self.publisher = publisher
+            summary = StoreSummary(location: publisher.client.location.description)
+        }
+
+        public func begin(run: String) async {
+            // While this lease exists, `gc --store` deletes nothing: an object this run
+            // finds already there (412) may be one no manifest names yet.
+            let lease = CacheLayout.leasesFolder + "/" + run
+            self.lease = lease
+            _ = try? await publisher.client.put(lease, bytes: Array("{}".utf8), contentType: "application/json")
+        }
+
+        public func publish(_ posts: [ManifestTweet]) async {
+            let uploads = StorePublisher.uploads(of: posts).filter { recent.get($0.path) == nil }
+            for upload in uploads { recent.set(upload.path, true) }
+            let publisher = self.publisher, outage = self.outage
+            var results: [(Upload, Result<(S3Client.PutResult, Int), S3Error>)] = []
+            await concurrently(uploads, width: publisher.concurrency, { upload in
+                (upload, await publisher.put(upload, outage: outage))
+            }) { upload, result in
+                results.append((upload, result))
+            }
+            for (upload, result) in results { tally(upload, result) }
+        }
+
+        private func tally(_ upload: Upload, _ result: Result<(S3Client.PutResult, Int), S3Error>) {
             switch result {
             case let .success((.stored, bytes)):
                 summary.uploaded += 1
@@ -101,50 +122,49 @@ public struct StorePublisher: Sendable {
                 found.append(upload)
             case let .failure(error):
                 summary.failed += 1
-                failures.append(Manifest.Failure(
-                    url: client.location.description + "/" + upload.path, role: "store",
-                    error: MediaError(code: error.code, message: error.description)))
+                failures.append(publisher.failure(upload.path, error))
             }
         }
-        // What was found already there is checked again just before the manifest names
-        // it: a gc that started before the lease may have taken it since.
-        if summary.failed == 0 {
-            for upload in found where (try? await client.size(upload.path)) == .some(nil) {
-                switch await put(upload, outage: outage) {
-                case let .success((_, bytes)):
-                    summary.uploaded += 1
-                    summary.alreadyStored -= 1
-                    summary.bytesUploaded += bytes
-                case let .failure(error):
-                    summary.failed += 1
-                    failures.append(Manifest.Failure(
-                        url: client.location.description + "/" + upload.path, role: "store",
-                        error: MediaError(code: error.code, message: error.description)))
+
+        public func finishObjects() async -> (StoreSummary, [Manifest.Failure]) {
+            // What was found already there is checked again just before the manifest
+            // names it: a gc that started before the lease may have taken it since.
+            if summary.failed == 0 {
+                for upload in found where (try? await publisher.client.size(upload.path)) == .some(nil) {
+                    switch await publisher.put(upload, outage: outage) {
+                    case let .success((_, bytes)):
+                        summary.uploaded += 1
+                        summary.alreadyStored -= 1
+                        summary.bytesUploaded += bytes
+                    case let .failure(error):
+                        summary.failed += 1
+                        failures.append(publisher.failure(upload.path, error))
+                    }
                 }
             }
+            found = []
+            return (summary, failures.sorted { $0.url < $1.url })
         }
-        manifest.failures += failures.sorted { $0.url < $1.url }
-        if summary.failed == 0 {
-            summary.manifestKey = CacheLayout.manifest(name)
-        }
-        manifest.summary.store = summary
-        let encoded = try? manifest.encoded()
-        if let encoded { try? encoded.write(to: manifestURL, options: .atomic) }
-        if summary.failed == 0, let encoded {
+
+        public func publishManifest(file: URL, name: String) async -> Manifest.Failure? {
+            let key = CacheLayout.manifest(name)
             do {
-                _ = try await client.put(CacheLayout.manifest(name), bytes: [UInt8](encoded), contentType: "application/json")
+                _ = try await publisher.client.putFile(key, file: file, partSize: publisher.partSize, sha256: nil,
+                                                       contentType: "application/json")
+                return nil
             } catch {
-                summary.manifestKey = nil
-                summary.failed += 1
-                manifest.failures.append(Manifest.Failure(
-                    url: client.location.description + "/" + CacheLayout.manifest(name), role: "store",
-                    error: MediaError(code: error.code, message: error.description)))
-                manifest.summary.store = summary
-                if let again = try? manifest.encoded() { try? again.write(to: manifestURL, options: .atomic) }
+                return publisher.failure(key, error)
             }
         }
-        try? await client.delete(lease)
-        return summary
+
+        public func end() async {
+            if let lease { try? await publisher.client.delete(lease) }
+        }
+    }
+
+    func failure(_ path: String, _ error: S3Error) -> Manifest.Failure {
+        Manifest.Failure(url: client.location.description + "/" + path, role: "store",
+                         error: MediaError(code: error.code, message: error.description))
     }
 
     /// Once the store has not answered one upload through all its retries, the
@@ -158,7 +178,7 @@ public struct StorePublisher: Sendable {
         }
     }
 
-    private func put(_ upload: Upload, outage: Outage) async -> Result<(S3Client.PutResult, Int), S3Error> {
+    func put(_ upload: Upload, outage: Outage) async -> Result<(S3Client.PutResult, Int), S3Error> {
         if let down = outage.current { return .failure(down) }
         let file = layout.url(upload.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1

@@ -1,0 +1,178 @@
+import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Writes a run's manifest as the run goes, in memory bounded by a buffer rather than
+/// by the run: posts go to the file as they are made, included posts and failures to
+/// spill files beside it, and the members known only at the end (failures, sources,
+/// summary) come last (the order ``ManifestJSONWriter`` writes).
+///
+/// The file is written under a hidden temporary name in the manifests folder (which
+/// no reader lists) and renamed into place by ``commit(to:)`` only when whole and
+/// flushed: a reader never sees half a manifest, and a killed run leaves a hidden
+/// file, never a truncated one under a real name. The bytes are those
+/// ``Manifest/encoded()`` writes for the same manifest.
+///
+/// The tail can be written again (``writeTail(extraFailures:sources:summary:)``) until
+/// the commit: a run publishing to object storage learns the outcome of the
+/// manifest's own upload only after writing it.
+public final class ManifestStreamWriter {
+    /// The file being written, under its hidden name.
+    public let temporaryURL: URL
+    public private(set) var postCount = 0
+    public private(set) var includedCount = 0
+    public private(set) var failureCount = 0
+
+    private var writer = ManifestJSONWriter()
+    private let file: FileHandle
+    private let included: Spill
+    private let failures: Spill
+    /// The writer's state and the file's length before the tail, kept so the tail
+    /// can be written again.
+    private var beforeTail: (writer: ManifestJSONWriter, offset: UInt64)?
+    private var committed = false
+
+    /// Bytes gathered before they are written out.
+    static let bufferSize = 1 << 20
+
+    /// Starts a manifest in `directory` with the members a run knows when it starts.
+    public init(directory: URL, generatedAt: Date, tool: String, cacheRoot: String) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stem = ".partial-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        temporaryURL = directory.appendingPathComponent(stem + ".json")
+        file = try Self.create(temporaryURL)
+        do {
+            included = try Spill(url: directory.appendingPathComponent(stem + ".included"))
+            failures = try Spill(url: directory.appendingPathComponent(stem + ".failures"))
+        } catch {
+            try? file.close()
+            try? FileManager.default.removeItem(at: temporaryURL)
+            throw error
+        }
+        writer.beginStream(version: Manifest.currentVersion, generatedAt: generatedAt, tool: tool, cacheRoot: cacheRoot)
+    }
+
+    deinit {
+        try? file.close()
+        if !committed { try? FileManager.default.removeItem(at: temporaryURL) }
+    }
+
+    /// A post of the run's results (`tweets`).
+    public func append(_ post: ManifestTweet) throws {
+        writer.post(post)
+        postCount += 1
+        if writer.bytes.count >= Self.bufferSize { try file.write(contentsOf: writer.drain()) }
+    }
+
+    /// A post the results embed (`included_tweets`).
+    public func appendIncluded(_ post: ManifestTweet) throws {
+        try included.write { $0.post(post) }
+        includedCount += 1
+    }
+
+    /// A URL the run could not cache (`failures`).
+    public func appendFailure(_ failure: Manifest.Failure) throws {
+        try failures.write { $0.failure(failure) }
+        failureCount += 1
+    }
+
+    /// Writes the end of the manifest: the included posts and failures gathered so far
+    /// (`extraFailures` after them), the sources and the summary. Called again, it
+    /// replaces the tail it wrote before.
+    public func writeTail(extraFailures: [Manifest.Failure] = [], sources: [Manifest.Source], summary: RunSummary) throws {
+        if let beforeTail {
+            writer = beforeTail.writer
+            try file.truncate(atOffset: beforeTail.offset)
+            try file.seekToEnd()
+        } else {
+            writer.endArray(count: postCount)
+            try file.write(contentsOf: writer.drain())
+            beforeTail = (writer, try file.offset())
+            try included.finish()
+            try failures.finish()
+        }
+        writer.beginArray(named: "included_tweets")
+        try file.write(contentsOf: writer.drain())
+        try included.copy(to: file)
+        writer.endArray(count: includedCount)
+        writer.beginArray(named: "failures")
+        try file.write(contentsOf: writer.drain())
+        try failures.copy(to: file)
+        // The array goes on after the elements copied into it.
+        writer.continueArray(count: failureCount)
+        for failure in extraFailures { writer.failure(failure) }
+        writer.endArray(count: failureCount + extraFailures.count)
+        writer.endStream(sources: sources, summary: summary)
+        try file.write(contentsOf: writer.drain())
+    }
+
+    /// Flushes the file and renames it to `url` (not replacing a file already there),
+    /// then flushes the folder: once this returns, the manifest survives a power cut.
+    public func commit(to url: URL) throws {
+        precondition(beforeTail != nil, "writeTail before commit")
+        try file.synchronize()
+        try included.remove()
+        try failures.remove()
+        guard link(temporaryURL.path, url.path) == 0 else {
+            throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "could not name the manifest \(url.lastPathComponent): \(String(cString: strerror(errno)))"])
+        }
+        committed = true
+        unlink(temporaryURL.path)
+        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+
+    private static func create(_ url: URL) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "could not create \(url.path)"])
+        }
+        return try FileHandle(forUpdating: url)
+    }
+
+    /// Elements written apart from the manifest, copied in at the end.
+    private final class Spill {
+        let url: URL
+        let handle: FileHandle
+        var writer = ManifestJSONWriter.element()
+        var finished = false
+
+        init(url: URL) throws {
+            self.url = url
+            handle = try ManifestStreamWriter.create(url)
+        }
+
+        deinit {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: url)
+        }
+
+        func write(_ body: (inout ManifestJSONWriter) -> Void) throws {
+            body(&writer)
+            if writer.bytes.count >= ManifestStreamWriter.bufferSize { try handle.write(contentsOf: writer.drain()) }
+        }
+
+        func finish() throws {
+            try handle.write(contentsOf: writer.drain())
+            finished = true
+        }
+
+        /// Appends everything written to `target`, a megabyte at a time.
+        func copy(to target: FileHandle) throws {
+            try handle.seek(toOffset: 0)
+            while let chunk = try handle.read(upToCount: ManifestStreamWriter.bufferSize), !chunk.isEmpty {
+                try target.write(contentsOf: chunk)
+            }
+        }
+
+        func remove() throws {
+            try handle.close()
+            try FileManager.default.removeItem(at: url)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import BlobStore
+import Catalog
+import MediaFetch
+import TweetModel
+
+/// What a run remembers from batch to batch, in memory that grows far slower than
+/// the run: compact sets of the posts and URLs it has met (8 bytes each), recent
+/// outcomes and derivations (bounded; the index answers for the rest), and the
+/// URLs that failed (kept whole: a URL is tried at most once per run).
+struct RunLedger {
+    var summary = RunSummary()
+    var topPosts = PostIDSet()
+    var includedPosts = PostIDSet()
+    /// Hashes of every URL met, to count each once.
+    var seenURLs = Set<Int>()
+    /// Hashes of every image met, to count each derivation once.
+    var seenImages = Set<Int>()
+    var derived = RecentCache<BlobHash, DeriveOutcome>(capacity: 16_384)
+    private var stored = RecentCache<String, ItemOutcome>(capacity: 32_768)
+    private var failed: [String: FetchFailure] = [:]
+
+    /// What became of `url` earlier in this run, if the ledger still knows.
+    mutating func outcome(of url: String) -> ItemOutcome? {
+        if let failure = failed[url] { return .failed(failure) }
+        return stored.get(url)
+    }
+
+    mutating func remember(_ url: String, _ outcome: ItemOutcome) {
+        switch outcome {
+        case .stored: stored.set(url, outcome)
+        case let .failed(f): failed[url] = f
+        }
+    }
+}
+
+/// One input's entry in the manifest's `sources`, gathered piece by piece. Problems
+/// are listed up to ``listed`` and counted beyond: a broken file of a million lines
+/// has a problem a line.
+struct SourceTally {
+    var path: String
+    var formats: [String] = []
+    var query: String?
+    var tweets = 0
+    var problems: [Manifest.Problem] = []
+    var unlisted = 0
+    static let listed = 1000
+
+    init(path: String) { self.path = path }
+
+    /// Adds a piece's facts; returns how many problems it had.
+    mutating func add(_ piece: ParsedResults) -> Int {
+        for page in piece.pages {
+            if !formats.contains(page.format.rawValue) { formats.append(page.format.rawValue) }
+            if query == nil { query = page.query }
+            tweets += page.tweets.count
+        }
+        let found = piece.allProblems
+        add(problems: found)
+        return found.count
+    }
+
+    mutating func add(problems new: [ParseProblem]) {
+        for p in new {
+            if problems.count < Self.listed {
+                problems.append(Manifest.Problem(source: p.source, location: p.location, message: p.message))
+            } else {
+                unlisted += 1
+            }
+        }
+    }
+
+    var entry: Manifest.Source {
+        var listed = problems
+        if unlisted > 0 {
+            listed.append(Manifest.Problem(source: path, location: "document",
+                                           message: "\(unlisted) more problems, not listed"))
+        }
+        return Manifest.Source(path: path, formats: formats, query: query, tweets: tweets, problems: listed)
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads one input of search results a piece at a time, in memory bounded by the
+/// piece rather than by the input: a twarc collection of millions of posts is
+/// gigabytes of JSON Lines.
+///
+/// - A small input (at most ``wholeLimit``) is parsed whole, as ``ResultsParser``
+///   parses it.
+/// - JSON Lines are read in blocks of ``blockSize`` and parsed a block at a time,
+///   one slice of its lines per core; problems keep the lines' numbers in the file.
+///   A line longer than ``longestLine`` is skipped with a problem.
+/// - One large JSON document is mapped, its results array found
+///   (``ArraySplit``), and its elements parsed ``windowElements`` at a time, each
+///   window cut into one document per core as ``ResultsParser`` cuts a large page.
+///   The mapped pages already read are given back as it goes. Each window's
+///   document carries the bytes around the array too (a v2 page's `includes`), so
+///   those are parsed once per window: fine for the pages APIs serve, slow for a
+///   document whose bytes are mostly outside its array.
+///
+/// ``next()`` returns the pieces in input order, then nil. One caller at a time (a
+/// run hands it from task to task, never to two at once).
+public final class ResultsStream: @unchecked Sendable {
+    public let source: String
+    public let limits: Limits
+
+    /// Sizes of the pieces; tests make them small.
+    public struct Limits: Sendable {
+        /// Inputs up to this size are parsed whole.
+        public var wholeLimit = 32 << 20
+        /// Bytes of JSON Lines read at a time.
+        public var blockSize = 8 << 20
+        public var longestLine = 256 << 20
+        /// Elements of a large document's array parsed at a time.
+        public var windowElements = 4096
+        public init() {}
+    }
+
+    private enum State {
+        case whole(Data)
+        case lines(LineBlocks)
+        case document(MappedFile, ArraySplit, next: Int)
+        case done
+    }
+    private var state: State
+
+    /// Why an input cannot be read at all (the rest of a run goes on).
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// Results already in memory (a search's page, a test's document).
+    public init(data: Data, source: String) {
+        self.source = source
+        limits = Limits()
+        state = .whole(data)
+    }
+
+    /// Opens a file; reads it whole only when it is small.
+    public init(path: String, source: String, limits: Limits = Limits()) throws(Failure) {
+        self.source = source
+        self.limits = limits
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw Failure(description: "cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+        let size: Int
+        do { size = Int(try handle.seekToEnd()); try handle.seek(toOffset: 0) } catch {
+            throw Failure(description: "cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+        if size <= limits.wholeLimit {
+            defer { try? handle.close() }
+            do { state = .whole(try handle.readToEnd() ?? Data()) } catch {
+                throw Failure(description: "cannot read \(path): \((error as NSError).localizedDescription)")
+            }
+            return
+        }
+        if Self.startsWithJSONLine(handle, longestLine: limits.longestLine) {
+            state = .lines(LineBlocks(handle: handle, limits: limits))
+            return
+        }
+        try? handle.close()
+        let mapped = try MappedFile(path: path)
+        guard let split = mapped.bytes.withUnsafeBytes({ ArraySplit.find(in: $0) }) else {
+            throw Failure(description: "\(path) is one JSON document of \(size >> 20) MB whose posts are not one "
+                + "array of it: too large to read at once (JSON Lines of any length are read in pieces)")
+        }
+        mapped.release(0..<size)
+        state = .document(mapped, split, next: 0)
+    }
+
+    /// The next piece of the input, or nil after the last.
+    public func next() -> ParsedResults? {
+        switch state {
+        case .done:
+            return nil
+        case let .whole(data):
+            state = .done
+            return ResultsParser.parse(data, source: source)
+        case let .lines(blocks):
+            guard let lines = blocks.next() else {
+                state = .done
+                return nil
+            }
+            return parse(lines: lines, skipped: blocks.takeSkipped())
+        case let .document(mapped, split, start):
+            guard start < split.elements.count else {
+                state = .done
+                return nil
+            }
+            let end = min(split.elements.count, start + limits.windowElements)
+            state = .document(mapped, split, next: end)
+            let parsed = parse(window: start..<end, of: split, in: mapped)
+            mapped.release(split.elements[start].lowerBound..<split.elements[end - 1].upperBound)
+            return parsed
+        }
+    }
+
+    // MARK: JSON Lines
+
+    /// A file is JSON Lines when its first non-blank line is a whole JSON document by
+    /// itself (a pretty-printed document's first line is `{` or `[`).
+    private static func startsWithJSONLine(_ handle: FileHandle, longestLine: Int) -> Bool {
+        defer { try? handle.seek(toOffset: 0) }
+        var buffer = Data()
+        while buffer.count < longestLine, let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            buffer.append(chunk)
+            guard let line = buffer.withUnsafeBytes({ bytes -> Range<Int>? in
+                var start = 0
+                while let newline = bytes[start...].firstIndex(of: 0x0A) {
+                    if bytes[start..<newline].contains(where: { !ResultsParser.isWhitespace($0) }) {
+                        return start..<newline
+                    }
+                    start = newline + 1
+                }
+                return nil
+            }) else { continue }
+            return (try? JSONSerialization.jsonObject(with: buffer[line], options: [.fragmentsAllowed])) != nil
+        }
+        return false
+    }
+
+    private func parse(lines: [(number: Int, data: Data)], skipped: [Int]) -> ParsedResults {
+        let cores = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count))
+        let per = (lines.count + cores - 1) / max(1, cores)
+        let groups = stride(from: 0, to: lines.count, by: max(1, per)).map { $0..<min(lines.count, $0 + per) }
+        let parts = Mutex<[Int: ParsedResults]>([:])
+        let source = self.source
+        DispatchQueue.concurrentPerform(iterations: groups.count) { i in
+            let part = DocumentReader(source: source).parseLineBlock(lines[groups[i]])
+            parts.withLock { $0[i] = part }
+        }
+        var pages: [ResultsPage] = []
+        var problems = skipped.map {
+            ParseProblem(source: source, location: "line \($0)",
+                         message: "longer than \(limits.longestLine) bytes: skipped")
+        }
+        parts.withLock { p in
+            for i in groups.indices {
+                pages += p[i]?.pages ?? []
+                problems += p[i]?.problems ?? []
+            }
+        }
+        return ParsedResults(pages: pages, problems: problems)
+    }
+
+    /// Blocks of whole lines read from a file, numbered from 1 across blocks.
+    final class LineBlocks {
+        let handle: FileHandle
+        let limits: Limits
+        private var carry = Data()
+        private var number = 0
+        private var atEnd = false
+        /// Skipping the rest of a line too long to keep.
+        private var skipping = false
+        private var skipped: [Int] = []
+
+        init(handle: FileHandle, limits: Limits) {
+            self.handle = handle
+            self.limits = limits
+        }
+
+        deinit { try? handle.close() }
+
+        func takeSkipped() -> [Int] {
+            defer { skipped = [] }
+            return skipped
+        }
+
+        /// The next block's non-blank lines; nil at the end of the file.
+        func next() -> [(number: Int, data: Data)]? {
+            while true {
+                if atEnd, carry.isEmpty { return nil }
+                if !atEnd {
+                    let chunk = (try? handle.read(upToCount: limits.blockSize)) ?? nil
+                    if let chunk, !chunk.isEmpty { carry.append(chunk) } else { atEnd = true }
+                }
+                let cut: Int
+                if atEnd {
+                    cut = carry.count
+                } else if let lastNewline = carry.lastIndex(of: 0x0A) {
+                    cut = lastNewline - carry.startIndex + 1
+                } else {
+                    if carry.count > limits.longestLine {
+                        if !skipping { skipped.append(number + 1) }
+                        skipping = true
+                        carry = Data()
+                    }
+                    continue
+                }
+                let block = carry.prefix(cut)
+                carry = Data(carry.dropFirst(cut))
+                var lines = DocumentReader.nonBlankLines(of: Data(block)).map { (number: $0.number + number, data: $0.data) }
+                let newlines = block.withUnsafeBytes { $0.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
+                if skipping, let first = lines.first, first.number == number + 1 {
+                    // The tail of the long line: not a line of its own.
+                    lines.removeFirst()
+                }
+                if skipping, block.contains(0x0A) || atEnd { skipping = false }
+                number += newlines
+                if !lines.isEmpty || atEnd && carry.isEmpty { return lines.isEmpty ? nil : lines }
+            }
+        }
+    }
+
+    // MARK: One large document
+
+    private func parse(window: Range<Int>, of split: ArraySplit, in mapped: MappedFile) -> ParsedResults {
+        let key = split.key ?? ""
+        let cores = max(1, min(ProcessInfo.processInfo.activeProcessorCount, window.count))
+        let per = (window.count + cores - 1) / cores
+        let ranges = stride(from: window.lowerBound, to: window.upperBound, by: per).map {
+            $0..<min(window.upperBound, $0 + per)
+        }
+        let documents = mapped.bytes.withUnsafeBytes { bytes in ranges.map { split.document($0, of: bytes) } }
+        if ranges.count > 1,
+           let merged = ResultsParser.parseSlices(documents, ranges: ranges, key: key, source: source) {
+            guard window.lowerBound > 0 else { return merged }
+            // Problems outside the array are the same in every window: reported once.
+            return ParsedResults(pages: merged.pages.map {
+                $0.with(problems: $0.problems.filter { $0.location.hasPrefix(key + "[") })
+            }, problems: merged.problems)
+        }
+        // Slices that do not merge exactly: the window as one document, its problems
+        // placed at their index in the whole array.
+        let whole = mapped.bytes.withUnsafeBytes { split.document(window, of: $0) }
+        let parsed = ResultsParser.parseWhole(whole, source: source)
+        func moved(_ p: ParseProblem) -> ParseProblem {
+            ResultsParser.relocated(p, key: key, by: window.lowerBound) ?? p
+        }
+        return ParsedResults(
+            pages: parsed.pages.map { $0.with(problems: $0.problems.map(moved)) },
+            problems: window.lowerBound == 0 ? parsed.problems.map(moved) : parsed.problems.compactMap {
+                // Problems outside the array are the same in every window: reported once.
+                ResultsParser.relocated($0, key: key, by: window.lowerBound)
+            })
+    }
+}
+
+/// A file mapped read-only, whose pages already read can be given back to the kernel
+/// so a pass over gigabytes does not stay resident.
+final class MappedFile: @unchecked Sendable {
+    let bytes: Data
+    private let base: UnsafeMutableRawPointer
+    private let length: Int
+
+    init(path: String) throws(ResultsStream.Failure) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw .init(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { throw .init(description: "cannot read \(path)") }
+        length = Int(info.st_size)
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
+            throw .init(description: "cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        base = mapping
+        _ = madvise(mapping, length, MADV_SEQUENTIAL)
+        bytes = Data(bytesNoCopy: mapping, count: length, deallocator: .none)
+    }
+
+    deinit { munmap(base, length) }
+
+    /// Drops the resident pages wholly inside `range` (read again from the file if
+    /// needed).
+    func release(_ range: Range<Int>) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = min(length, range.upperBound) / page * page
+        guard end > start else { return }
+        _ = madvise(base + start, end - start, MADV_DONTNEED)
+    }
+}
+
+extension ResultsPage {
+    func with(problems: [ParseProblem]) -> ResultsPage {
+        ResultsPage(format: format, tweets: tweets, includedTweets: includedTweets, query: query,
+                    nextToken: nextToken, problems: problems)
+    }
+}
