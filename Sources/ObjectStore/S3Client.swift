@@ -100,6 +100,27 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// Copies the object into `file` (created or truncated) a `chunk` at a time by
+    /// ranged GETs, so an object of any size passes in bounded memory; false when
+    /// there is no such key.
+    public func download(_ path: String, to file: URL, chunk: Int = 32 << 20) async throws(S3Error) -> Bool {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: file)
+        else { throw .invalidLocation("cannot write \(file.path)") }
+        defer { try? handle.close() }
+        var offset = 0
+        while true {
+            guard let part = try await read(path, range: offset..<(offset + chunk), maxBytes: chunk + 1) else {
+                return false
+            }
+            do { try handle.write(contentsOf: part.bytes) } catch {
+                throw .invalidLocation("cannot write \(file.path): \((error as NSError).localizedDescription)")
+            }
+            offset += part.bytes.count
+            if part.bytes.isEmpty || offset >= part.objectSize { return true }
+        }
+    }
+
     /// The total of `bytes 0-4095/12345` (RFC 9110 §14.4), or of `bytes */12345`.
     static func totalSize(contentRange: String?) -> Int? {
         guard let text = contentRange, let slash = text.lastIndex(of: "/") else { return nil }

@@ -233,13 +233,24 @@ public struct BucketMaintenance: Sendable {
         if !report.blockedBy.isEmpty { return report }
         var referenced = Set<String>()
         for object in try await client.list(CacheLayout.manifestsFolder + "/") where object.key.hasSuffix(".json") {
-            guard let bytes = try await client.get(object.key, maxBytes: BucketSync.maxManifestBytes) else { continue }
+            // Copied to a scratch file and read a post at a time: a manifest is any size.
+            let scratch = FileManager.default.temporaryDirectory
+                .appendingPathComponent("tweetcache-gc-\(UInt64.random(in: .min ... .max)).json")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            guard try await client.download(object.key, to: scratch) else { continue }
             // A manifest that cannot be read names nothing we can see: stop rather than
             // delete what it might name.
-            guard let manifest = try? Manifest.decode(Data(bytes)) else {
-                throw .malformed("\(object.key) is not a manifest; not collecting while it cannot be read")
+            let unreadable = S3Error.malformed("\(object.key) is not a manifest; not collecting while it cannot be read")
+            guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
+            do {
+                try manifest.forEachPost { _, range in
+                    for upload in StorePublisher.uploads(of: [try manifest.post(at: range)]) {
+                        referenced.insert(upload.path)
+                    }
+                }
+            } catch {
+                throw unreadable
             }
-            for upload in StorePublisher.uploads(of: manifest.tweets + manifest.includedTweets) { referenced.insert(upload.path) }
         }
         report.referenced = referenced.count
         let candidates = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")

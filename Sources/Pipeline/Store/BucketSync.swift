@@ -31,9 +31,6 @@ public struct BucketSync: Sendable {
         public var failed: [String: String] = [:]
     }
 
-    /// The largest manifest read from a bucket (a 10,000-tweet run's is about 20 MB).
-    public static let maxManifestBytes = 256 << 20
-
     public func run() async throws(S3Error) -> Report {
         var report = Report()
         let objects = try await client.list(CacheLayout.manifestsFolder + "/")
@@ -43,16 +40,22 @@ public struct BucketSync: Sendable {
         // Each new run goes into the catalog as it is copied; the runs it read before
         // are not read again.
         let catalog = try? PostCatalog(cacheRoot: layout.root)
+        let index = try? CacheIndex(path: layout.indexURL)
         for object in objects.sorted(by: { $0.key < $1.key }) {
             let local = layout.url(object.key)
             guard !FileManager.default.fileExists(atPath: local.path) else { continue }
+            // Copied to a hidden name a chunk at a time (a million-post run's manifest
+            // is gigabytes), read before it is kept (a file that is not a manifest stays
+            // out), then renamed into place.
+            let temporary = layout.manifestsURL.appendingPathComponent(".sync-\(UInt64.random(in: .min ... .max)).json")
+            defer { try? FileManager.default.removeItem(at: temporary) }
             do {
-                guard let bytes = try await client.get(object.key, maxBytes: Self.maxManifestBytes) else { continue }
-                // Read before it is kept: a file that is not a manifest stays out of the catalog.
-                let manifest = try Manifest.decode(Data(bytes))
-                try Data(bytes).write(to: local, options: .atomic)
+                guard try await client.download(object.key, to: temporary) else { continue }
+                let manifest = try ManifestFile(url: temporary)
+                let urls = index.map { recordInIndex(manifest, index: $0) } ?? 0
+                try FileManager.default.moveItem(at: temporary, to: local)
                 _ = try? catalog?.add(manifestNamed: local.lastPathComponent)
-                report.urls += recordInIndex([manifest])
+                report.urls += urls
                 report.copied += 1
             } catch {
                 report.failed[object.key] = "\(error)"
@@ -61,42 +64,48 @@ public struct BucketSync: Sendable {
         return report
     }
 
-    /// Records each fetched URL of `manifests` with its hash, unless this machine's
+    /// Records each fetched URL of `manifest` with its hash, unless this machine's
     /// index already maps the URL (what it fetched itself is not overwritten by what
-    /// a bucket says); returns how many.
-    private func recordInIndex(_ manifests: [Manifest]) -> Int {
-        guard !manifests.isEmpty, let index = try? CacheIndex(path: layout.indexURL) else { return 0 }
-        var urls: [URLRecord] = []
+    /// a bucket says), a batch of posts at a time; returns how many.
+    private func recordInIndex(_ manifest: ManifestFile, index: CacheIndex) -> Int {
+        var urls: [String: URLRecord] = [:]
         var blobs: [BlobHash: BlobRecord] = [:]
-        func add(url: String?, sha256: String?, bytes: Int?, contentType: String?, width: Int?, height: Int?, at date: Date) {
+        var recorded = 0
+        let date = manifest.header.generatedAt
+        func add(url: String?, sha256: String?, bytes: Int?, contentType: String?, width: Int?, height: Int?) {
             guard let url, let hex = sha256, let hash = BlobHash(hex: hex), let size = bytes else { return }
-            urls.append(URLRecord(url: url, hash: hash, size: size, contentType: contentType, httpStatus: 200,
-                                  fetchedAt: date, lastAccess: date))
+            urls[url] = URLRecord(url: url, hash: hash, size: size, contentType: contentType, httpStatus: 200,
+                                  fetchedAt: date, lastAccess: date)
             blobs[hash] = BlobRecord(hash: hash, size: size, contentType: contentType, width: width, height: height,
                                      createdAt: date, lastAccess: date)
         }
-        for manifest in manifests {
-            for tweet in manifest.tweets + manifest.includedTweets {
-                if let a = tweet.author.avatar {
-                    add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height,
-                        at: manifest.generatedAt)
-                }
-                for m in tweet.media {
-                    add(url: m.url, sha256: m.sha256, bytes: m.bytes, contentType: m.contentType, width: m.width, height: m.height,
-                        at: manifest.generatedAt)
-                    if let v = m.video {
-                        add(url: v.url, sha256: v.sha256, bytes: v.bytes, contentType: v.contentType, width: nil, height: nil,
-                            at: manifest.generatedAt)
-                    }
+        func flush() {
+            defer { urls = [:]; blobs = [:] }
+            guard !urls.isEmpty else { return }
+            let known = (try? index.lookup(urls: Array(urls.keys))) ?? [:]
+            let fresh = urls.values.filter { known[$0.url] == nil }
+            let named = Set(fresh.map(\.hash))
+            let knownBlobs = (try? index.blobs(Array(named))) ?? [:]
+            let newBlobs = blobs.values.filter { named.contains($0.hash) && knownBlobs[$0.hash] == nil }
+            do {
+                try index.record(Array(fresh), blobs: newBlobs)
+                recorded += fresh.count
+            } catch {}
+        }
+        try? manifest.forEachPost { _, range in
+            guard let tweet = try? manifest.post(at: range) else { return }
+            if let a = tweet.author.avatar {
+                add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height)
+            }
+            for m in tweet.media {
+                add(url: m.url, sha256: m.sha256, bytes: m.bytes, contentType: m.contentType, width: m.width, height: m.height)
+                if let v = m.video {
+                    add(url: v.url, sha256: v.sha256, bytes: v.bytes, contentType: v.contentType, width: nil, height: nil)
                 }
             }
+            if urls.count >= 10_000 { flush() }
         }
-        let known = (try? index.lookup(urls: urls.map(\.url))) ?? [:]
-        urls.removeAll { known[$0.url] != nil }
-        let named = Set(urls.map(\.hash))
-        let known2 = (try? index.blobs(Array(named))) ?? [:]
-        let newBlobs = blobs.values.filter { named.contains($0.hash) && known2[$0.hash] == nil }
-        do { try index.record(urls, blobs: newBlobs) } catch { return 0 }
-        return urls.count
+        flush()
+        return recorded
     }
 }
