@@ -21,6 +21,7 @@ port=${PORT:-8098}
 sizes=${SIZES:-"10000 100000 1000000"}
 bin=$(tweetcache_binary .build-release)
 work=${WORK:-$(mktemp -d /tmp/tc-fetch-scale.XXXXXX)}
+mkdir -p "$work"
 chmod -R a+rX "$corpus"
 out=$("$shared/serve-corpus.sh" "$corpus" "$port")
 eval "$(echo "$out" | tail -1)"

@@ -51,8 +51,8 @@ def base(k):
 
 
 def make_photos(chunk):
-    """Photos chunk[0] ..< chunk[1]: a base shifted, tinted and marked per photo, so
-    every file has bytes of its own."""
+    """Photos chunk[0] ..< chunk[1]: a base shifted, tinted and marked per photo, with
+    the photo's number drawn in, so every file has bytes of its own."""
     start, end, kind = chunk
     if not TEXTURES:
         TEXTURES.extend(base(k) for k in range(BASES))
@@ -71,6 +71,9 @@ def make_photos(chunk):
         t = np.roll(textures[n % BASES], (n * 7) % 240, axis=0)
         t = t * (0.75 + 0.25 * ((n >> 5) % 5) / 4) + ((n * 37) % 60 - 30)
         t[(n % 200):(n % 200) + 8, (n * 3) % 300:(n * 3) % 300 + 16] = (n * 11) % 255
+        # The number itself, one 6x6 block a bit: no two files share their bytes.
+        for bit in range(20):
+            t[228:234, 4 + bit * 8:10 + bit * 8] = 250 if n >> bit & 1 else 5
         image = Image.fromarray(np.clip(t, 0, 255).astype(np.uint8), "RGB")
         if size != (320, 240):
             image = image.resize(size)

@@ -189,19 +189,25 @@ public final class CachePipeline: Sendable {
         for item in plan.items {
             if let known = ledger.outcome(of: item.url) { outcomes[item.url] = known } else { unknown.append(item) }
         }
-        let firstSeen = unknown.filter { ledger.seenURLs.insert($0.url.hashValue).inserted }.count
-        progress.addTotal(firstSeen)
-        ledger.summary.urls += firstSeen
         var toFetch: [FetchPlan.Item] = []
         let indexed = (try? index.lookup(urls: unknown.map(\.url))) ?? [:]
         var touched: [String] = []
         for item in unknown {
+            // Met before in this run and forgotten by the ledger: the index has it now,
+            // counted already.
+            let first = ledger.seenURLs.insert(item.url.hashValue).inserted
+            if first {
+                ledger.summary.urls += 1
+                progress.addTotal(1)
+            }
             if let cached = indexed[item.url].flatMap(cachedOutcome) {
                 outcomes[item.url] = cached
                 ledger.remember(item.url, cached)
                 touched.append(item.url)
-                ledger.summary.cached += 1
-                progress.finishOne(cached: true)
+                if first {
+                    ledger.summary.cached += 1
+                    progress.finishOne(cached: true)
+                }
             } else {
                 toFetch.append(item)
             }

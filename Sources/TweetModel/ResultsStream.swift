@@ -265,12 +265,12 @@ public final class ResultsStream: @unchecked Sendable {
 
 /// A file mapped read-only, whose pages already read can be given back to the kernel
 /// so a pass over gigabytes does not stay resident.
-final class MappedFile: @unchecked Sendable {
-    let bytes: Data
+package final class MappedFile: @unchecked Sendable {
+    package let bytes: Data
     private let base: UnsafeMutableRawPointer
     private let length: Int
 
-    init(path: String) throws(ResultsStream.Failure) {
+    package init(path: String) throws(ResultsStream.Failure) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw .init(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -289,7 +289,7 @@ final class MappedFile: @unchecked Sendable {
 
     /// Drops the resident pages wholly inside `range` (read again from the file if
     /// needed).
-    func release(_ range: Range<Int>) {
+    package func release(_ range: Range<Int>) {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let start = (range.lowerBound + page - 1) / page * page
         let end = min(length, range.upperBound) / page * page

@@ -52,6 +52,10 @@ extension PostCatalog {
                 }
                 try writer.flushCounts(db)
             }
+            // The batch's pages go back: a manifest of gigabytes is not left resident.
+            if let first = pending.first, let last = pending.last {
+                manifest.release(first.range.lowerBound..<last.range.upperBound)
+            }
             pending.removeAll(keepingCapacity: true)
         }
         do {

@@ -45,23 +45,45 @@ public struct ManifestFile: Sendable {
     public let includedCount: Int
     /// Where each top-level member's value is.
     private let members: [String: Range<Int>]
+    /// The mapping behind `bytes`, when the file was mapped: pages already read are
+    /// given back with ``release(_:)``, so reading a manifest of gigabytes does not
+    /// leave it resident.
+    private let mapping: MappedFile?
 
     /// Maps `url` and checks its structure and header; every post is left undecoded.
     public init(url: URL) throws {
-        try self.init(bytes: Data(contentsOf: url, options: .alwaysMapped))
+        let mapping: MappedFile
+        do {
+            mapping = try MappedFile(path: url.path)
+        } catch {
+            // An empty file cannot be mapped; it is no manifest either way.
+            throw Problem(description: error.description)
+        }
+        try self.init(bytes: mapping.bytes, mapping: mapping)
     }
 
     public init(bytes: Data) throws {
+        try self.init(bytes: bytes, mapping: nil)
+    }
+
+    private init(bytes: Data, mapping: MappedFile?) throws {
         self.bytes = bytes
+        self.mapping = mapping
+        var released = 0
         var members: [String: Range<Int>] = [:]
         var counts: [Section: Int] = [:]
         try bytes.withUnsafeBytes { raw in
             try Self.scan(raw) { key, range in
                 members[key] = range
-            } element: { section, _ in
+            } element: { section, range in
                 counts[section, default: 0] += 1
+                if range.upperBound - released > Self.releaseEvery {
+                    mapping?.release(released..<range.upperBound)
+                    released = range.upperBound
+                }
             }
         }
+        mapping?.release(0..<bytes.count)
         for key in ["version", "generated_at", "sources", "tweets"] where members[key] == nil {
             throw Problem(description: "missing \(key)")
         }
@@ -98,11 +120,26 @@ public struct ManifestFile: Sendable {
     }
 
     /// Each post's section and byte range, in file order, with nothing decoded.
-    public func forEachPost(_ body: (Section, Range<Int>) throws -> Void) throws {
+    /// With `releasing`, the pages of posts already handed over are given back as the
+    /// walk goes: for a `body` that is done with each post when it returns.
+    public func forEachPost(releasing: Bool = false, _ body: (Section, Range<Int>) throws -> Void) throws {
+        var released = 0
         try bytes.withUnsafeBytes { raw in
-            try Self.scan(raw, member: { _, _ in }, element: body)
+            try Self.scan(raw, member: { _, _ in }, element: { section, range in
+                try body(section, range)
+                if releasing, range.upperBound - released > Self.releaseEvery {
+                    release(released..<range.upperBound)
+                    released = range.upperBound
+                }
+            })
         }
+        if releasing { release(0..<bytes.count) }
     }
+
+    /// Gives back the resident pages inside `range` (read again from the file if needed).
+    public func release(_ range: Range<Int>) { mapping?.release(range) }
+
+    static let releaseEvery = 4 << 20
 
     /// The post whose JSON is `range` of the file.
     public func post(at range: Range<Int>) throws -> ManifestTweet {

@@ -33,7 +33,7 @@ public struct BucketHydrator: Sendable {
         for name in names.sorted() where name.hasSuffix(".json") {
             // A post at a time: a million-post run's manifest is gigabytes.
             guard let file = try? ManifestFile(url: layout.manifestsURL.appendingPathComponent(name)) else { continue }
-            try? file.forEachPost { _, range in
+            try? file.forEachPost(releasing: true) { _, range in
                 if let hash, !file.slice(range).withUnsafeBytes({ $0.firstRange(of: Array(hash.hex.utf8)) != nil }) {
                     return
                 }

@@ -243,7 +243,7 @@ public struct BucketMaintenance: Sendable {
             let unreadable = S3Error.malformed("\(object.key) is not a manifest; not collecting while it cannot be read")
             guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
             do {
-                try manifest.forEachPost { _, range in
+                try manifest.forEachPost(releasing: true) { _, range in
                     for upload in StorePublisher.uploads(of: [try manifest.post(at: range)]) {
                         referenced.insert(upload.path)
                     }

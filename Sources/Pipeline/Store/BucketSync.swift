@@ -92,7 +92,7 @@ public struct BucketSync: Sendable {
                 recorded += fresh.count
             } catch {}
         }
-        try? manifest.forEachPost { _, range in
+        try? manifest.forEachPost(releasing: true) { _, range in
             guard let tweet = try? manifest.post(at: range) else { return }
             if let a = tweet.author.avatar {
                 add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height)
