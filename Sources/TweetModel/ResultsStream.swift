@@ -30,12 +30,13 @@ public final class ResultsStream: @unchecked Sendable {
     /// Sizes of the pieces; tests make them small.
     public struct Limits: Sendable {
         /// Inputs up to this size are parsed whole.
-        public var wholeLimit = 32 << 20
-        /// Bytes of JSON Lines read at a time.
-        public var blockSize = 8 << 20
+        public var wholeLimit = 8 << 20
+        /// Bytes of JSON Lines read at a time: about 3,500 posts of a v1.1 search
+        /// page (a parsed post takes a few times its JSON), two pieces alive at once.
+        public var blockSize = 2 << 20
         public var longestLine = 256 << 20
         /// Elements of a large document's array parsed at a time.
-        public var windowElements = 4096
+        public var windowElements = 2048
         public init() {}
     }
 

@@ -5,8 +5,9 @@ import TweetModel
 
 /// What a run remembers from batch to batch, in memory that grows far slower than
 /// the run: compact sets of the posts and URLs it has met (8 bytes each), recent
-/// outcomes and derivations (bounded; the index answers for the rest), and the
-/// URLs that failed (kept whole: a URL is tried at most once per run).
+/// outcomes and derivations (bounded; the index answers for the rest: an image
+/// derived earlier and forgotten costs a look at its files again), and the URLs that
+/// failed (kept whole: a URL is tried at most once per run).
 struct RunLedger {
     var summary = RunSummary()
     var topPosts = PostIDSet()
@@ -15,8 +16,8 @@ struct RunLedger {
     var seenURLs = Set<Int>()
     /// Hashes of every image met, to count each derivation once.
     var seenImages = Set<Int>()
-    var derived = RecentCache<BlobHash, DeriveOutcome>(capacity: 16_384)
-    private var stored = RecentCache<String, ItemOutcome>(capacity: 32_768)
+    var derived = RecentCache<BlobHash, DeriveOutcome>(capacity: 4_096)
+    private var stored = RecentCache<String, ItemOutcome>(capacity: 16_384)
     private var failed: [String: FetchFailure] = [:]
 
     /// What became of `url` earlier in this run, if the ledger still knows.
