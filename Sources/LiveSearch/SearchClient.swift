@@ -211,7 +211,7 @@ public final class SearchClient: Sendable {
                 let file: URL
                 do { file = try store.save(response.body, number: number) } catch { return .failed(error) }
                 let summary = PageSummary.read(response.body, api: options.api)
-                var page = SavedPage(number: number, file: file, body: Data(response.body), tweets: 0)
+                var page = SavedPage(number: number, file: file, tweets: 0)
                 guard case let .page(count, next) = summary else {
                     if case let .malformed(reason) = summary { page.problem = reason }
                     pages.append(page)

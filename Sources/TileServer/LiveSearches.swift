@@ -203,7 +203,8 @@ final class LiveSearches: Sendable {
             status.waitUntil = nil
             status.message = message
         }
-        let inputs = outcome.pages.map { ResultsInput(name: $0.file.path, data: $0.body) }
+        // Read back from the saved files a piece at a time: a long search holds no pages.
+        let inputs = outcome.pages.compactMap { try? ResultsInput.read($0.file.path) }
         do {
             _ = try await CachePipeline(options: configuration.pipeline).run(inputs, progress: progress)
             update(id) { status in

@@ -150,7 +150,13 @@ struct SearchCommand: AsyncParsableCommand {
             reporter.warn("\(summary); stopped early: \(error.description)\(hint)")
         }
 
-        let inputs = outcome.pages.map { ResultsInput(name: $0.file.path, data: $0.body) }
+        // Read back from the saved files a piece at a time, as `fetch` reads them.
+        var inputs: [ResultsInput] = []
+        for page in outcome.pages {
+            do { inputs.append(try ResultsInput.read(page.file.path)) } catch {
+                throw CleanExit.message(error.description, code: 2)
+            }
+        }
         let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
         switch outcome.stop {
         case .failed: throw ExitCode(2)

@@ -63,7 +63,10 @@ func slowWriter(root: URL, seed: UInt64, size: Int, chunk: Int, pauseMicros: UIn
     let store = try BlobStore(root: root)
     let index = try CacheIndex(store: store)
     var k: UInt64 = 0
-    while true {
+    // Runs until killed, so it must not outlive its test: once its parent is gone (the
+    // test runner killed or crashed) it stops instead of filling the disk, 2 MB a blob.
+    let parent = getppid()
+    while getppid() == parent {
         let bytes = pattern(seed: seed &+ k, count: size)
         let writer = try store.makeWriter()
         // Progress on stderr (unbuffered), so the test can tell a kill mid-blob from one
@@ -88,6 +91,7 @@ func slowWriter(root: URL, seed: UInt64, size: Int, chunk: Int, pauseMicros: UIn
         FileHandle.standardError.write(Data("published \(k)\n".utf8))
         k &+= 1
     }
+    fail("the test that started this writer is gone")
 }
 
 func writer(root: URL, seed: UInt64, count: Int) throws(BlobStoreError) {

@@ -28,6 +28,12 @@ final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// A child still running when its handle goes (a test that failed or returned
+    /// early) is killed, never left writing.
+    deinit {
+        if process.isRunning { kill() }
+    }
+
     var pid: Int32 { process.processIdentifier }
 
     func kill() {
