@@ -218,4 +218,20 @@ import Testing
         #expect(file.tweetCount == 3 && file.includedCount == 1)
         #expect(try file.failures() == m.failures)
     }
+
+    /// What a killed run left in the manifests folder goes once it is a day old; a
+    /// run's fresh files and real manifests stay.
+    @Test func leftoversOfKilledRunsAreSweptWhenOld() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let names = [".partial-1.json", ".partial-1.included", ".stdin-2", ".sync-3.json", "run.json", ".other"]
+        for name in names {
+            FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data("x".utf8))
+        }
+        ManifestStreamWriter.sweep(directory, now: Date().addingTimeInterval(3_600))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == names.count)
+        ManifestStreamWriter.sweep(directory, now: Date().addingTimeInterval(2 * 86_400))
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["run.json", ".other"])
+    }
 }

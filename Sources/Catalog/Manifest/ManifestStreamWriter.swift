@@ -39,6 +39,7 @@ public final class ManifestStreamWriter {
     /// Starts a manifest in `directory` with the members a run knows when it starts.
     public init(directory: URL, generatedAt: Date, tool: String, cacheRoot: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        Self.sweep(directory)
         let stem = ".partial-" + String(UInt64.random(in: .min ... .max), radix: 16)
         temporaryURL = directory.appendingPathComponent(stem + ".json")
         file = try Self.create(temporaryURL)
@@ -124,6 +125,20 @@ public final class ManifestStreamWriter {
         if folder >= 0 {
             _ = fsync(folder)
             close(folder)
+        }
+    }
+
+    /// Hidden files a killed run left (a manifest never committed, its spills, a copy
+    /// of standard input, a sync's download), once a day old: a run still writing
+    /// touches its files far more often than that.
+    static func sweep(_ directory: URL, olderThan age: TimeInterval = 86_400, now: Date = Date()) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where [".partial-", ".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
+            let url = directory.appendingPathComponent(name)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > age
+            else { continue }
+            try? FileManager.default.removeItem(at: url)
         }
     }
 
