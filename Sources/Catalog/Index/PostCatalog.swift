@@ -79,6 +79,7 @@ public final class PostCatalog: Sendable {
             // last batches (the next refresh reads them again), never corrupt the file.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -16384")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
         }
         let pool = try DatabasePool(path: databasePath, configuration: configuration)
         try pool.write { db in
@@ -179,7 +180,7 @@ public final class PostCatalog: Sendable {
             if big {
                 _ = try? write("size the cache") { db in
                     try db.execute(sql: "PRAGMA cache_size = -16384")
-                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
                 }
             }
         }
@@ -217,6 +218,12 @@ public final class PostCatalog: Sendable {
     /// run read into an empty catalog took 70 s with it and 64 s with 64 MB, at 131
     /// and 198 MB peak RSS: a fetch's memory grows by this at its end.
     static let bigReadCacheKiB = 32_768
+    /// The log is copied into the database once it holds this many pages (32 MB),
+    /// not at SQLite's 1,000 (4 MB): a run of 100 posts writes about 1,100 pages
+    /// (a post's rows land on as many B-tree pages as it has indexed facts), so at
+    /// 1,000 every small run paid for a copy of its own pages before its first page
+    /// could be served.
+    static let walCheckpointPages = 8_192
 
     /// Adds a run's manifest just written (or copied) to `name` under `manifests/`,
     /// reading it back while it is still in the page cache: a run's posts are in the
