@@ -286,16 +286,23 @@ public final class CachePipeline: Sendable {
         progress: RunProgress
     ) async -> [BlobHash: DeriveOutcome] {
         var wantsTiles: [BlobHash: Bool] = [:]
-        var order: [BlobHash] = []
+        var images: [BlobHash] = []
         var results: [BlobHash: DeriveOutcome] = [:]
         for item in plan.items where item.role != .video {
             guard case let .stored(hash, _, type, _) = outcomes[item.url],
                   type == "image/jpeg" || type == "image/png" || type == "image/gif" || type == "image/webp"
             else { continue }
-            if results[hash] == nil, let known = ledger.derived.get(hash) { results[hash] = known }
-            if results[hash] != nil { continue }
-            if wantsTiles[hash] == nil { order.append(hash) }
+            if wantsTiles[hash] == nil { images.append(hash) }
             wantsTiles[hash, default: false] = wantsTiles[hash, default: false] || item.role != .avatar
+        }
+        // Met earlier in the run: reused, unless it was an avatar then and is media now.
+        var order: [BlobHash] = []
+        for hash in images {
+            if let known = ledger.derived.get(hash), known.withTiles || wantsTiles[hash] != true {
+                results[hash] = known.outcome
+            } else {
+                order.append(hash)
+            }
         }
         guard !order.isEmpty else { return results }
         let existing = (try? index.derived(for: order)) ?? [:]
@@ -330,7 +337,7 @@ public final class CachePipeline: Sendable {
         }
         for (hash, outcome) in fresh {
             results[hash] = outcome
-            ledger.derived.set(hash, outcome)
+            ledger.derived.set(hash, (outcome, wantsTiles[hash] ?? false))
             if !outcome.newRecords.isEmpty { ledger.summary.derived += 1 }
             if outcome.error != nil, counted.contains(hash) { ledger.summary.deriveFailed += 1 }
         }

@@ -82,13 +82,18 @@ public final class ResultsStream: @unchecked Sendable {
             }
             return
         }
-        if Self.startsWithJSONLine(handle, longestLine: limits.longestLine) {
-            state = .lines(LineBlocks(handle: handle, limits: limits))
-            return
-        }
         try? handle.close()
         let mapped = try MappedFile(path: path)
+        if Self.isJSONLines(mapped) {
+            mapped.release(0..<size)
+            guard let lines = FileHandle(forReadingAtPath: path) else {
+                throw Failure(description: "cannot read \(path)")
+            }
+            state = .lines(LineBlocks(handle: lines, limits: limits))
+            return
+        }
         guard let split = mapped.bytes.withUnsafeBytes({ ArraySplit.find(in: $0) }) else {
+            mapped.release(0..<size)
             throw Failure(description: "\(path) is one JSON document of \(size >> 20) MB whose posts are not one "
                 + "array of it: too large to read at once (JSON Lines of any length are read in pieces)")
         }
@@ -125,26 +130,22 @@ public final class ResultsStream: @unchecked Sendable {
 
     // MARK: JSON Lines
 
-    /// A file is JSON Lines when its first non-blank line is a whole JSON document by
-    /// itself (a pretty-printed document's first line is `{` or `[`).
-    private static func startsWithJSONLine(_ handle: FileHandle, longestLine: Int) -> Bool {
-        defer { try? handle.seek(toOffset: 0) }
-        var buffer = Data()
-        while buffer.count < longestLine, let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            buffer.append(chunk)
-            guard let line = buffer.withUnsafeBytes({ bytes -> Range<Int>? in
-                var start = 0
-                while let newline = bytes[start...].firstIndex(of: 0x0A) {
-                    if bytes[start..<newline].contains(where: { !ResultsParser.isWhitespace($0) }) {
-                        return start..<newline
-                    }
-                    start = newline + 1
-                }
-                return nil
-            }) else { continue }
-            return (try? JSONSerialization.jsonObject(with: buffer[line], options: [.fragmentsAllowed])) != nil
+    /// A file is JSON Lines when something follows its first JSON value (a document
+    /// of its own is nothing but that value), or when that value is broken and a
+    /// line ends before the break (a damaged first line). Found by the structure
+    /// scanner over the mapped file: a minified document of gigabytes is one line,
+    /// which is never read into memory to find out.
+    private static func isJSONLines(_ mapped: MappedFile) -> Bool {
+        mapped.bytes.withUnsafeBytes { bytes in
+            var scanner = JSONStructureScanner(bytes: bytes)
+            scanner.skipSpace()
+            let start = scanner.position
+            guard scanner.skipValue() else {
+                return bytes[start..<min(bytes.count, max(start, scanner.position))].contains(0x0A)
+            }
+            scanner.skipSpace()
+            return !scanner.atEnd
         }
-        return false
     }
 
     private func parse(lines: [(number: Int, data: Data)], skipped: [Int]) -> ParsedResults {

@@ -200,13 +200,20 @@ import Testing
         m.failures.append(extra)
         #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["run.json"])
-        // A name already taken is never replaced.
+        // A name already taken is never replaced; the tail is written again for the
+        // next name, and the spills are still there to copy.
         let second = try ManifestStreamWriter(directory: directory, generatedAt: m.generatedAt, tool: "", cacheRoot: "")
+        try second.appendIncluded(m.includedTweets[0])
         try second.writeTail(sources: [], summary: RunSummary())
         #expect(throws: (any Error).self) { try second.commit(to: url) }
         #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
-        let empty = try Manifest.read(from: second.temporaryURL)
-        #expect(empty.tweets.isEmpty && empty.failures.isEmpty && empty.includedTweets.isEmpty)
+        var summary = RunSummary()
+        summary.manifestPath = "run-2.json"
+        try second.writeTail(sources: [], summary: summary)
+        try second.commit(to: directory.appendingPathComponent("run-2.json"))
+        let again = try Manifest.read(from: directory.appendingPathComponent("run-2.json"))
+        #expect(again.includedTweets.map(\.id) == [m.includedTweets[0].id] && again.summary.manifestPath == "run-2.json")
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["run.json", "run-2.json"])
     }
 
     /// Manifests written before the order changed (keys sorted throughout) read the same.

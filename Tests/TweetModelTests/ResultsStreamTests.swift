@@ -50,6 +50,22 @@ import Testing
         #expect(streamed.problems.map { $0.prefix(8) } == ["line 19:", "line 42:"])
     }
 
+    /// A collection whose first line is damaged is still JSON Lines; a minified
+    /// document (one line of any length) is still one document.
+    @Test func aDamagedFirstLineAndAOneLineDocument() throws {
+        let good = (0..<5).map { Fixtures.v1SearchPage([Fixtures.v1Tweet(id: "\(10 + $0)", text: "p \($0)")]) }
+        let damaged = try Self.write(#"{"statuses": [ oops"# + "\n" + good.joined(separator: "\n") + "\n")
+        defer { try? FileManager.default.removeItem(atPath: damaged) }
+        let lines = Self.drain(try ResultsStream(path: damaged, source: "c.jsonl", limits: Self.tiny()))
+        #expect(lines.tweets == ["10", "11", "12", "13", "14"])
+        #expect(lines.problems.map { $0.prefix(7) } == ["line 1:"])
+        let oneLine = try Self.write(Fixtures.v1SearchPage((0..<9).map { Fixtures.v1Tweet(id: "\(30 + $0)", text: "q") }))
+        defer { try? FileManager.default.removeItem(atPath: oneLine) }
+        let document = Self.drain(try ResultsStream(path: oneLine, source: "d.json", limits: Self.tiny(window: 2)))
+        #expect(document.tweets == (0..<9).map { "\(30 + $0)" })
+        #expect(document.pieces == 5)
+    }
+
     @Test func aLineLongerThanTheLimitIsSkippedWithAProblem() throws {
         let long = Fixtures.v1SearchPage((0..<60).map { Fixtures.v1Tweet(id: "\(500 + $0)", text: "long \($0)") })
         let text = [

@@ -113,14 +113,16 @@ public final class ManifestStreamWriter {
     public func commit(to url: URL) throws {
         precondition(beforeTail != nil, "writeTail before commit")
         try file.synchronize()
-        try included.remove()
-        try failures.remove()
+        // The spills stay until the name is taken: a name taken meanwhile means
+        // writing the tail again, under the next one.
         guard link(temporaryURL.path, url.path) == 0 else {
             throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path,
                 NSLocalizedDescriptionKey: "could not name the manifest \(url.lastPathComponent): \(String(cString: strerror(errno)))"])
         }
         committed = true
         unlink(temporaryURL.path)
+        try? included.remove()
+        try? failures.remove()
         let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY)
         if folder >= 0 {
             _ = fsync(folder)

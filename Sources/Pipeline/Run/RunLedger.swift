@@ -16,7 +16,8 @@ struct RunLedger {
     var seenURLs = Set<Int>()
     /// Hashes of every image met, to count each derivation once.
     var seenImages = Set<Int>()
-    var derived = RecentCache<BlobHash, DeriveOutcome>(capacity: 4_096)
+    /// With whether tiles were asked for (an image first met as an avatar gets none).
+    var derived = RecentCache<BlobHash, (outcome: DeriveOutcome, withTiles: Bool)>(capacity: 4_096)
     private var stored = RecentCache<String, ItemOutcome>(capacity: 16_384)
     private var failed: [String: FetchFailure] = [:]
 
