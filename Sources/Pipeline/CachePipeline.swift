@@ -64,10 +64,26 @@ public final class CachePipeline: Sendable {
         } catch {
             throw .manifest((error as NSError).localizedDescription)
         }
-        var ledger = RunLedger()
         let loader = LazyLoader(options: options, byteCounter: progress.bytes, logger: logger)
         defer { loader.shutdown() }
         await options.publisher?.begin(run: writer.temporaryURL.lastPathComponent)
+        do {
+            return try await streamAndFinish(inputs, writer: writer, loader: loader, generatedAt: generatedAt,
+                                             started: started, progress: progress)
+        } catch {
+            // A run that stops takes its lease with it: a lease left behind holds off
+            // `gc --store` until it is old.
+            await options.publisher?.end()
+            throw error
+        }
+    }
+
+    private func streamAndFinish(
+        _ inputs: [ResultsInput], writer: ManifestStreamWriter, loader: LazyLoader, generatedAt: Date,
+        started: ContinuousClock.Instant, progress: RunProgress
+    ) async throws(PipelineError) -> RunResult {
+        let layout = store.layout
+        var ledger = RunLedger()
         var sources: [Manifest.Source] = []
         for input in inputs {
             var source = SourceTally(path: input.name)

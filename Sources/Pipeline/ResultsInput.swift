@@ -55,7 +55,9 @@ public struct ResultsInput: Sendable {
             defer { try? FileManager.default.removeItem(at: copy) }
             do {
                 try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: copy.path, contents: nil)
+                guard FileManager.default.createFile(atPath: copy.path, contents: nil) else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "could not create \(copy.path)"])
+                }
                 let out = try FileHandle(forWritingTo: copy)
                 defer { try? out.close() }
                 while let chunk = try FileHandle.standardInput.read(upToCount: 8 << 20), !chunk.isEmpty {
