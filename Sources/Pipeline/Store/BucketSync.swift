@@ -37,9 +37,6 @@ public struct BucketSync: Sendable {
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
-        // Each new run goes into the catalog as it is copied; the runs it read before
-        // are not read again.
-        let catalog = try? PostCatalog(cacheRoot: layout.root)
         let index = try? CacheIndex(path: layout.indexURL)
         for object in objects.sorted(by: { $0.key < $1.key }) {
             let local = layout.url(object.key)
@@ -54,12 +51,18 @@ public struct BucketSync: Sendable {
                 let manifest = try ManifestFile(url: temporary)
                 let urls = index.map { recordInIndex(manifest, index: $0) } ?? 0
                 try FileManager.default.moveItem(at: temporary, to: local)
-                _ = try? catalog?.add(manifestNamed: local.lastPathComponent)
                 report.urls += urls
                 report.copied += 1
             } catch {
                 report.failed[object.key] = "\(error)"
             }
+        }
+        // The new runs go into the catalog together, once copied: into an empty catalog
+        // (a new machine) that is one read without its indexes, made at the end; the
+        // runs it read before are not read again. Should this fail, nothing is lost:
+        // the next reader's refresh reads them.
+        if report.copied > 0, let catalog = try? PostCatalog(cacheRoot: layout.root) {
+            _ = try? catalog.refresh()
         }
         return report
     }
