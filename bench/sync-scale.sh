@@ -34,7 +34,8 @@ done
 echo "uploaded $(ls "$corpus"/cache/manifests/*.json | wc -l) manifests ($(du -sh "$corpus/cache/manifests" | cut -f1)) in $(awk -v s="$started" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}') s" >&2
 
 cache=$work/cache
-/usr/bin/time -f "%e %M" -o "$work/sync-time.txt" "$bin" sync --store s3://tcsync --cache "$cache" > "$work/sync.txt"
+TWEETCACHE_LOG=debug /usr/bin/time -f "%e %M" -o "$work/sync-time.txt" \
+  "$bin" sync --store s3://tcsync --cache "$cache" > "$work/sync.txt" 2> "$work/sync-log.txt"
 read -r wall rss_kb < "$work/sync-time.txt"
 echo "| step | result |"
 echo "|---|---|"
@@ -57,5 +58,5 @@ hyperfine -N --warmup 1 --runs 10 --export-json "$work/readers.json" \
 python3 - "$work/readers.json" <<'EOF'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
-    print(f"| `{r['command'].split()[1]}` after sync (median of 10) | {r['median'] * 1000:.1f} ms |")
+    print(f"| `{r['command']}` after sync (median of 10) | {r['median'] * 1000:.1f} ms |")
 EOF
