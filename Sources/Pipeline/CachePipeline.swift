@@ -120,17 +120,22 @@ public final class CachePipeline: Sendable {
             }
             sources.append(source.entry)
         }
-        return try await finish(writer: writer, ledger: ledger, sources: sources, generatedAt: generatedAt,
+        // What the run remembered and its connections are let go before the catalog
+        // reads the manifest: the run's peak memory is one or the other, not both.
+        let summary = ledger.summary
+        ledger = RunLedger()
+        loader.shutdown()
+        return try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
                                 started: started)
     }
 
     /// Writes the manifest's tail, publishes it where a publisher says, and puts it in
     /// place; the catalog learns of it last.
     private func finish(
-        writer: ManifestStreamWriter, ledger: RunLedger, sources: [Manifest.Source], generatedAt: Date,
+        writer: ManifestStreamWriter, summary: RunSummary, sources: [Manifest.Source], generatedAt: Date,
         started: ContinuousClock.Instant
     ) async throws(PipelineError) -> RunResult {
-        var summary = ledger.summary
+        var summary = summary
         summary.tweets = writer.postCount
         summary.includedTweets = writer.includedCount
         var extraFailures: [Manifest.Failure] = []
@@ -469,8 +474,13 @@ final class LazyLoader: @unchecked Sendable {
         }
     }
 
+    /// Shuts the loader down once; a later call does nothing.
     func shutdown() {
-        lock.withLock { loader }?.shutdown()
+        let loader = lock.withLock { () -> (any MediaLoading)? in
+            defer { self.loader = nil }
+            return self.loader
+        }
+        loader?.shutdown()
     }
 }
 
