@@ -97,9 +97,9 @@ public final class CachePipeline: Sendable {
                 continue
             }
             // The next piece is parsed on another thread while this one is fetched.
-            var pending = Task.detached { [stream] in Piece(stream.next()) }
-            while let piece = await pending.value.results {
-                pending = Task.detached { [stream] in Piece(stream.next()) }
+            var pending = Task.detached { [stream] in stream.next() }
+            while let piece = await pending.value {
+                pending = Task.detached { [stream] in stream.next() }
                 ledger.summary.problems += source.add(piece)
                 var batch = PostBatch()
                 for page in piece.pages {
@@ -434,12 +434,6 @@ struct PostBatch {
     var top: [(Tweet, String?, SourceFormat)] = []
     var included: [(Tweet, String?, SourceFormat)] = []
     var count: Int { top.count + included.count }
-}
-
-/// A parsed piece of an input handed from the reading thread (nil: the input ended).
-private struct Piece: @unchecked Sendable {
-    var results: ParsedResults?
-    init(_ results: ParsedResults?) { self.results = results }
 }
 
 /// The loader of a run, made when the first batch needs to download something (a

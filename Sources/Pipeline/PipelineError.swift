@@ -2,7 +2,6 @@
 /// recorded in the manifest instead and never stop a run).
 public enum PipelineError: Error, Sendable, CustomStringConvertible {
     case unreadableInput(String, String)
-    case inputTooLarge(String, Int)
     case cache(String)
     case manifest(String)
     case fetcher(String)
@@ -10,7 +9,6 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .unreadableInput(path, why): "cannot read \(path): \(why)"
-        case let .inputTooLarge(path, limit): "\(path) is larger than \(limit >> 20) MiB; is it really search results?"
         case let .cache(why): "cache error: \(why)"
         case let .manifest(why): "cannot write the manifest: \(why)"
         case let .fetcher(why): why

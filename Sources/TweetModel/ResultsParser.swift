@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Reads saved Twitter/X API responses, whatever shape they were saved in.
 ///
@@ -52,9 +51,7 @@ public enum ResultsParser {
     package static func parseInSlices(_ data: Data, source: String, slices wanted: Int) -> ParsedResults? {
         let prepared: (ArraySplit, [Range<Int>], [Data])? = data.withUnsafeBytes { bytes in
             guard let split = ArraySplit.find(in: bytes), split.elements.count >= 2 else { return nil }
-            let count = split.elements.count
-            let per = (count + min(count, max(2, wanted)) - 1) / min(count, max(2, wanted))
-            let ranges = stride(from: 0, to: count, by: per).map { $0..<min(count, $0 + per) }
+            let ranges = ParallelSlices.split(0..<split.elements.count, parts: max(2, wanted))
             return (split, ranges, ranges.map { split.document($0, of: bytes) })
         }
         guard let (split, ranges, documents) = prepared else { return nil }
@@ -66,13 +63,7 @@ public enum ResultsParser {
     static func parseSlices(_ documents: [Data], ranges: [Range<Int>], key: String, source: String)
         -> ParsedResults?
     {
-        let parts = Mutex<[Int: ParsedResults]>([:])
-        DispatchQueue.concurrentPerform(iterations: documents.count) { i in
-            let part = parseWhole(documents[i], source: source)
-            parts.withLock { $0[i] = part }
-        }
-        let results = parts.withLock { p in (0..<documents.count).compactMap { p[$0] } }
-        guard results.count == documents.count else { return nil }
+        let results = ParallelSlices.map(documents.count) { parseWhole(documents[$0], source: source) }
         return merge(results, ranges: ranges, key: key)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -149,27 +148,15 @@ public final class ResultsStream: @unchecked Sendable {
     }
 
     private func parse(lines: [(number: Int, data: Data)], skipped: [Int]) -> ParsedResults {
-        let cores = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count))
-        let per = (lines.count + cores - 1) / max(1, cores)
-        let groups = stride(from: 0, to: lines.count, by: max(1, per)).map { $0..<min(lines.count, $0 + per) }
-        let parts = Mutex<[Int: ParsedResults]>([:])
+        let groups = ParallelSlices.split(lines.indices, parts: ProcessInfo.processInfo.activeProcessorCount)
         let source = self.source
-        DispatchQueue.concurrentPerform(iterations: groups.count) { i in
-            let part = DocumentReader(source: source).parseLineBlock(lines[groups[i]])
-            parts.withLock { $0[i] = part }
-        }
-        var pages: [ResultsPage] = []
+        let parts = ParallelSlices.map(groups.count) { DocumentReader(source: source).parseLineBlock(lines[groups[$0]]) }
         var problems = skipped.map {
             ParseProblem(source: source, location: "line \($0)",
                          message: "longer than \(limits.longestLine) bytes: skipped")
         }
-        parts.withLock { p in
-            for i in groups.indices {
-                pages += p[i]?.pages ?? []
-                problems += p[i]?.problems ?? []
-            }
-        }
-        return ParsedResults(pages: pages, problems: problems)
+        problems += parts.flatMap(\.problems)
+        return ParsedResults(pages: parts.flatMap(\.pages), problems: problems)
     }
 
     /// Blocks of whole lines read from a file, numbered from 1 across blocks.
@@ -235,11 +222,7 @@ public final class ResultsStream: @unchecked Sendable {
 
     private func parse(window: Range<Int>, of split: ArraySplit, in mapped: MappedFile) -> ParsedResults {
         let key = split.key ?? ""
-        let cores = max(1, min(ProcessInfo.processInfo.activeProcessorCount, window.count))
-        let per = (window.count + cores - 1) / cores
-        let ranges = stride(from: window.lowerBound, to: window.upperBound, by: per).map {
-            $0..<min(window.upperBound, $0 + per)
-        }
+        let ranges = ParallelSlices.split(window, parts: ProcessInfo.processInfo.activeProcessorCount)
         let documents = mapped.bytes.withUnsafeBytes { bytes in ranges.map { split.document($0, of: bytes) } }
         if ranges.count > 1,
            let merged = ResultsParser.parseSlices(documents, ranges: ranges, key: key, source: source) {

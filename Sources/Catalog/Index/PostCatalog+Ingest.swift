@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import Synchronization
+import TweetModel
 
 extension PostCatalog {
     /// Reads one manifest file into the catalog, a batch of posts per transaction.
@@ -98,12 +98,10 @@ extension PostCatalog {
         -> [Result<PostFacts, ManifestFile.Problem>]
     {
         let lanes = entries.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        let chunk = (entries.count + lanes - 1) / max(lanes, 1)
-        let results = Mutex<[Int: [Result<PostFacts, ManifestFile.Problem>]]>([:])
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            let range = (lane * chunk)..<min(entries.count, (lane + 1) * chunk)
+        let ranges = ParallelSlices.split(entries.indices, parts: lanes)
+        return ParallelSlices.map(ranges.count) { lane in
             let decoder = JSONDecoder()
-            let decoded = range.map { i -> Result<PostFacts, ManifestFile.Problem> in
+            return ranges[lane].map { i -> Result<PostFacts, ManifestFile.Problem> in
                 do {
                     return .success(try decoder.decode(PostFacts.self, from: manifest.slice(entries[i].range)))
                 } catch let error as DecodingError {
@@ -112,9 +110,7 @@ extension PostCatalog {
                     return .failure(.init(description: "\(error)"))
                 }
             }
-            results.withLock { $0[lane] = decoded }
-        }
-        return results.withLock { all in (0..<lanes).flatMap { all[$0] ?? [] } }
+        }.flatMap { $0 }
     }
 }
 

@@ -157,7 +157,6 @@ public final class ManifestStreamWriter {
         let url: URL
         let handle: FileHandle
         var writer = ManifestJSONWriter.element()
-        var finished = false
 
         init(url: URL) throws {
             self.url = url
@@ -176,7 +175,6 @@ public final class ManifestStreamWriter {
 
         func finish() throws {
             try handle.write(contentsOf: writer.drain())
-            finished = true
         }
 
         /// Appends everything written to `target`, a megabyte at a time.
