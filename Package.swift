@@ -50,6 +50,7 @@ let package = Package(
         .target(
             name: "BlobStore",
             dependencies: [
+                "MediaTypes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -59,7 +60,7 @@ let package = Package(
         // manifests hold (FTS5), and the IIIF Presentation documents built from it.
         .target(
             name: "Catalog",
-            dependencies: ["BlobStore", "TweetModel", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BlobStore", "TweetModel", "MediaTypes", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Pipeline",
@@ -114,6 +115,7 @@ let package = Package(
             name: "tweetcache",
             dependencies: [
                 "Catalog", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
+                "Imaging", "MediaTypes", "MediaFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -154,7 +156,7 @@ let package = Package(
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         // CTweetCache: the tests' PNGRawEncoder writes every PNG variant through the shim's raw PNG writer.
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CTweetCache"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CTweetCache", "MediaTypes"]),
         // Our thumbnails of a folder as PNG, for scripts/compare-thumbs.sh to set against vipsthumbnail's.
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),

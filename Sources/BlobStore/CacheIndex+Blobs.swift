@@ -104,7 +104,7 @@ extension CacheIndex {
         try write("forget blob \(hash)") { db in
             let urls = try String.fetchAll(db, sql: "SELECT url FROM urls WHERE sha256 = ? ORDER BY url",
                                            arguments: [hash.hex])
-            for table in ["urls", "blobs", "derived"] {
+            for table in ["urls", "blobs", "derived", "pdq"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE sha256 = ?", arguments: [hash.hex])
             }
             return urls

@@ -49,6 +49,17 @@ extension CacheIndex {
                 );
                 """)
         }
+        migrator.registerMigration("v2: pdq") { db in
+            // One row per hashed image: quality and the 8 dihedral hashes, 32 bytes each
+            // in the reference's order (the first is the image as displayed).
+            try db.execute(sql: """
+                CREATE TABLE pdq (
+                    sha256 TEXT PRIMARY KEY NOT NULL,
+                    quality INTEGER NOT NULL,
+                    hashes BLOB NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -31,14 +31,21 @@ public struct ImageDetails: Sendable, Codable, Equatable {
     public var urls: [String]
     public var references: [ImageReference]
     public var decodeError: String?
+    /// The PDQ perceptual hash the manifests gave this photo, and its quality.
+    public var pdq: String?
+    public var pdqQuality: Int?
+    /// Other cached photos within PDQ's match distance, nearest first.
+    public var nearDuplicates: [NearDuplicate]
 
     enum CodingKeys: String, CodingKey {
-        case sha256, path, present, bytes, format, width, height, orientation, kind, derived, urls, references
+        case sha256, path, present, bytes, format, width, height, orientation, kind, derived, urls, references, pdq
         case contentType = "content_type"
         case decodeError = "decode_error"
+        case pdqQuality = "pdq_quality"
+        case nearDuplicates = "near_duplicates"
     }
 
-    public init(hash: BlobHash, snapshot: CacheSnapshot) {
+    public init(hash: BlobHash, snapshot: CacheSnapshot, duplicates: DuplicateFinder? = nil) {
         let file = snapshot.store.path(for: hash)
         sha256 = hash.hex
         path = file.path
@@ -50,6 +57,10 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         width = record?.width
         height = record?.height
         references = snapshot.references(to: hash)
+        let signature = try? snapshot.catalog.pdqSignature(of: hash.hex)
+        pdq = signature?.hash.hex
+        pdqQuality = signature?.quality
+        nearDuplicates = (duplicates ?? DuplicateFinder(catalog: snapshot.catalog)).nearDuplicates(of: hash.hex)
         kind = references.map(\.kind).min() ?? .unreferenced
         let urlRecords = (try? snapshot.index.urls(for: hash)) ?? []
         contentType = contentType ?? urlRecords.first?.contentType
@@ -104,6 +115,9 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         if let orientation { row("orientation", "\(orientation)\(orientation == 1 ? " (upright)" : "")") }
         row("kind", kind.rawValue)
         if let decodeError { row("decode", style.paint(decodeError, .warning)) }
+        if let pdq, let pdqQuality {
+            row("pdq", pdq + style.paint(" quality \(pdqQuality)\(pdqQuality < 50 ? " (too flat to match)" : "")", .dim))
+        }
         if !derived.isEmpty {
             lines.append("Derived")
             for d in derived {
@@ -123,6 +137,10 @@ public struct ImageDetails: Sendable, Codable, Equatable {
                 let position = r.position.map { " #\($0)" } ?? ""
                 lines.append("  \(r.tweetID) @\(r.screenName) \(r.kind.rawValue)\(position)")
             }
+        }
+        if let summary = DuplicateFinder.summary(nearDuplicates) {
+            lines.append(summary.prefix(1).uppercased() + summary.dropFirst())
+            lines += DuplicateFinder.lines(nearDuplicates, style: style)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -15,6 +15,12 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         public var width: Int?
         public var height: Int?
         public var error: String?
+        /// Other cached photos within PDQ's match distance (set by ``findDuplicates(_:)``).
+        public var nearDuplicates: [NearDuplicate]? = nil
+        enum CodingKeys: String, CodingKey {
+            case sha256, type, url, bytes, width, height, error
+            case nearDuplicates = "near_duplicates"
+        }
     }
 
     public struct Link: Sendable, Codable, Equatable {
@@ -80,6 +86,15 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         profile = Self.profileURL(network: network, handle: handle, postURL: tweet.url)
     }
 
+    /// Looks up the near-duplicates of each cached photo.
+    public mutating func findDuplicates(_ finder: DuplicateFinder) {
+        for i in images.indices {
+            guard let sha = images[i].sha256 else { continue }
+            let found = finder.nearDuplicates(of: sha)
+            images[i].nearDuplicates = found.isEmpty ? nil : found
+        }
+    }
+
     public func text(style: Style) -> String {
         var lines: [String] = []
         let age = self.age.isEmpty ? "" : " · \(self.age)"
@@ -98,6 +113,7 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
                 if let bytes = image.bytes { parts.append(ByteCount.format(bytes)) }
                 if let w = image.width, let h = image.height { parts.append("\(w)x\(h)") }
                 if let error = image.error { parts.append(style.paint(line(error), .warning)) }
+                if let summary = image.nearDuplicates.flatMap(DuplicateFinder.summary) { parts.append(style.paint(summary, .warning)) }
                 lines.append("  " + parts.joined(separator: "  "))
             }
         }

@@ -3,6 +3,7 @@ import BlobStore
 import Foundation
 import Logging
 import MediaFetch
+import MediaTypes
 import TweetModel
 
 /// Search results in, cached media and a manifest out.
@@ -328,6 +329,7 @@ public final class CachePipeline: Sendable {
         guard !order.isEmpty else { return results }
         let existing = (try? index.derived(for: order)) ?? [:]
         let known = (try? index.blobs(order)) ?? [:]
+        let knownPDQ = options.perceptualHashes ? ((try? index.pdq(for: order)) ?? [:]) : [:]
         let firstSeen = order.filter { ledger.seenImages.insert($0.hashValue).inserted }
         progress.addDeriveTotal(firstSeen.count)
         let counted = Set(firstSeen)
@@ -345,7 +347,7 @@ public final class CachePipeline: Sendable {
                 let hash = order[next]
                 let size = known[hash].flatMap { r in r.width.flatMap { w in r.height.map { (width: w, height: $0) } } }
                 let job = DeriveJob(hash: hash, wantsTiles: wantsTiles[hash] ?? false,
-                                    existing: existing[hash] ?? [], knownSize: size)
+                                    existing: existing[hash] ?? [], knownSize: size, knownPDQ: knownPDQ[hash])
                 next += 1
                 group.addTask { deriver.derive(job) }
             }
@@ -384,6 +386,9 @@ public final class CachePipeline: Sendable {
                 return BlobRecord(hash: o.hash, size: size, width: w, height: h)
             }
             try index.recordBlobs(sized)
+            var hashed: [BlobHash: PDQSignature] = [:]
+            for outcome in outcomes where outcome.pdqIsNew { hashed[outcome.hash] = outcome.pdq }
+            try index.recordPDQ(hashed)
         } catch {
             logger.error("could not record derived files: \(error)")
         }

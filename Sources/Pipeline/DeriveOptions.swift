@@ -25,6 +25,10 @@ public struct DeriveOptions: Sendable {
     public var overlap: Int = 0
     /// Images claiming more pixels are refused before any allocation.
     public var maxPixels: Int = 100_000_000
+    /// Whether every image gets a PDQ perceptual hash (for `dupes`, `match` and the
+    /// manifest's `pdq`): computed from a decode the derivation does anyway, or one
+    /// full-size decode for an image with nothing else to make.
+    public var perceptualHashes = true
     /// Images derived at once; each uses one core.
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 

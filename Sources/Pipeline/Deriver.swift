@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Imaging
+import MediaTypes
 
 /// One image to derive from, and what already exists for it.
 struct DeriveJob: Sendable {
@@ -9,6 +10,8 @@ struct DeriveJob: Sendable {
     var existing: [DerivedRecord]
     /// The displayed size, when the index knows it (saves reading the header).
     var knownSize: (width: Int, height: Int)? = nil
+    /// The PDQ signature the index already has; nil has it computed.
+    var knownPDQ: PDQSignature? = nil
 }
 
 /// What deriving one image produced.
@@ -24,6 +27,10 @@ struct DeriveOutcome: Sendable {
     var replacesLegacyFolder = false
     var width: Int?
     var height: Int?
+    /// The image's PDQ signature (known or computed now), nil when it could not be decoded.
+    var pdq: PDQSignature?
+    /// Whether ``pdq`` was computed by this derivation (and so is recorded).
+    var pdqIsNew = false
     var error: String?
 }
 
@@ -37,6 +44,11 @@ struct DeriveOutcome: Sendable {
 /// already on disk and in the index is skipped; an image derived in the old
 /// layout (per-tile trees) is derived again in this one and its old rows returned
 /// as ``DeriveOutcome/obsolete``.
+///
+/// The PDQ hash is computed from the full-size decode the pyramid uses, as the
+/// reference is fed; an image with nothing else to make, or thumbnails only, is
+/// decoded at full size once for it (and its thumbnails cut from that decode). A
+/// signature the index has is not computed again.
 struct Deriver: Sendable {
     let store: BlobStore
     let files: DerivedFiles
@@ -55,6 +67,8 @@ struct Deriver: Sendable {
         let sized = job.existing.first { $0.kind != DerivedKind.thumbnail && $0.width != nil && $0.height != nil }
         outcome.width = job.knownSize?.width ?? sized?.width
         outcome.height = job.knownSize?.height ?? sized?.height
+        outcome.pdq = job.knownPDQ
+        let wantsPDQ = options.perceptualHashes && job.knownPDQ == nil
 
         do {
             // The size decides what is wanted; the header alone tells it.
@@ -87,6 +101,13 @@ struct Deriver: Sendable {
                     outcome.obsolete = legacy
                     outcome.replacesLegacyFolder = true
                 }
+                if wantsPDQ {
+                    let data = try bytes ?? store.read(job.hash)
+                    guard let format = ImageFormat.sniff(data), format == .jpeg || format == .png else { return outcome }
+                    let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
+                    outcome.pdq = PDQHasher.signature(of: image)
+                    outcome.pdqIsNew = true
+                }
                 return outcome
             }
 
@@ -100,10 +121,14 @@ struct Deriver: Sendable {
             thumbOptions.maxPixels = options.maxPixels
             thumbOptions.maxThreads = threadsPerImage
             var made: [DerivedRecord] = []
-            if wantsPack {
+            if wantsPack || wantsPDQ {
                 let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
                 outcome.width = image.width
                 outcome.height = image.height
+                if wantsPDQ {
+                    outcome.pdq = PDQHasher.signature(of: image)
+                    outcome.pdqIsNew = true
+                }
                 var source: PixelBuffer? = nil
                 for size in sizes {
                     let thumb = try Thumbnailer.thumbnail(source ?? image, longEdge: size, options: thumbOptions)
@@ -111,7 +136,7 @@ struct Deriver: Sendable {
                     source = thumb.image
                 }
                 source = nil
-                made.append(try pack(image, hash: job.hash))
+                if wantsPack { made.append(try pack(image, hash: job.hash)) }
             } else {
                 // Thumbnails only: the largest from the file with shrink-on-load,
                 // the smaller ones from that.

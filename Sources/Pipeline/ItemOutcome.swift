@@ -27,6 +27,11 @@ enum ItemOutcome: Sendable {
                     }
                 }
                 ref.deriveError = d.error
+                if let pdq = d.pdq {
+                    ref.pdq = pdq.hash.hex
+                    ref.pdqQuality = pdq.quality
+                    ref.pdqDihedral = pdq.dihedral.dropFirst().map(\.hex)
+                }
             }
             return ref
         case let .failed(f):

@@ -27,12 +27,16 @@ struct ManifestBuilder {
     func entry(_ t: Tweet, query: String?, format: SourceFormat, source: String) -> ManifestTweet {
         let media = t.media.map { m -> ManifestTweet.Media in
             let still = ref(m.imageURL)
-            return ManifestTweet.Media(
+            var media = ManifestTweet.Media(
                 id: m.id, type: m.type.rawValue, url: m.imageURL, sha256: still?.sha256, bytes: still?.bytes,
                 contentType: still?.contentType, error: still?.error, width: still?.width ?? m.width,
                 height: still?.height ?? m.height, altText: m.altText,
                 video: m.videoIsPlaylist ? Self.playlistRef(m.videoURL) : ref(m.videoURL),
                 thumbnails: still?.thumbnails, tiles: still?.tiles, deriveError: still?.deriveError)
+            media.pdq = still?.pdq
+            media.pdqQuality = still?.pdqQuality
+            media.pdqDihedral = still?.pdqDihedral
+            return media
         }
         let e = t.entities
         let entities = ManifestTweet.Entities(

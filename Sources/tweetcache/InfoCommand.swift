@@ -40,7 +40,8 @@ struct InfoCommand: AsyncParsableCommand {
         }
         switch resolved {
         case let .tweet(tweet):
-            let details = TweetDetails(tweet: tweet, now: try parseNow(now))
+            var details = TweetDetails(tweet: tweet, now: try parseNow(now))
+            details.findDuplicates(DuplicateFinder(catalog: snapshot.catalog))
             if options.json { print(try InspectJSON.string(details)) } else { emit(details.text(style: options.style)) }
         case let .image(hash):
             let details = ImageDetails(hash: hash, snapshot: snapshot)

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import TweetModel
+import MediaTypes
 
 extension PostCatalog {
     /// Reads one manifest file into the catalog, a batch of posts per transaction.
@@ -162,12 +163,12 @@ struct PostWriter {
         }
         let query = post.query.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos, network)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try insert.execute(arguments: [
             post.id, included, run, range.lowerBound, range.count, created, idOrder, user, post.author.screenName, query,
-            post.media.filter(\.servable).count,
+            post.media.filter(\.servable).count, post.network ?? "x",
         ])
         let rowid = db.lastInsertedRowID
         if !included {
@@ -182,6 +183,12 @@ struct PostWriter {
         for r in hashes {
             try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind])
             count(r.sha256, kind: r.kind, by: 1)
+        }
+        // A photo's hash is a fact of its bytes: the first copy read stays.
+        let perceptual = try db.cachedStatement(sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)")
+        for media in post.media where media.type == "photo" {
+            guard let sha = media.sha256.flatMap(PostCatalog.blob), let signature = media.signature else { continue }
+            try perceptual.execute(arguments: [sha, signature.quality, Data(signature.packed)])
         }
         let mention = try db.cachedStatement(sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)")
         for m in post.entities.mentions {

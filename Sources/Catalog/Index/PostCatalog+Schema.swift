@@ -27,6 +27,9 @@ extension PostCatalog {
     /// - `searches`: the queries of each run's inputs.
     /// - `problems`: manifest files that could not be read (or posts in them), so each
     ///   is read once.
+    /// - `images_pdq`: the PDQ signature of each photo the manifests hashed (quality and
+    ///   the 8 dihedral hashes, 32 bytes each, the original first); its `id` numbers the
+    ///   near-duplicate index (``PDQIndex``), which is built from it.
     /// - `posts_fts`: FTS5 over text, author name, handle and hashtags of the posts
     ///   (not included ones), its rowid the post's.
     ///
@@ -68,6 +71,7 @@ extension PostCatalog {
             handle TEXT NOT NULL,
             query TEXT,
             photos INTEGER NOT NULL,
+            network TEXT NOT NULL DEFAULT 'x',
             UNIQUE (included, id)
         );
         CREATE TABLE post_tags (
@@ -115,6 +119,12 @@ extension PostCatalog {
             display TEXT NOT NULL,
             posts INTEGER NOT NULL
         );
+        CREATE TABLE images_pdq (
+            id INTEGER PRIMARY KEY,
+            sha256 BLOB NOT NULL UNIQUE,
+            quality INTEGER NOT NULL,
+            hashes BLOB NOT NULL
+        );
         CREATE VIRTUAL TABLE posts_fts USING fts5(
             text, name, handle, tags,
             tokenize = 'unicode61 remove_diacritics 2',
@@ -145,5 +155,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 8
+    static let schemaVersion = 9
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaTypes
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -17,6 +18,8 @@ struct PostFacts: Decodable, Sendable {
     var entities: Entities
     var media: [Media]
     var query: String?
+    /// Absent in manifests from before other networks, which were all X.
+    var network: String?
 
     struct Author: Decodable, Sendable {
         var screenName: String
@@ -60,9 +63,22 @@ struct PostFacts: Decodable, Sendable {
         var width: Int?
         var height: Int?
         var video: Ref?
+        var pdq: String?
+        var pdqQuality: Int?
+        var pdqDihedral: [String]?
         enum CodingKeys: String, CodingKey {
-            case id, type, url, sha256, width, height, video
+            case id, type, url, sha256, width, height, video, pdq
             case contentType = "content_type"
+            case pdqQuality = "pdq_quality"
+            case pdqDihedral = "pdq_dihedral"
+        }
+
+        /// The PDQ signature the manifest gives, when it is whole and well formed.
+        var signature: PDQSignature? {
+            guard let pdq, let quality = pdqQuality, let dihedral = pdqDihedral, dihedral.count == 7 else { return nil }
+            let hashes = ([pdq] + dihedral).compactMap { PDQHash(hex: $0) }
+            guard hashes.count == 8, (0...100).contains(quality) else { return nil }
+            return PDQSignature(quality: quality, dihedral: hashes)
         }
 
         var servable: Bool {
@@ -71,7 +87,7 @@ struct PostFacts: Decodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, text, author, entities, media, query
+        case id, text, author, entities, media, query, network
         case createdAt = "created_at"
     }
 
@@ -83,6 +99,7 @@ struct PostFacts: Decodable, Sendable {
         entities = try c.decode(Entities.self, forKey: .entities)
         media = try c.decode([Media].self, forKey: .media)
         query = try c.decodeIfPresent(String.self, forKey: .query)
+        network = try c.decodeIfPresent(String.self, forKey: .network)
         // As a string: the common form is parsed by hand (Foundation's ISO 8601 parsing
         // costs more than the rest of the post); anything else as the manifest's
         // decoder reads it.

@@ -122,11 +122,19 @@ public struct MediaRef: Codable, Sendable, Equatable {
     public var tiles: TileRefs?
     /// Why no thumbnails or tiles could be made (e.g. a GIF, a corrupt image).
     public var deriveError: String?
+    /// The PDQ perceptual hash of the image as displayed (64 hex digits, the reference's
+    /// form), its quality (0-100; below 50 too flat to match) and the hashes of the image
+    /// turned and mirrored (rotate 90, 180, 270, flip x, flip y, flip +1, flip -1).
+    public var pdq: String? = nil
+    public var pdqQuality: Int? = nil
+    public var pdqDihedral: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case url, sha256, bytes, error, width, height, thumbnails, tiles
+        case url, sha256, bytes, error, width, height, thumbnails, tiles, pdq
         case contentType = "content_type"
         case deriveError = "derive_error"
+        case pdqQuality = "pdq_quality"
+        case pdqDihedral = "pdq_dihedral"
     }
 
     public init(
@@ -297,12 +305,20 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
         public var thumbnails: [ThumbnailRef]?
         public var tiles: TileRefs?
         public var deriveError: String?
+        /// The PDQ perceptual hash of the image as displayed (64 hex digits, the reference's
+        /// form), its quality (0-100; below 50 too flat to match) and the hashes of the image
+        /// turned and mirrored (rotate 90, 180, 270, flip x, flip y, flip +1, flip -1).
+        public var pdq: String? = nil
+        public var pdqQuality: Int? = nil
+        public var pdqDihedral: [String]? = nil
 
         enum CodingKeys: String, CodingKey {
-            case id, type, url, sha256, bytes, error, width, height, video, thumbnails, tiles
+            case id, type, url, sha256, bytes, error, width, height, video, thumbnails, tiles, pdq
             case contentType = "content_type"
             case altText = "alt_text"
             case deriveError = "derive_error"
+            case pdqQuality = "pdq_quality"
+            case pdqDihedral = "pdq_dihedral"
         }
 
         public init(

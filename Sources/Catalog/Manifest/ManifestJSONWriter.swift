@@ -337,6 +337,9 @@ struct ManifestJSONWriter {
         if let error = m.error { key("error"); write(error) }
         key("height", m.height)
         key("id"); string(m.id)
+        key("pdq", m.pdq)
+        if let dihedral = m.pdqDihedral { key("pdq_dihedral"); strings(dihedral) }
+        key("pdq_quality", m.pdqQuality)
         key("sha256", m.sha256)
         if let thumbnails = m.thumbnails { key("thumbnails"); array(thumbnails) { $0.write($1) } }
         if let tiles = m.tiles { key("tiles"); write(tiles) }
@@ -354,6 +357,9 @@ struct ManifestJSONWriter {
         key("derive_error", r.deriveError)
         if let error = r.error { key("error"); write(error) }
         key("height", r.height)
+        key("pdq", r.pdq)
+        if let dihedral = r.pdqDihedral { key("pdq_dihedral"); strings(dihedral) }
+        key("pdq_quality", r.pdqQuality)
         key("sha256", r.sha256)
         if let thumbnails = r.thumbnails { key("thumbnails"); array(thumbnails) { $0.write($1) } }
         if let tiles = r.tiles { key("tiles"); write(tiles) }

@@ -1,0 +1,262 @@
+public import Foundation
+public import MediaTypes
+internal import GRDB
+
+extension PostCatalog {
+    /// PDQ's recommended match distance: re-encoded, resized and captioned copies fall
+    /// within it, unrelated photos almost never (about 128 bits apart).
+    public static let defaultPDQThreshold = 31
+
+    /// The hashes of every useful photo (quality 50 and up) in a near-neighbour index,
+    /// with the catalog rows they came from. Built from `images_pdq` in one read.
+    public struct PerceptualIndex: Sendable {
+        public let index: PDQIndex
+        /// `images_pdq.id` per slot of ``index``.
+        let ids: [Int64]
+        /// The highest `images_pdq.id` read: a catalog with a higher one has newer hashes.
+        public let generation: Int64
+    }
+
+    /// Builds the near-neighbour index of every photo's hash (at a million photos about
+    /// a second and 110 MB). Readers keep it while ``perceptualGeneration()`` is the same.
+    public func perceptualIndex() throws(CatalogError) -> PerceptualIndex {
+        try read("read the PDQ hashes") { db in
+            var hashes: [PDQHash] = [], ids: [Int64] = []
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM images_pdq WHERE quality >= ?",
+                                         arguments: [PDQSignature.minimumUsefulQuality]) ?? 0
+            hashes.reserveCapacity(count)
+            ids.reserveCapacity(count)
+            // The original hash is the first 32 bytes.
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, substr(hashes, 1, 32) FROM images_pdq WHERE quality >= ? ORDER BY id",
+                                           arguments: [PDQSignature.minimumUsefulQuality])
+            while let row = try rows.next() {
+                guard let data = row[1] as Data?, let hash = PDQHash(bytes: data) else { continue }
+                ids.append(row[0])
+                hashes.append(hash)
+            }
+            let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM images_pdq") ?? 0
+            return PerceptualIndex(index: PDQIndex(hashes), ids: ids, generation: generation)
+        }
+    }
+
+    /// Changes when photos are hashed into the catalog (or it is rebuilt).
+    public func perceptualGeneration() throws(CatalogError) -> Int64 {
+        try read("read the PDQ generation") { db in
+            try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM images_pdq") ?? 0
+        }
+    }
+
+    /// The PDQ signature the manifests gave an image, if any.
+    public func pdqSignature(of sha256: String) throws(CatalogError) -> PDQSignature? {
+        guard let blob = Self.blob(sha256) else { return nil }
+        return try read("read a PDQ hash") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT quality, hashes FROM images_pdq WHERE sha256 = ?", arguments: [blob]),
+                  let packed = row[1] as Data?
+            else { return nil }
+            return PDQSignature(quality: row[0], packed: [UInt8](packed))
+        }
+    }
+
+    /// Other cached photos that look like `sha256`, turned or mirrored included, nearest
+    /// first; empty when the image has no useful hash.
+    public func nearDuplicates(of sha256: String, threshold: Int = defaultPDQThreshold, in index: PerceptualIndex)
+        throws(CatalogError) -> [NearDuplicate]
+    {
+        guard let signature = try pdqSignature(of: sha256), signature.isUseful else { return [] }
+        let found = Self.search(signature, threshold: threshold, in: index.index)
+        let shas = try hashes(ofRows: found.map { index.ids[$0.slot] })
+        let own = Self.blob(sha256)
+        let kept = found.filter { shas[index.ids[$0.slot]] != own }
+        return try describe(kept.map { (index.ids[$0.slot], $0.distance, $0.transform) }, shas: shas)
+    }
+
+    /// Cached photos within `threshold` of each hash of a list (as shared hash lists
+    /// hold them: the picture as posted), nearest first.
+    public func matches(of hash: PDQHash, threshold: Int = defaultPDQThreshold, in index: PerceptualIndex)
+        throws(CatalogError) -> [NearDuplicate]
+    {
+        let found = index.index.search([hash], threshold: threshold)
+        let shas = try hashes(ofRows: found.map { index.ids[$0.slot] })
+        return try describe(found.map { (index.ids[$0.slot], $0.distance, PDQTransform.original) }, shas: shas)
+    }
+
+    /// Every group of near-identical photos (two or more distinct images), found by
+    /// querying the index with each photo's eight dihedral hashes and joining what
+    /// matches (single linkage: a chain of close copies is one group). Groups come
+    /// earliest first post first; `limit` caps how many are described.
+    ///
+    /// Memory stays flat in the number of photos beyond the index itself: the dihedral
+    /// hashes are read a batch at a time and only group members are kept.
+    public func duplicateGroups(threshold: Int = defaultPDQThreshold, in index: PerceptualIndex, limit: Int = .max)
+        throws(CatalogError) -> (groups: [DuplicateGroup], total: Int)
+    {
+        var parent = Array(0..<index.index.count)
+        func root(_ x: Int) -> Int {
+            var x = x
+            while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }
+            return x
+        }
+        try forEachSignatureBatch { batch in
+            for (id, slot) in Self.neighbours(of: batch, threshold: threshold, in: index.index) {
+                // Slots are in id order (the index was read ORDER BY id).
+                guard let a = Self.slot(of: id, in: index.ids) else { continue }
+                let ra = root(a), rb = root(slot)
+                if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            }
+        }
+        var grouped = [Bool](repeating: false, count: index.index.count)
+        for slot in parent.indices where root(slot) != slot { grouped[root(slot)] = true }
+        var members: [Int: [Int]] = [:]
+        for slot in parent.indices where grouped[root(slot)] { members[root(slot), default: []].append(slot) }
+        let sets = members.values.map { $0.sorted() }
+        var groups: [DuplicateGroup] = []
+        for set in sets {
+            let ids = set.map { index.ids[$0] }
+            let shas = try hashes(ofRows: ids)
+            let first = index.index.hashes[set[0]]
+            var images = try describe(set.map { (index.ids[$0], index.index.hashes[$0].distance(to: first), PDQTransform.original) },
+                                      shas: shas)
+            images.sort { Self.earlier($0.firstPosted, $1.firstPosted) }
+            // Distances from the earliest image, transform included.
+            if let head = images.first, let base = try pdqSignature(of: head.sha256) {
+                for i in images.indices {
+                    guard let other = try pdqSignature(of: images[i].sha256) else { continue }
+                    let best = PDQTransform.allCases.map { ($0, base.hash($0).distance(to: other.hash)) }.min { $0.1 < $1.1 }!
+                    images[i].distance = best.1
+                    images[i].transform = best.0 == .original ? nil : best.0.description
+                }
+            }
+            groups.append(DuplicateGroup(images: images))
+        }
+        groups.sort { Self.earlier($0.images.first?.firstPosted, $1.images.first?.firstPosted) }
+        return (Array(groups.prefix(limit)), groups.count)
+    }
+
+    // MARK: - Helpers
+
+    /// The slot of an `images_pdq` id in the index's ascending ids.
+    static func slot(of id: Int64, in ids: [Int64]) -> Int? {
+        var low = 0, high = ids.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return low < ids.count && ids[low] == id ? low : nil
+    }
+
+    struct Found { var slot: Int; var distance: Int; var transform: PDQTransform }
+
+    /// The index's hashes near any dihedral hash of `signature`, each once at its nearest.
+    static func search(_ signature: PDQSignature, threshold: Int, in index: PDQIndex) -> [Found] {
+        var best: [Int: (Int, PDQTransform)] = [:]
+        for transform in PDQTransform.allCases {
+            index.visit(signature.hash(transform), threshold: threshold) { slot, distance in
+                if let known = best[slot], known.0 <= distance { return }
+                best[slot] = (distance, transform)
+            }
+        }
+        return best.map { Found(slot: $0.key, distance: $0.value.0, transform: $0.value.1) }
+            .sorted { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
+    }
+
+    /// For each `(id, signature)`, the slots near it other than its own: on every core.
+    static func neighbours(of batch: [(Int64, PDQSignature)], threshold: Int, in index: PDQIndex) -> [(Int64, Int)] {
+        let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, batch.count / 64 + 1))
+        let results = Locked([[(Int64, Int)]](repeating: [], count: lanes))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            var found: [(Int64, Int)] = []
+            var i = lane
+            while i < batch.count {
+                let (id, signature) = batch[i]
+                // rotate 270 is rotate 90 seen from the other image: the pair is found from there.
+                for transform in PDQTransform.allCases where transform != .rotate270 {
+                    index.visit(signature.hash(transform), threshold: threshold) { slot, _ in found.append((id, slot)) }
+                }
+                i += lanes
+            }
+            results.withLock { $0[lane] = found }
+        }
+        return results.withLock { $0.flatMap { $0 } }
+    }
+
+    /// Reads every useful signature in batches of 16,384, in id order.
+    private func forEachSignatureBatch(_ body: ([(Int64, PDQSignature)]) throws(CatalogError) -> Void) throws(CatalogError) {
+        var after: Int64 = 0
+        while true {
+            let batch: [(Int64, PDQSignature)] = try read("read PDQ hashes") { db in
+                var batch: [(Int64, PDQSignature)] = []
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, quality, hashes FROM images_pdq WHERE id > ? AND quality >= ? ORDER BY id LIMIT 16384
+                    """, arguments: [after, PDQSignature.minimumUsefulQuality])
+                while let row = try rows.next() {
+                    guard let packed = row[2] as Data?, let signature = PDQSignature(quality: row[1], packed: [UInt8](packed))
+                    else { continue }
+                    batch.append((row[0], signature))
+                }
+                return batch
+            }
+            guard let last = batch.last else { return }
+            try body(batch)
+            after = last.0
+        }
+    }
+
+    /// The image hash (32 bytes) of each `images_pdq` row.
+    private func hashes(ofRows ids: [Int64]) throws(CatalogError) -> [Int64: Data] {
+        try read("read image hashes") { db in
+            var result: [Int64: Data] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM images_pdq WHERE id = ?")
+            for id in ids where result[id] == nil {
+                if let sha = try Data.fetchOne(statement, arguments: [id]) { result[id] = sha }
+            }
+            return result
+        }
+    }
+
+    /// Each found row with its quality and posts (current posts only, earliest first);
+    /// an image no current post uses any more is left out.
+    private func describe(_ found: [(id: Int64, distance: Int, transform: PDQTransform)], shas: [Int64: Data])
+        throws(CatalogError) -> [NearDuplicate]
+    {
+        try read("describe near duplicates") { db in
+            let postsOf = try db.cachedStatement(sql: """
+                SELECT DISTINCT p.id, p.handle, p.network, p.created FROM refs r JOIN posts p ON p.rowid = r.post
+                WHERE r.sha256 = ? ORDER BY p.created, p.id_order
+                """)
+            let quality = try db.cachedStatement(sql: "SELECT quality FROM images_pdq WHERE id = ?")
+            var result: [NearDuplicate] = []
+            for (id, distance, transform) in found {
+                guard let sha = shas[id] else { continue }
+                let posts = try Row.fetchAll(postsOf, arguments: [sha]).map { row -> DuplicatePost in
+                    let created: Double = row[3]
+                    return DuplicatePost(id: row[0], screenName: row[1], network: row[2],
+                                         createdAt: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created))
+                }
+                guard !posts.isEmpty else { continue }
+                result.append(NearDuplicate(
+                    sha256: sha.map { String(format: "%02x", $0) }.joined(), distance: distance,
+                    transform: transform == .original ? nil : transform.description,
+                    quality: try Int.fetchOne(quality, arguments: [id]) ?? 0,
+                    posts: posts.sorted { Self.earlier($0.createdAt, $1.createdAt) }))
+            }
+            return result
+        }
+    }
+
+    /// Dated before undated, then by date.
+    static func earlier(_ a: Date?, _ b: Date?) -> Bool {
+        switch (a, b) {
+        case let (a?, b?): a < b
+        case (_?, nil): true
+        default: false
+        }
+    }
+}
+
+/// A value behind a lock, for results gathered from concurrent lanes.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}

@@ -1,0 +1,128 @@
+/// A 256-bit PDQ perceptual hash (Meta's PDQ, as hash-sharing programmes exchange them).
+///
+/// Two photos that look alike have hashes a few bits apart, whatever their bytes:
+/// re-encoded, resized or captioned copies land within PDQ's recommended distance of 31
+/// bits, unrelated photos about 128 bits apart. The text form is the reference's: 64 hex
+/// digits, most significant first, where bit `k` of the reference's bit numbering
+/// (`k = 16 * row + column` of its 16x16 DCT block) has the value 2^k, so hashes read
+/// from shared lists and written by this project compare as the same numbers.
+public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The 256 bits as four words, the most significant (reference bits 255...192) first.
+    public var words: (UInt64, UInt64, UInt64, UInt64)
+
+    public init(words: (UInt64, UInt64, UInt64, UInt64)) { self.words = words }
+
+    /// The hash of nothing: the reference gives it to images too small or too flat to hash.
+    public static let zero = PDQHash(words: (0, 0, 0, 0))
+
+    /// Reads the reference's text form: 64 hex digits, either case; nil for anything else.
+    public init?(hex: some StringProtocol) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 64 else { return nil }
+        var parsed: [UInt64] = [0, 0, 0, 0]
+        for (index, digit) in digits.enumerated() {
+            let value: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = digit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            parsed[index / 16] = parsed[index / 16] << 4 | UInt64(value)
+        }
+        words = (parsed[0], parsed[1], parsed[2], parsed[3])
+    }
+
+    /// The 32 bytes, most significant first (the hex form's order), as stored in an index.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 32 else { return nil }
+        var parsed: [UInt64] = [0, 0, 0, 0]
+        for (index, byte) in bytes.enumerated() { parsed[index / 8] = parsed[index / 8] << 8 | UInt64(byte) }
+        words = (parsed[0], parsed[1], parsed[2], parsed[3])
+    }
+
+    /// Sets bit `k` in the reference's numbering (0...255, value 2^k).
+    public mutating func setBit(_ k: Int) {
+        precondition((0..<256).contains(k), "PDQ bit \(k) out of range")
+        let mask = UInt64(1) << UInt64(k & 63)
+        switch k >> 6 {
+        case 3: words.0 |= mask
+        case 2: words.1 |= mask
+        case 1: words.2 |= mask
+        default: words.3 |= mask
+        }
+    }
+
+    /// The 64 hex digits, lower case.
+    public var hex: String {
+        [words.0, words.1, words.2, words.3].map { word in
+            let text = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }.joined()
+    }
+
+    public var description: String { hex }
+
+    /// The 32 bytes, most significant first.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        for word in [words.0, words.1, words.2, words.3] {
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return out
+    }
+
+    /// Bits that differ: 0 for the same picture, about 128 for unrelated ones.
+    @inline(__always)
+    public func distance(to other: PDQHash) -> Int {
+        (words.0 ^ other.words.0).nonzeroBitCount + (words.1 ^ other.words.1).nonzeroBitCount
+            + (words.2 ^ other.words.2).nonzeroBitCount + (words.3 ^ other.words.3).nonzeroBitCount
+    }
+
+    /// The distance when it is at most `limit`, else nil; stops after the first word that
+    /// already exceeds it (most candidates of a near-neighbour search are far).
+    @inline(__always)
+    public func distance(to other: PDQHash, atMost limit: Int) -> Int? {
+        var d = (words.0 ^ other.words.0).nonzeroBitCount
+        guard d <= limit else { return nil }
+        d += (words.1 ^ other.words.1).nonzeroBitCount
+        guard d <= limit else { return nil }
+        d += (words.2 ^ other.words.2).nonzeroBitCount + (words.3 ^ other.words.3).nonzeroBitCount
+        return d <= limit ? d : nil
+    }
+
+    /// One of the sixteen 16-bit pieces (0 = the most significant), the keys of a
+    /// multi-index: two hashes at most 31 bits apart agree within one bit on at least one piece.
+    @inline(__always)
+    public func chunk(_ index: Int) -> UInt16 {
+        let word: UInt64
+        switch index >> 2 {
+        case 0: word = words.0
+        case 1: word = words.1
+        case 2: word = words.2
+        default: word = words.3
+        }
+        return UInt16(truncatingIfNeeded: word >> UInt64(48 - 16 * (index & 3)))
+    }
+
+    /// How many bits are set (the reference's hashes set about half).
+    public var bitCount: Int {
+        words.0.nonzeroBitCount + words.1.nonzeroBitCount + words.2.nonzeroBitCount + words.3.nonzeroBitCount
+    }
+
+    public static func == (a: PDQHash, b: PDQHash) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    public static func < (a: PDQHash, b: PDQHash) -> Bool {
+        (a.words.0, a.words.1, a.words.2, a.words.3) < (b.words.0, b.words.1, b.words.2, b.words.3)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Catalog
+import Foundation
+import Inspect
+
+/// `tweetcache dupes`: groups of near-identical photos across posts and networks.
+struct DupesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dupes",
+        abstract: "List groups of near-identical photos (PDQ perceptual hashes), earliest post first.",
+        discussion: """
+            Photos whose PDQ hashes are at most THRESHOLD bits apart (turned and mirrored \
+            copies included) are one group; a group lists each image with the posts that use \
+            it, the earliest post first: who posted the picture first. Byte-identical copies \
+            are one image. Photos too flat to hash (PDQ quality below 50) are left out.
+            """)
+
+    @Option(name: .long, help: "Largest Hamming distance (of 256 bits) that counts as the same picture.")
+    var threshold: Int = PostCatalog.defaultPDQThreshold
+
+    @Option(name: .long, help: "Groups to show (0: all).")
+    var limit: Int = 0
+
+    @OptionGroup var options: InspectOptions
+
+    func validate() throws {
+        guard (0...128).contains(threshold) else { throw ValidationError("--threshold must be 0-128 bits") }
+        guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() throws {
+        let snapshot = try options.snapshot()
+        let index = try snapshot.catalog.perceptualIndex()
+        let (groups, total) = try snapshot.catalog.duplicateGroups(
+            threshold: threshold, in: index, limit: limit == 0 ? .max : limit)
+        if options.json {
+            struct Output: Encodable { var threshold: Int; var hashed: Int; var total: Int; var groups: [DuplicateGroup] }
+            print(try InspectJSON.string(Output(threshold: threshold, hashed: index.index.count, total: total, groups: groups)))
+            return
+        }
+        let style = options.style
+        var lines = ["\(total) group\(total == 1 ? "" : "s") of near-identical photos among \(index.index.count) hashed (threshold \(threshold) bits)"]
+        for (n, group) in groups.enumerated() {
+            lines.append("")
+            var head = "Group \(n + 1): \(group.images.count) images in \(group.postCount) posts"
+            if let first = group.images.first?.posts.first {
+                head += ", first posted by @\(first.screenName) (\(first.network))"
+                if let date = first.createdAt { head += " on " + Self.day(date) }
+            }
+            lines.append(style.paint(head, .name))
+            for image in group.images {
+                var parts = [String(image.sha256.prefix(12)), image === group.images.first ? "first" : "\(image.distance) bits"]
+                if let transform = image.transform { parts.append(transform) }
+                let posts = image.posts.prefix(3).map { p in
+                    "@\(p.screenName) \(p.id)\(p.createdAt.map { " " + Self.day($0) } ?? "") (\(p.network))"
+                }
+                parts.append(posts.joined(separator: ", ") + (image.posts.count > 3 ? ", \(image.posts.count - 3) more" : ""))
+                lines.append("  " + parts.joined(separator: "  "))
+            }
+        }
+        if groups.count < total { lines += ["", "\(total - groups.count) more group(s): --limit 0 lists all"] }
+        emit(lines.joined(separator: "\n") + "\n")
+    }
+
+    static func day(_ date: Date) -> String {
+        ISO8601DateFormatter.string(from: date, timeZone: .gmt, formatOptions: [.withFullDate])
+    }
+}
+
+extension NearDuplicate {
+    /// The same image (by hash), for marking a group's first.
+    static func === (a: NearDuplicate, b: NearDuplicate?) -> Bool { a.sha256 == b?.sha256 }
+}
