@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["Catalog", "BlobStore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Catalog", "BlobStore", "MediaTypes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport"]),
         // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.

@@ -5,7 +5,7 @@ import Imaging
 /// small MP4 container for the video, all deterministic, on every core.
 public enum DemoAssets {
     /// Bump when SceneRenderer's output changes.
-    static let rendererVersion = 1
+    static let rendererVersion = 2
 
     /// Renders every asset, or reads it from `directory` when an earlier demo run saved
     /// it there (rendering takes seconds; reading, milliseconds). Files are named by
@@ -51,6 +51,11 @@ public enum DemoAssets {
             return DemoBody(bytes: try JPEGEncoder.encode(img, quality: quality), contentType: "image/jpeg")
         case .photo:
             let style: SceneRenderer.Style = a.seed % 2 == 0 ? .landscape : .fractal
+            if let first = a.repostOf, first.count == 2 {
+                let original = SceneRenderer.render(width: first[0], height: first[1], seed: a.seed, style: style)
+                let copy = try Resampler.resize(original, width: a.width, height: a.height)
+                return DemoBody(bytes: try JPEGEncoder.encode(copy, quality: 70), contentType: "image/jpeg")
+            }
             let img = SceneRenderer.render(width: a.width, height: a.height, seed: a.seed, style: style)
             return DemoBody(bytes: try JPEGEncoder.encode(img, quality: quality, progressive: a.seed % 3 == 0),
                             contentType: "image/jpeg")

@@ -25,13 +25,18 @@ public struct SampleAsset: Sendable, Hashable, Codable {
     public let height: Int
     /// Seeds the renderer so each asset looks different but is the same on every run.
     public let seed: UInt64
+    /// For a repost: the size the picture was first posted at. The file is that picture
+    /// scaled down to ``width`` x ``height`` and saved again at a lower quality, as a
+    /// reposter's copy is: other bytes, the same picture.
+    public var repostOf: [Int]? = nil
 
-    public init(key: String, kind: Kind, width: Int, height: Int, seed: UInt64) {
+    public init(key: String, kind: Kind, width: Int, height: Int, seed: UInt64, repostOf: [Int]? = nil) {
         self.key = key
         self.kind = kind
         self.width = width
         self.height = height
         self.seed = seed
+        self.repostOf = repostOf
     }
 
     /// The key a URL of the sample maps to: its last path component, without query,

@@ -47,12 +47,32 @@ struct SampleGenerator {
         let v2 = makePage(slots: v2Counts.map(Slot.photos) + [.gif], special: .quote, authorOffset: 6,
                           end: end.addingTimeInterval(-1_800), original: quoted)
         let nextToken = random.string(28, from: Self.lowercaseAlphanumerics)
+        markRepost()
 
         return SampleResults(
             v1Search: encode(v1Page(v1)),
             v2Search: encode(v2Page(v2, nextToken: nextToken)),
             assets: assets
         )
+    }
+
+    /// Makes one photo a repost of another: the same picture at another size (same seed,
+    /// same shape), so the sample has near-identical images in two posts for `dupes`
+    /// and the viewer's "Also posted in" to find. Their bytes differ, as a repost's do.
+    mutating func markRepost() {
+        let photos = assets.indices.filter { assets[$0].kind == .photo }
+        for (n, first) in photos.enumerated() {
+            // A landscape (even seed): its hash is steadier under scaling than a fractal's edge.
+            let a = assets[first]
+            guard a.seed % 2 == 0, let later = photos[(n + 1)...].last(where: { i in
+                let b = assets[i]
+                return b.width < a.width && b.width * a.height == a.width * b.height
+            }) else { continue }
+            let b = assets[later]
+            assets[later] = SampleAsset(key: b.key, kind: b.kind, width: b.width, height: b.height, seed: a.seed,
+                                        repostOf: [a.width, a.height])
+            return
+        }
     }
 
     /// One page: the slots shuffled, `special` (the retweet or quote of `original`)

@@ -14,7 +14,23 @@ final class CatalogCache: Sendable {
     /// One refresh at a time; requests that find the key changed wait for it.
     private let refreshing = Mutex<Void>(())
 
+    /// The PDQ near-neighbour index, kept while the catalog has no newer hashes.
+    private let perceptual = Mutex<PostCatalog.PerceptualIndex?>(nil)
+
     init(cacheRoot: URL) { self.cacheRoot = cacheRoot }
+
+    /// The catalog's PDQ index, built on first use and again after runs add hashes
+    /// (a cheap `max(id)` tells); requests meanwhile wait for the one build.
+    func perceptualIndex(of catalog: PostCatalog) throws(CatalogError) -> PostCatalog.PerceptualIndex {
+        let generation = try catalog.perceptualGeneration()
+        if let index = perceptual.withLock({ $0 }), index.generation == generation { return index }
+        return try refreshing.withLock { _ throws(CatalogError) -> PostCatalog.PerceptualIndex in
+            if let index = perceptual.withLock({ $0 }), index.generation == generation { return index }
+            let index = try catalog.perceptualIndex()
+            perceptual.withLock { $0 = index }
+            return index
+        }
+    }
 
     var catalog: PostCatalog {
         get throws(CatalogError) {

@@ -16,6 +16,8 @@ package enum Route: Sendable, Equatable {
     case apiHistory
     /// `GET`: the live search's status (a long poll with `?after=`); `POST`: start one.
     case apiSearch
+    /// `/api/duplicates/<sha256>`: the cached photos that look like this one (PDQ).
+    case apiDuplicates(BlobHash)
     case dziDescriptor(BlobHash)
     /// The format is the extension asked for; the responder answers only the one
     /// the image's descriptor names.
@@ -36,7 +38,7 @@ package enum Route: Sendable, Equatable {
     var metricLabel: String {
         switch self {
         case .viewerIndex, .viewerZoom, .viewerAsset: "viewer"
-        case .apiTweets, .apiHistory, .apiSearch: "api"
+        case .apiTweets, .apiHistory, .apiSearch, .apiDuplicates: "api"
         case .dziDescriptor: "dzi"
         case .dziTile: "dzi_tile"
         case .iiifBase, .iiifInfo: "iiif_info"
@@ -95,6 +97,7 @@ extension Route {
             case ["api", "tweets"]: return .apiTweets
             case ["api", "history"]: return .apiHistory
             case ["api", "search"]: return .apiSearch
+            case _ where segments.count == 3 && segments[1] == "duplicates": return .apiDuplicates(try hash(segments[2]))
             default: throw .notFound
             }
         case "healthz":

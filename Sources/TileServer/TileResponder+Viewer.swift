@@ -1,3 +1,4 @@
+import BlobStore
 import Catalog
 import Foundation
 import LiveSearch
@@ -102,11 +103,44 @@ extension TileResponder {
         return try Self.json(feed)
     }
 
+    /// `/api/duplicates/<sha256>?threshold=`: the cached photos within PDQ's match
+    /// distance of this one (31 bits unless asked, at most 64), turned and mirrored copies
+    /// included, nearest first, each with its posts earliest first: the viewer's "also
+    /// posted in". An image without a hash (not a photo, not yet hashed, too flat) has none.
+    func apiDuplicates(_ hash: BlobHash, _ request: Request) throws -> Reply {
+        let threshold = request.uri.queryParameters["threshold"].flatMap { Int(String($0)) }
+            .map { min(max($0, 0), 64) } ?? PostCatalog.defaultPDQThreshold
+        let catalog = try postCatalog()
+        let signature = try Self.answering { try catalog.pdqSignature(of: hash.hex) }
+        var answer = DuplicatesFeed(sha256: hash.hex, pdq: signature?.hash.hex, pdqQuality: signature?.quality,
+                                    threshold: threshold, nearDuplicates: [])
+        if signature?.isUseful == true {
+            let index = try Self.answering { try self.catalog.perceptualIndex(of: catalog) }
+            answer.nearDuplicates = try Self.answering { try catalog.nearDuplicates(of: hash.hex, threshold: threshold, in: index) }
+        }
+        return try Self.json(answer)
+    }
+
     static func json(_ value: some Encodable) throws -> Reply {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return Reply(bytes: try encoder.encode(value), contentType: "application/json", etag: nil, cacheControl: "no-store")
+    }
+}
+
+/// What `/api/duplicates/<sha256>` answers.
+struct DuplicatesFeed: Encodable {
+    var sha256: String
+    var pdq: String?
+    var pdqQuality: Int?
+    var threshold: Int
+    var nearDuplicates: [NearDuplicate]
+
+    enum CodingKeys: String, CodingKey {
+        case sha256, pdq, threshold
+        case pdqQuality = "pdq_quality"
+        case nearDuplicates = "near_duplicates"
     }
 }
 

@@ -137,6 +137,8 @@ struct TileResponder: HTTPResponder {
             return try await offload { try apiTweets(request) }
         case .apiHistory:
             return try await offload { try apiHistory() }
+        case .apiDuplicates(let hash):
+            return try await offload { try apiDuplicates(hash, request) }
         case .apiSearch:
             return try await searchStatus(request)
         case let .dziDescriptor(hash):

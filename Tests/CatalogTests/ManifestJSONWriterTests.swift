@@ -11,12 +11,18 @@ import Testing
     static let awkward = "line one\nline \"two\" \\ / é € \u{1F600} \u{7F} \u{2028}"
         + String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
 
+    static let pdq = "38e370e3f18781cf878707061f832d1efc3ef85ec076805c06b87cdab9b07be0"
+
     static func ref(_ n: Int) -> MediaRef {
-        MediaRef(url: "https://pbs.twimg.com/profile_images/\(n)/a.jpg", sha256: String(repeating: "cd", count: 32),
+        var ref = MediaRef(url: "https://pbs.twimg.com/profile_images/\(n)/a.jpg", sha256: String(repeating: "cd", count: 32),
                  bytes: n, contentType: "image/png", error: MediaError(code: "http_404", message: awkward, httpStatus: 404),
                  width: 400, height: -1, thumbnails: [ThumbnailRef(size: 128, path: "derived/a.jpg", width: 128, height: 96)],
                  tiles: TileRefs(pack: "p", dzi: "d.dzi", iiif: "i/info.json", tileSize: 254, bytes: 1),
                  deriveError: "not an image")
+        ref.pdq = pdq
+        ref.pdqQuality = 87
+        ref.pdqDihedral = Array(repeating: pdq, count: 7)
+        return ref
     }
 
     /// A tweet with every optional field set and every list non-empty.
@@ -37,7 +43,7 @@ import Testing
                 altText: "alt\ntext", video: ref(n + 1),
                 thumbnails: [ThumbnailRef(size: 256, path: "derived/\(n).jpg", width: 256, height: 144)],
                 tiles: TileRefs(pack: "derived/\(n).pack", dzi: "x.dzi", iiif: "y", tileSize: 256, bytes: 4096),
-                deriveError: "gif")],
+                deriveError: "gif", pdq: pdq, pdqQuality: 100, pdqDihedral: Array(repeating: pdq, count: 7))],
             referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2",
             source: "pages/a.json", network: "mastodon", url: "https://example.social/@u/\(n)", sensitive: n % 2 == 0,
             spoilerText: "cw")

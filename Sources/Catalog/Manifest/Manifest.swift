@@ -335,8 +335,14 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
             video: MediaRef? = nil,
             thumbnails: [ThumbnailRef]? = nil,
             tiles: TileRefs? = nil,
-            deriveError: String? = nil
+            deriveError: String? = nil,
+            pdq: String? = nil,
+            pdqQuality: Int? = nil,
+            pdqDihedral: [String]? = nil
         ) {
+            self.pdq = pdq
+            self.pdqQuality = pdqQuality
+            self.pdqDihedral = pdqDihedral
             self.id = id
             self.type = type
             self.url = url

@@ -281,9 +281,57 @@
       .filter((n, i, all) => all.findIndex((x) => x.toLowerCase() === n.toLowerCase()) === i);
     const users = names.map((n) => chip('@' + n, null, { user: n, tag: null }, 'user'));
     const view = $('detail');
+    const also = el('section', 'detail-section also');
+    also.hidden = true;
     view.replaceChildren(back, renderTweet(t, nowMs),
-      ...[section('Images', images), section('URLs', urls), section('Hashtags', tags), section('Users', users)].filter(Boolean));
+      ...[section('Images', images), also, section('URLs', urls), section('Hashtags', tags), section('Users', users)].filter(Boolean));
     view.querySelector('.tweet').classList.remove('opens');
+    loadAlsoPosted(t, also);
+  }
+
+  // "Also posted in": the posts of the cached photos that look like this tweet's
+  // (PDQ near-duplicates from /api/duplicates), earliest first, each a link to its
+  // detail view. Filled in when the answers come; hidden when there are none.
+  async function loadAlsoPosted(t, target) {
+    const own = str(t.id);
+    const hashes = arr(t.media).map(obj).map((m) => sha(m.sha256)).filter(Boolean);
+    const seen = new Set([own]);
+    const rows = [];
+    for (const h of hashes) {
+      let answer;
+      try {
+        const r = await fetch(`/api/duplicates/${h}`);
+        if (!r.ok) continue;
+        answer = obj(await r.json());
+      } catch (err) { continue; }
+      for (const d of arr(answer.near_duplicates).map(obj)) {
+        if (!sha(d.sha256)) continue;
+        for (const p of arr(d.posts).map(obj)) {
+          const id = str(p.id);
+          if (!id || seen.has(id)) continue;
+          seen.add(id);
+          rows.push({ post: p, image: d });
+        }
+      }
+    }
+    if (!rows.length || !target.isConnected) return;
+    rows.sort((a, b) => str(a.post.created_at).localeCompare(str(b.post.created_at)));
+    const list = el('div', 'detail-items also-list');
+    for (const { post, image } of rows) {
+      const a = el('a', 'also-post');
+      a.href = `#/tweet/${encodeURIComponent(str(post.id))}`;
+      const thumb = el('img');
+      thumb.loading = 'lazy';
+      thumb.alt = '';
+      thumb.src = `/thumb/${sha(image.sha256)}/150`;
+      const when = str(post.created_at).slice(0, 10);
+      const how = image.distance === 0 ? 'the same picture' : `${image.distance} bits apart`;
+      const turned = image.transform ? `, ${str(image.transform)}` : '';
+      a.append(thumb, el('span', 'also-text', `@${str(post.screen_name)} · ${str(post.network)}${when ? ' · ' + when : ''} · ${how}${turned}`));
+      list.append(a);
+    }
+    target.replaceChildren(el('h2', null, 'Also posted in'), list);
+    target.hidden = false;
   }
 
   let listScroll = 0, cameFromList = false;

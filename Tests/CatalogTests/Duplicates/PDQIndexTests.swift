@@ -1,0 +1,70 @@
+import Testing
+import MediaTypes
+@testable import Catalog
+
+/// Random hashes from a fixed seed, and copies of some moved a few bits.
+struct HashMaker {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func hash() -> PDQHash { PDQHash(words: (next(), next(), next(), next())) }
+
+    /// `hash` with `bits` distinct bits flipped.
+    mutating func moved(_ hash: PDQHash, bits: Int) -> PDQHash {
+        var flipped = Set<Int>()
+        while flipped.count < bits { flipped.insert(Int(next() % 256)) }
+        var out = hash
+        for k in flipped {
+            var bit = PDQHash.zero
+            bit.setBit(k)
+            out = PDQHash(words: (out.words.0 ^ bit.words.0, out.words.1 ^ bit.words.1,
+                                  out.words.2 ^ bit.words.2, out.words.3 ^ bit.words.3))
+        }
+        return out
+    }
+}
+
+@Suite struct PDQIndexTests {
+    /// The index finds exactly what comparing against every hash finds, at thresholds
+    /// below, at and beyond one bit per piece (0, 15, 16, 31, 40) and in the scan regime (60).
+    @Test(arguments: [0, 15, 16, 31, 40, 60])
+    func findsWhatAScanFinds(threshold: Int) {
+        var maker = HashMaker(state: 42)
+        var hashes = (0..<3_000).map { _ in maker.hash() }
+        let queries = (0..<40).map { _ in maker.hash() }
+        // Plant copies at distances around the threshold.
+        for (i, query) in queries.enumerated() {
+            for d in [0, 1, threshold / 2, max(0, threshold - 1), threshold, threshold + 1, threshold + 5] {
+                hashes.append(maker.moved(query, bits: d))
+            }
+            if i % 2 == 0 { hashes.append(query) }
+        }
+        let index = PDQIndex(hashes)
+        for query in queries {
+            let expected = hashes.enumerated().compactMap { slot, hash -> PDQIndex.Match? in
+                let d = query.distance(to: hash)
+                return d <= threshold ? PDQIndex.Match(slot: slot, distance: d) : nil
+            }.sorted { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
+            #expect(index.search([query], threshold: threshold) == expected)
+        }
+    }
+
+    @Test func anEmptyIndexFindsNothing() {
+        #expect(PDQIndex([]).search([.zero], threshold: 31).isEmpty)
+    }
+
+    @Test func severalQueriesKeepEachHashAtItsNearest() {
+        var maker = HashMaker(state: 7)
+        let a = maker.hash()
+        let index = PDQIndex([a])
+        let far = maker.moved(a, bits: 20), near = maker.moved(a, bits: 3)
+        #expect(index.search([far, near], threshold: 31) == [PDQIndex.Match(slot: 0, distance: 3)])
+    }
+}
