@@ -33,7 +33,7 @@ extension CacheIndex {
             for hash in hashes {
                 let use = try Double.fetchOne(newest, arguments: [hash.hex])
                 if keep(hash, use) { continue }
-                for table in ["urls", "blobs", "derived"] {
+                for table in ["urls", "blobs", "derived", "pdq"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE sha256 = ?", arguments: [hash.hex])
                 }
                 forgotten.append(hash)

@@ -34,6 +34,13 @@ extension CacheIndex {
         }
     }
 
+    /// Every image with a signature: `verify` reports those whose blob is gone.
+    public func allPDQHashes() throws(BlobStoreError) -> [BlobHash] {
+        try read("list PDQ hashes") { db in
+            try String.fetchAll(db, sql: "SELECT sha256 FROM pdq ORDER BY sha256").compactMap(BlobHash.init(hex:))
+        }
+    }
+
     /// How many images have a signature, for `stats`.
     public func pdqCount() throws(BlobStoreError) -> Int {
         try read("count PDQ hashes") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pdq") ?? 0 }

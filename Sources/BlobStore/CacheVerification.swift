@@ -88,10 +88,12 @@ public enum CacheVerification {
         let blobRows = try index.allBlobRecords()
         let urlRows = try index.allURLRecords()
         let derivedRows = try index.allDerivedRecords()
+        // A PDQ hash is a fact of its blob's bytes: with the blob gone it is dangling too.
+        let hashedRows = try index.allPDQHashes()
 
         // Index rows whose blob is gone (one problem per blob, however many rows).
         var dangling: [BlobHash: Int] = [:]
-        for h in blobRows.map(\.hash) + urlRows.map(\.hash) + derivedRows.map(\.hash) where !present.contains(h) {
+        for h in blobRows.map(\.hash) + urlRows.map(\.hash) + derivedRows.map(\.hash) + hashedRows where !present.contains(h) {
             dangling[h, default: 0] += 1
         }
         for (hash, count) in dangling.sorted(by: { $0.key < $1.key }) {

@@ -147,7 +147,14 @@ struct SampleResultsTests {
         let assets = Self.sample.assets
         let keys = assets.map(\.key)
         #expect(Set(keys).count == keys.count)
-        #expect(Set(assets.map(\.seed)).count == assets.count)
+        // Every picture is its own but one: the repost, the same picture scaled down.
+        #expect(Set(assets.map(\.seed)).count == assets.count - 1)
+        let reposts = assets.filter { $0.repostOf != nil }
+        #expect(reposts.count == 1)
+        if let repost = reposts.first, let first = assets.first(where: { $0.seed == repost.seed && $0.repostOf == nil }) {
+            #expect(repost.repostOf == [first.width, first.height])
+            #expect(repost.width < first.width && repost.width * first.height == first.width * repost.height)
+        }
         let byKey = Dictionary(uniqueKeysWithValues: assets.map { ($0.key, $0) })
 
         var used: Set<String> = []
