@@ -71,10 +71,10 @@ python3 -c "import json,sys; d=json.load(open('$dir/.out')); print(f\"dupes: {d[
 "$bin" serve --cache "$dir" --port "$port" > "$dir/.serve.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
-sha=$(printf '%064x' 12345)
+sha=$(printf '%016x%048d' 12345 0)
 curl -fs -o /dev/null -w "first /api/duplicates (builds the index): %{time_total} s\n" "http://127.0.0.1:$port/api/duplicates/$sha"
 for i in $(seq 500); do
-  printf '%064x\n' $(( (i * 7919) % count + 1 ))
+  printf '%016x%048d\n' $(( (i * 7919) % count + 1 )) 0
 done | while read -r h; do
   curl -fs -o /dev/null -w "%{time_total}\n" "http://127.0.0.1:$port/api/duplicates/$h"
 done | sort -n | awk '{ t[NR] = $1 } END { printf "/api/duplicates: %d requests, p50 %.1f ms, p99 %.1f ms\n", NR, t[int(NR*0.5)]*1000, t[int(NR*0.99)]*1000 }'

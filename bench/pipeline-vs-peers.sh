@@ -3,7 +3,8 @@
 # on the 100-image corpus from a loopback nginx, against the same work by peers:
 # `curl --parallel` into a folder, then libvips in one process (pyvips) for the
 # two thumbnail sizes and a Deep Zoom pyramid of every image, in one hyperfine
-# run. Also reports the derived bytes against the originals.
+# run. Also reports the derived bytes against the originals, and what the PDQ
+# perceptual hashes cost (the same run with --no-pdq).
 #
 # Usage: bench/pipeline-vs-peers.sh [CORPUS_DIR] [RUNS]
 # Needs: nginx, hyperfine, curl, pyvips (pip), ../shared/bench.
@@ -28,6 +29,8 @@ peer="curl -sS --no-progress-meter --fail --parallel --parallel-max 16 --output-
 hyperfine --warmup 1 --runs "$runs" --export-json "$work/pipeline.json" \
   -n tweetcache --prepare "rm -rf $work/tc && sync" \
     "$bin fetch $work/page.json --cache $work/tc --quiet" \
+  -n tweetcache-no-pdq --prepare "rm -rf $work/tc && sync" \
+    "$bin fetch $work/page.json --cache $work/tc --quiet --no-pdq" \
   -n peers --prepare "rm -rf $work/peer && mkdir -p $work/peer/dl $work/peer/t150 $work/peer/t600 $work/peer/dz && sync" \
     "bash -c '$peer'" >&2
 python3 - "$work/pipeline.json" <<'PY'
@@ -36,6 +39,9 @@ r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 tc, peer = r["tweetcache"], r["peers"]
 print(f"pipeline: tweetcache median {tc['median']:.2f} s, curl + pyvips thumbnail x2 + dzsave median {peer['median']:.2f} s, "
       f"ratio {tc['median']/peer['median']:.2f}x")
+bare = r["tweetcache-no-pdq"]
+print(f"PDQ hashes: tweetcache median {tc['median']:.2f} s with, {bare['median']:.2f} s without (--no-pdq): "
+      f"+{(tc['median'] / bare['median'] - 1) * 100:.1f}%")
 PY
 originals=$(find "$work/tc/blobs" -type f -printf '%s\n' | awk '{s+=$1} END {print s}')
 derived=$(find "$work/tc/derived" -type f -printf '%s\n' | awk '{s+=$1} END {print s}')

@@ -43,6 +43,10 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Zoom tiles for media: eager (now), lazy (when first served), none.", valueName: "MODE"))
     var tiles: String = "eager"
 
+    @Flag(name: .long, inversion: .prefixedNo,
+          help: "PDQ perceptual hashes of every image, for `dupes`, `match` and the manifest's `pdq`.")
+    var pdq = true
+
     @Option(name: .long, help: ArgumentHelp("Thumbnail sizes (long edge, pixels), comma-separated; empty for none.", valueName: "SIZES"))
     var thumbSizes: String = "150,600"
 
@@ -126,6 +130,7 @@ struct FetchOptions: ParsableArguments {
         derive.tiles = TileMode(rawValue: tiles) ?? .eager
         derive.tileSize = tileSize
         derive.overlap = overlap
+        derive.perceptualHashes = pdq
         options.derive = derive.thumbnailSizes.isEmpty && derive.tiles != .eager ? nil : derive
         return options
     }

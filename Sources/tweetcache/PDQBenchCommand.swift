@@ -102,6 +102,9 @@ struct PDQBenchCommand: ParsableCommand {
         return out
     }
 
+    /// The corpus's made-up blob hash of photo `n`: its number first, so listings tell them apart.
+    static func sha(_ n: Int) -> String { String(format: "%016llx", n) + String(repeating: "0", count: 48) }
+
     func writeCorpus(_ root: URL) throws {
         let manifests = root.appendingPathComponent("manifests", isDirectory: true)
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
@@ -139,7 +142,7 @@ struct PDQBenchCommand: ParsableCommand {
             let writer = try ManifestStreamWriter(directory: manifests, generatedAt: start.addingTimeInterval(Double(run) * 86_400),
                                                   tool: "tweetcache bench-pdq", cacheRoot: root.path)
             for i in written..<(written + n) {
-                let sha = String(format: "%064x", i + 1)
+                let sha = Self.sha(i + 1)
                 let signature = signatures[i]!
                 var media = ManifestTweet.Media(id: "m\(i)", type: "photo", url: "https://example.com/p/\(i).jpg", sha256: sha,
                                                 bytes: 40_000, contentType: "image/jpeg", width: 1200, height: 900)
@@ -178,7 +181,7 @@ struct PDQBenchCommand: ParsableCommand {
         var times: [Double] = []
         var found = 0
         for _ in 0..<queries {
-            let sha = String(format: "%064x", 1 + r.below(max(1, index.index.count)))
+            let sha = Self.sha(1 + r.below(max(1, index.index.count)))
             let t = clock.measure { found += ((try? catalog.nearDuplicates(of: sha, in: index)) ?? []).count }
             times.append(Double(t.components.attoseconds) / 1e15 + Double(t.components.seconds) * 1000)
         }

@@ -68,6 +68,28 @@ import MediaTypes
         #expect(turned.distance(to: signature.hash) > 31)
     }
 
+    /// The one-pass sample (weights applied in double precision) is the reference's
+    /// four float passes to within their rounding, at sizes where windows differ per side.
+    @Test(arguments: [(640, 480), (1201, 677), (97, 61), (300, 1000)])
+    func theFastSampleIsTheReferencesWithinRounding(width: Int, height: Int) {
+        let image = TestImages.natural(width: width, height: height)
+        let fast = PDQHasher.downsample(image), exact = PDQHasher.exactSample(image)
+        let worst = zip(fast, exact).map { abs($0 - $1) }.max() ?? 0
+        #expect(worst < 1e-3)
+    }
+
+    /// Tent weights are the reference's box applied twice: they sum to one, and a
+    /// window of one leaves a pixel alone.
+    @Test func tentWeightsAreTwoBoxes() {
+        for (length, window, index) in [(1000, 8, 500), (1000, 8, 0), (1000, 8, 999), (77, 1, 30), (4096, 32, 2000)] {
+            let w = PDQHasher.tentWeights(length: length, window: window, at: index)
+            #expect(abs(w.weights.reduce(0, +) - 1) < 1e-12)
+            #expect(w.start >= 0 && w.start + w.weights.count <= length)
+        }
+        let identity = PDQHasher.tentWeights(length: 77, window: 1, at: 30)
+        #expect(identity.start == 30 && identity.weights == [1])
+    }
+
     @Test func aFlatImageIsNotUseful() {
         let signature = PDQHasher.signature(of: Self.image(120, 80, .flat))
         #expect(!signature.isUseful)
