@@ -60,7 +60,7 @@ let package = Package(
         // manifests hold (FTS5), and the IIIF Presentation documents built from it.
         .target(
             name: "Catalog",
-            dependencies: ["BlobStore", "TweetModel", "MediaTypes", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BlobStore", "TweetModel", "MediaTypes", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Pipeline",
@@ -164,7 +164,10 @@ let package = Package(
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "MediaFetch", "TweetModel",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Imaging", "TweetModel"]),
         .testTarget(

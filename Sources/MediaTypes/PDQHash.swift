@@ -36,9 +36,18 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 32 bytes, most significant first (the hex form's order), as stored in an index.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 32 else { return nil }
-        var parsed: [UInt64] = [0, 0, 0, 0]
-        for (index, byte) in bytes.enumerated() { parsed[index / 8] = parsed[index / 8] << 8 | UInt64(byte) }
-        words = (parsed[0], parsed[1], parsed[2], parsed[3])
+        var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var index = 0
+        for byte in bytes {
+            switch index >> 3 {
+            case 0: w.0 = w.0 << 8 | UInt64(byte)
+            case 1: w.1 = w.1 << 8 | UInt64(byte)
+            case 2: w.2 = w.2 << 8 | UInt64(byte)
+            default: w.3 = w.3 << 8 | UInt64(byte)
+            }
+            index += 1
+        }
+        words = w
     }
 
     /// Sets bit `k` in the reference's numbering (0...255, value 2^k).
@@ -92,18 +101,42 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
         return d <= limit ? d : nil
     }
 
-    /// One of the sixteen 16-bit pieces (0 = the most significant), the keys of a
-    /// multi-index: two hashes at most 31 bits apart agree within one bit on at least one piece.
+    /// The sixteen 16-bit pieces a multi-index files this hash under: any two hashes at
+    /// most 31 bits apart agree within one bit on at least one piece (pigeonhole: the
+    /// pieces split the 256 bits into sixteen disjoint sets).
+    ///
+    /// Piece `c` holds one bit of each row `i` of the reference's 16x16 coefficient block,
+    /// the one in column `(i + c) mod 16` (bit `i` of the piece): a diagonal, so a piece
+    /// mixes low and high frequencies both ways. The bits of one row are correlated in
+    /// photos (rows as pieces gave 1.6 times the candidates of an even spread on a
+    /// million generated photos; diagonals, 1.03 times).
     @inline(__always)
-    public func chunk(_ index: Int) -> UInt16 {
-        let word: UInt64
-        switch index >> 2 {
-        case 0: word = words.0
-        case 1: word = words.1
-        case 2: word = words.2
-        default: word = words.3
+    public func pieces(into keys: UnsafeMutablePointer<UInt16>) {
+        var rows = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        rows = (words.3, words.2, words.1, words.0)  // rows 0-3, 4-7, 8-11, 12-15
+        for c in 0..<16 { keys[c] = 0 }
+        for i in 0..<16 {
+            let word: UInt64
+            switch i >> 2 {
+            case 0: word = rows.0
+            case 1: word = rows.1
+            case 2: word = rows.2
+            default: word = rows.3
+            }
+            let row = UInt16(truncatingIfNeeded: word >> UInt64(16 * (i & 3)))
+            // Rotated right by i, bit c of the row is its column (i + c) mod 16.
+            let rotated = (row >> UInt16(i)) | (row << UInt16((16 - i) & 15))
+            let bit = UInt16(1) << UInt16(i)
+            for c in 0..<16 where rotated & (1 << UInt16(c)) != 0 { keys[c] |= bit }
         }
-        return UInt16(truncatingIfNeeded: word >> UInt64(48 - 16 * (index & 3)))
+    }
+
+    /// One piece (see ``pieces(into:)``).
+    public func piece(_ c: Int) -> UInt16 {
+        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 16) { keys in
+            pieces(into: keys.baseAddress!)
+            return keys[c]
+        }
     }
 
     /// How many bits are set (the reference's hashes set about half).

@@ -30,12 +30,20 @@ struct DupesCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try options.snapshot()
-        let index = try snapshot.catalog.perceptualIndex()
+        // Groups are found by PDQJoin's sorted runs, not by searching: no search index.
+        let index = try snapshot.catalog.perceptualIndex(searchable: threshold > 31)
         let (groups, total) = try snapshot.catalog.duplicateGroups(
             threshold: threshold, in: index, limit: limit == 0 ? .max : limit)
         if options.json {
-            struct Output: Encodable { var threshold: Int; var hashed: Int; var total: Int; var groups: [DuplicateGroup] }
-            print(try InspectJSON.string(Output(threshold: threshold, hashed: index.index.count, total: total, groups: groups)))
+            // {"groups": [...], "hashed", "threshold", "total"} (sorted keys), a group at a
+            // time: a million photos' groups are tens of megabytes as one string.
+            let out = FileHandle.standardOutput
+            out.write(Data("{\n  \"groups\" : [".utf8))
+            for (n, group) in groups.enumerated() {
+                let text = try InspectJSON.string(group).replacingOccurrences(of: "\n", with: "\n    ")
+                out.write(Data(((n == 0 ? "\n    " : ",\n    ") + text).utf8))
+            }
+            out.write(Data("\(groups.isEmpty ? "" : "\n  ")],\n  \"hashed\" : \(index.index.count),\n  \"threshold\" : \(threshold),\n  \"total\" : \(total)\n}\n".utf8))
             return
         }
         let style = options.style

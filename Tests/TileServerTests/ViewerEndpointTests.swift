@@ -24,6 +24,37 @@ import TestSupport
         #expect(try await fetch(server, "/static/nope.js").status == 404)
     }
 
+    /// `/api/duplicates/<sha256>`: the image's PDQ hash from the catalog, and the other
+    /// photos near it with their posts (the two fixture photos are the same four
+    /// quadrants at two sizes, so each finds the other unless too flat to match).
+    @Test func apiDuplicatesAnswersFromTheCatalog() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        func answer(_ hash: String) async throws -> [String: Any] {
+            let response = try await fetch(server, "/api/duplicates/\(hash)")
+            #expect(response.status == 200 && response.header("content-type") == "application/json")
+            return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        }
+        let eager = try await answer(fixture.eager.hex)
+        let pdq = try #require(eager["pdq"] as? String)
+        #expect(pdq.count == 64)
+        #expect(eager["threshold"] as? Int == 31)
+        let quality = try #require(eager["pdq_quality"] as? Int)
+        let near = try #require(eager["near_duplicates"] as? [[String: Any]])
+        if quality >= 50 {
+            #expect(near.map { $0["sha256"] as? String } == [fixture.lazy.hex])
+            #expect((near.first?["posts"] as? [[String: Any]])?.map { $0["id"] as? String } == ["102"])
+        } else {
+            #expect(near.isEmpty, "too flat to match")
+        }
+        // An image the catalog has no hash for has none; a malformed hash is refused.
+        let unknown = try await answer(String(repeating: "7", count: 64))
+        #expect(unknown["pdq"] == nil || unknown["pdq"] is NSNull)
+        #expect((unknown["near_duplicates"] as? [Any])?.isEmpty == true)
+        #expect(try await fetch(server, "/api/duplicates/xyz").status == 400)
+    }
+
     @Test func apiTweetsMergesManifestsAndFilters() async throws {
         let fixture = try await ServerFixture.get()
         let server = try await fixture.start()

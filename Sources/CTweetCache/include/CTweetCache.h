@@ -5,4 +5,5 @@
 #include "tc_png.h"
 #include "tc_fs.h"
 #include "tc_checksum.h"
+#include "tc_hamming.h"
 #endif

@@ -119,10 +119,26 @@ import MediaTypes
         #expect(PDQHash(bytes: hash.bytes) == hash)
         #expect(PDQHash(hex: String(hex.dropLast())) == nil)
         #expect(PDQHash(hex: String(hex.dropLast()) + "g") == nil)
-        #expect(hash.chunk(0) == 0x38e3)
-        #expect(hash.chunk(3) == 0x81cf)
-        #expect(hash.chunk(5) == 0x0706)
-        #expect(hash.chunk(15) == 0x7be0)
+        #expect(hash.bitCount == (0..<16).map { hash.piece($0).nonzeroBitCount }.reduce(0, +))
+    }
+
+    /// The pieces split the 256 bits: each bit lands in exactly one piece, once; piece c
+    /// takes row i's column (i + c) mod 16 as its bit i.
+    @Test func piecesPartitionTheBits() {
+        var seen = Set<Int>()
+        for k in 0..<256 {
+            var hash = PDQHash.zero
+            hash.setBit(k)
+            let lit = (0..<16).filter { hash.piece($0) != 0 }
+            #expect(lit.count == 1)
+            guard let c = lit.first else { continue }
+            let value = hash.piece(c)
+            #expect(value.nonzeroBitCount == 1)
+            let (i, j) = (k / 16, k % 16)
+            #expect(c == (j - i + 16) % 16 && value == UInt16(1) << UInt16(i))
+            seen.insert(c * 16 + value.trailingZeroBitCount)
+        }
+        #expect(seen.count == 256)
     }
 
     @Test func bitNumberingIsTheReferences() {

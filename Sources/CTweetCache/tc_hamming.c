@@ -1,0 +1,76 @@
+#include "tc_hamming.h"
+#include <stdlib.h>
+
+static int append(uint32_t **pairs, size_t *count, size_t *capacity, uint32_t i, uint32_t j) {
+    if (*count == *capacity) {
+        size_t grown = *capacity ? *capacity * 2 : 4096;
+        uint32_t *bigger = realloc(*pairs, grown * 2 * sizeof(uint32_t));
+        if (!bigger) return -1;
+        *pairs = bigger;
+        *capacity = grown;
+    }
+    (*pairs)[2 * *count] = i;
+    (*pairs)[2 * *count + 1] = j;
+    (*count)++;
+    return 0;
+}
+
+#define TC_RUNS(POPCOUNT)                                                                            \
+    for (int32_t i = a0; i < a1; i++) {                                                              \
+        const uint64_t *x = left.hashes + 4 * (size_t)i;                                             \
+        const uint64_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];                                   \
+        for (int32_t j = (within ? i + 1 : b0); j < b1; j++) {                                       \
+            const uint64_t *y = right.hashes + 4 * (size_t)j;                                        \
+            int d = POPCOUNT(x0 ^ y[0]) + POPCOUNT(x1 ^ y[1]) + POPCOUNT(x2 ^ y[2]) + POPCOUNT(x3 ^ y[3]); \
+            if (d <= threshold && append(pairs, count, capacity, (uint32_t)i, (uint32_t)j)) return -1; \
+        }                                                                                            \
+    }
+
+#define TC_JOIN_BODY(POPCOUNT)                                                                       \
+    for (uint32_t v = first; v < 65536; v += step) {                                                 \
+        int32_t a0 = left.start[v], a1 = left.start[v + 1];                                          \
+        if (a0 >= a1) continue;                                                                      \
+        {                                                                                            \
+            int within = same;                                                                       \
+            int32_t b0 = right.start[v], b1 = right.start[v + 1];                                    \
+            TC_RUNS(POPCOUNT)                                                                        \
+        }                                                                                            \
+        for (int bit = 0; bit < 16; bit++) {                                                         \
+            uint32_t other = v ^ (1u << bit);                                                        \
+            if (same && other < v) continue;                                                         \
+            int within = 0;                                                                          \
+            int32_t b0 = right.start[other], b1 = right.start[other + 1];                            \
+            if (b0 >= b1) continue;                                                                  \
+            TC_RUNS(POPCOUNT)                                                                        \
+        }                                                                                            \
+    }                                                                                                \
+    return 0;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("popcnt")))
+static int join_popcnt(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                       uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
+    TC_JOIN_BODY(__builtin_popcountll)
+}
+#endif
+
+static int join_portable(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                         uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
+    TC_JOIN_BODY(__builtin_popcountll)
+}
+
+int tc_hamming_join(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                    uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
+    if (step == 0) return -1;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static int has_popcnt = -1;
+    if (has_popcnt < 0) {
+        __builtin_cpu_init();
+        has_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
+    }
+    if (has_popcnt) return join_popcnt(left, right, same, threshold, first, step, pairs, count, capacity);
+#endif
+    return join_portable(left, right, same, threshold, first, step, pairs, count, capacity);
+}
+
+void tc_hamming_free(uint32_t *pairs) { free(pairs); }

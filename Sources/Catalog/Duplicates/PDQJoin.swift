@@ -1,0 +1,118 @@
+import Foundation
+public import MediaTypes
+internal import CTweetCache
+
+/// Every pair of hashes within a distance, found by sorting instead of searching:
+/// what `dupes` needs at a million photos, where a search per photo would read a few
+/// thousand scattered hashes each (about a millisecond, a quarter of an hour in all).
+///
+/// The pigeonhole rule of ``PDQIndex`` holds for pairs too: two hashes at most 31 bits
+/// apart agree within one bit on at least one of the sixteen 16-bit pieces. So, for each
+/// piece in turn, the hashes are sorted by that piece (a counting sort into a copy laid
+/// out in that order) and each run of equal values is compared with itself and with the
+/// sixteen runs one bit away. Every comparison reads two contiguous runs, so the
+/// processor streams them instead of waiting on memory for each; pairs found by several
+/// pieces are reported again (callers join them, which is idempotent).
+///
+/// Turned and mirrored copies: the hashes of each image turned by a transform are
+/// sorted the same way and compared with the originals; a turn by 270° is the turn by
+/// 90° seen from the other image, so six transforms besides the original cover all
+/// eight.
+public enum PDQJoin {
+    /// The transforms whose hashes are compared with the originals, besides the originals themselves.
+    public static let transforms: [PDQTransform] = [.rotate90, .rotate180, .flipX, .flipY, .flipPlus1, .flipMinus1]
+
+    /// Calls `found(a, b)` (slots of `originals`, `a != b`) for every pair within
+    /// `threshold` (at most 31): originals with originals, then `variants(t)` (the
+    /// hashes of every image turned by `t`, slot for slot) with originals, for each of
+    /// ``transforms``. Runs on every core; `found` is called on the caller's thread.
+    public static func pairs<E: Error>(
+        originals: [PDQHash], threshold: Int, variants: (PDQTransform) throws(E) -> [PDQHash]?,
+        found: (Int, Int) -> Void
+    ) throws(E) {
+        precondition(threshold <= 31, "the sorted join finds pairs within 31 bits; search beyond that")
+        guard originals.count > 1 else { return }
+        let keys = PDQIndex.pieces(of: originals)
+        for piece in 0..<16 {
+            let sorted = Sorted(originals, keys: keys, piece: piece)
+            join(sorted, sorted, threshold: threshold, same: true, found: found)
+        }
+        for transform in transforms {
+            guard let turned = try variants(transform), turned.count == originals.count else { continue }
+            let turnedKeys = PDQIndex.pieces(of: turned)
+            for piece in 0..<16 {
+                let left = Sorted(turned, keys: turnedKeys, piece: piece), right = Sorted(originals, keys: keys, piece: piece)
+                join(left, right, threshold: threshold, same: false, found: found)
+            }
+        }
+    }
+
+    /// Hashes laid out in the order of one piece's value.
+    struct Sorted {
+        /// Where each value's run starts (65,537 offsets).
+        var start: [Int32]
+        var hashes: [PDQHash]
+        var slots: [Int32]
+
+        init(_ input: [PDQHash], keys: [UInt16], piece: Int) {
+            var start = [Int32](repeating: 0, count: 65_537)
+            for slot in 0..<input.count { start[Int(keys[slot * 16 + piece]) + 1] += 1 }
+            for value in 0..<65_536 { start[value + 1] += start[value] }
+            var cursor = start
+            var hashes = [PDQHash](repeating: .zero, count: input.count)
+            var slots = [Int32](repeating: 0, count: input.count)
+            for (slot, hash) in input.enumerated() {
+                let value = Int(keys[slot * 16 + piece])
+                let at = Int(cursor[value])
+                hashes[at] = hash
+                slots[at] = Int32(slot)
+                cursor[value] += 1
+            }
+            self.start = start
+            self.hashes = hashes
+            self.slots = slots
+        }
+    }
+
+    /// Compares each run of `left` with the runs of `right` at its value and one bit
+    /// away (the shim's loop: ``tc_hamming_join``), the values shared out over every
+    /// core. With `same`, left and right are one list: each pair once.
+    static func join(_ left: Sorted, _ right: Sorted, threshold: Int, same: Bool, found: (Int, Int) -> Void) {
+        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        let results = UnsafeMutableBufferPointer<[(Int32, Int32)]>.allocate(capacity: lanes)
+        results.initialize(repeating: [])
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        nonisolated(unsafe) let shared = results
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            var pairs: UnsafeMutablePointer<UInt32>? = nil
+            var count = 0, capacity = 0
+            defer { tc_hamming_free(pairs) }
+            let status: Int32 = left.hashes.withUnsafeBufferPointer { lh in
+                right.hashes.withUnsafeBufferPointer { rh in
+                    left.start.withUnsafeBufferPointer { ls in
+                        right.start.withUnsafeBufferPointer { rs in
+                            let l = tc_sorted_hashes(
+                                hashes: UnsafeRawPointer(lh.baseAddress!).assumingMemoryBound(to: UInt64.self), start: ls.baseAddress)
+                            let r = tc_sorted_hashes(
+                                hashes: UnsafeRawPointer(rh.baseAddress!).assumingMemoryBound(to: UInt64.self), start: rs.baseAddress)
+                            return tc_hamming_join(l, r, same ? 1 : 0, Int32(threshold), UInt32(lane), UInt32(lanes),
+                                                   &pairs, &count, &capacity)
+                        }
+                    }
+                }
+            }
+            // Out of memory: this lane's pairs are lost, as a failed allocation would lose them in Swift.
+            guard status == 0, let pairs else { return }
+            var found: [(Int32, Int32)] = []
+            found.reserveCapacity(count)
+            for k in 0..<count { found.append((left.slots[Int(pairs[2 * k])], right.slots[Int(pairs[2 * k + 1])])) }
+            shared[lane] = found
+        }
+        for lane in 0..<lanes {
+            for (a, b) in results[lane] where a != b { found(Int(a), Int(b)) }
+        }
+    }
+}
