@@ -78,7 +78,9 @@ enum FileSystem {
     static func supportsUnnamedFiles(in directory: String) -> Bool {
         guard let fd = openUnnamedFile(in: directory) else { return false }
         defer { close(fd) }
-        let probe = directory + "/tc-probe-\(getpid())-\(UInt64.random(in: .min ... .max))"
+        // Named as a writer's temporary file (`tc-<pid>-<nonce>.part`): a process killed
+        // between the link and the unlink leaves a file the next open sweeps.
+        let probe = directory + "/tc-\(getpid())-probe\(UInt64.random(in: .min ... .max)).part"
         guard linkUnnamed(fd, to: probe) == 0 else { return false }
         unlink(probe)
         return true

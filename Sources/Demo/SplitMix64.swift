@@ -1,12 +1,13 @@
 /// SplitMix64: tiny, fast, and the same sequence on every platform, unlike the system
 /// generator, which must never feed the sample. The one generator of the demo: its
-/// results and every rendered picture derive from seeds through it.
-struct SplitMix64 {
+/// results and every rendered picture derive from seeds through it (and the benchmark
+/// corpora made by hidden commands).
+public struct SplitMix64: Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,9 +16,12 @@ struct SplitMix64 {
     }
 
     /// A value in `0..<bound` (bound > 0); the tiny modulo bias is irrelevant here.
-    mutating func below(_ bound: Int) -> Int {
+    public mutating func below(_ bound: Int) -> Int {
         Int(next() % UInt64(bound))
     }
+
+    /// A value in `0..<1` with 53 random bits.
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Catalog
+import Demo
 import Foundation
 import Imaging
 import MediaTypes
@@ -29,22 +30,9 @@ struct PDQBenchCommand: ParsableCommand {
 
     // MARK: - Corpus
 
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     /// A 64x64 scene from `seed` (as RGB floats, 0...255).
     static func scene(seed: UInt64) -> [Double] {
-        var r = Rng(state: seed)
+        var r = SplitMix64(seed: seed)
         var pixels = [Double](repeating: 0, count: 64 * 64 * 3)
         let top = (0..<3).map { _ in r.unit() * 255 }, bottom = (0..<3).map { _ in r.unit() * 255 }
         for (cells, amplitude) in [(3, 90.0), (7, 45.0), (15, 20.0)] {
@@ -89,7 +77,7 @@ struct PDQBenchCommand: ParsableCommand {
 
     /// A repost: grain, a brightness shift, sometimes mirrored.
     static func repost(_ pixels: [Double], seed: UInt64) -> [Double] {
-        var r = Rng(state: seed)
+        var r = SplitMix64(seed: seed)
         let shift = r.unit() * 20 - 10
         let mirrored = r.below(10) == 0
         var out = pixels
@@ -119,7 +107,7 @@ struct PDQBenchCommand: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
             var i = lane
             while i < count {
-                var r = Rng(state: UInt64(i) &* 31 &+ 7)
+                var r = SplitMix64(seed: UInt64(i) &* 31 &+ 7)
                 // 5% reposts of an earlier picture.
                 let pixels: [Double]
                 if i > 100, r.below(20) == 0 {
@@ -177,7 +165,7 @@ struct PDQBenchCommand: ParsableCommand {
         var index: PostCatalog.PerceptualIndex? = nil
         let build = clock.measure { index = try? catalog.perceptualIndex() }
         guard let index else { throw ValidationError("could not build the index") }
-        var r = Rng(state: 5)
+        var r = SplitMix64(seed: 5)
         var times: [Double] = []
         var found = 0
         for _ in 0..<queries {

@@ -6,12 +6,12 @@ import MediaTypes
 struct HashMaker {
     var state: UInt64
 
+    /// xorshift64* (the state must not be zero).
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
     }
 
     mutating func hash() -> PDQHash { PDQHash(words: (next(), next(), next(), next())) }
