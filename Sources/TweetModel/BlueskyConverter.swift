@@ -16,19 +16,22 @@ struct BlueskyConverter: PostConverter {
     /// `getAuthorFeed` / `getTimeline`: a repost becomes a post by the reposter that
     /// references the original (as X's retweets do), the original an included post.
     mutating func convert(_ list: LossyArray<BlueskyWireFeedItem>, key: String) -> [Tweet] {
-        each(list, key: key) { converter, item, location in
-            guard let post = converter.convertReporting(item.post, at: location + ".post") else { return nil }
-            guard let reason = item.reason, reason.type == "app.bsky.feed.defs#reasonRepost", let by = reason.by else {
-                return post
-            }
-            converter.log.include(post)
-            return Tweet(
-                id: "\(post.id)#repost-by-\(by.did ?? by.handle ?? "")",
-                createdAt: reason.indexedAt.flatMap(TwitterDate.parse),
-                text: "", author: Self.author(by),
-                references: [TweetReference(kind: .retweeted, id: post.id)],
-                network: .bluesky, url: post.url)
+        each(list, key: key) { converter, item, location in converter.convertItem(item, at: location) }
+    }
+
+    /// One feed item: its post, or (for a repost) a post by the reposter referencing it.
+    mutating func convertItem(_ item: BlueskyWireFeedItem, at location: String) -> Tweet? {
+        guard let post = convertReporting(item.post, at: location + ".post") else { return nil }
+        guard let reason = item.reason, reason.type == "app.bsky.feed.defs#reasonRepost", let by = reason.by else {
+            return post
         }
+        log.include(post)
+        return Tweet(
+            id: "\(post.id)#repost-by-\(by.did ?? by.handle ?? "")",
+            createdAt: reason.indexedAt.flatMap(TwitterDate.parse),
+            text: "", author: Self.author(by),
+            references: [TweetReference(kind: .retweeted, id: post.id)],
+            network: .bluesky, url: post.url)
     }
 
     /// One post view and the posts it quotes; nil (with a problem) when unusable.

@@ -224,6 +224,14 @@ struct DocumentReader {
             guard let post = converter.convertReporting(wire, at: "post") else { return (nil, converter.problems) }
             return page(.blueskyPost, [post], converter)
 
+        case .blueskyFeedItem(.failure(let message)):
+            return (nil, [problem(here, "unusable Bluesky feed item: \(message)")])
+
+        case .blueskyFeedItem(.value(let wire)):
+            var converter = BlueskyConverter(source: source, locationPrefix: prefix)
+            guard let post = converter.convertItem(wire, at: "item") else { return (nil, converter.problems) }
+            return page(.blueskyFeedItem, [post], converter)
+
         case .serviceError(let message):
             return (nil, [problem(here, "the service returned an error: \(message.isEmpty ? "no details" : message)")])
 

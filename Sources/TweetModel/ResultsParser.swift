@@ -78,7 +78,7 @@ public enum ResultsParser {
         case .v1Timeline, .mastodonStatuses: ""
         case .blueskyPosts: "posts"
         case .blueskyFeed: "feed"
-        case .v1Tweet, .v2Tweet, .mastodonStatus, .blueskyPost: nil
+        case .v1Tweet, .v2Tweet, .mastodonStatus, .blueskyPost, .blueskyFeedItem: nil
         }
     }
 

@@ -28,6 +28,8 @@ public enum SourceFormat: String, Sendable, Codable, Hashable, CaseIterable {
     case blueskyFeed
     /// A single Bluesky post view.
     case blueskyPost
+    /// A single Bluesky feed item, `{"post": ..., "reason": ...}` (a repost when `reason` says so).
+    case blueskyFeedItem
 }
 
 extension SourceFormat {
@@ -46,6 +48,7 @@ extension SourceFormat {
         case .blueskyPosts: "Bluesky posts"
         case .blueskyFeed: "Bluesky feed"
         case .blueskyPost: "Bluesky post"
+        case .blueskyFeedItem: "Bluesky feed item"
         }
     }
 
@@ -54,7 +57,7 @@ extension SourceFormat {
         switch self {
         case .v1Search, .v2Search, .premiumSearch, .v1Timeline, .v1Tweet, .v2Tweet: .x
         case .mastodonStatuses, .mastodonSearch, .mastodonStatus: .mastodon
-        case .blueskyPosts, .blueskyFeed, .blueskyPost: .bluesky
+        case .blueskyPosts, .blueskyFeed, .blueskyPost, .blueskyFeedItem: .bluesky
         }
     }
 }

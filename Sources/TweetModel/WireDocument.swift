@@ -19,6 +19,9 @@ enum WireDocument: Decodable {
     case blueskyPosts(BlueskyWirePosts)
     case blueskyFeed(BlueskyWireFeed)
     case blueskyPost(Lossy<BlueskyWirePost>)
+    /// One feed item on its own (`app.bsky.feed.defs#feedViewPost`), as tools that save
+    /// a feed a line at a time write it.
+    case blueskyFeedItem(Lossy<BlueskyWireFeedItem>)
     /// A response that is only an error, e.g. rate limited or unauthorized.
     case apiErrors([V2WireError])
     /// Mastodon's and Bluesky's error body: `{"error": ..., "message": ...}`.
@@ -55,6 +58,8 @@ enum WireDocument: Decodable {
             self = Self.attempt(.blueskyFeed, decoder) { .blueskyFeed(try BlueskyWireFeed(from: decoder)) }
         } else if keys.contains("uri"), keys.contains("record"), keys.contains("author") {
             self = .blueskyPost(try Lossy(from: decoder))
+        } else if keys.contains("post"), keys.isSubset(of: ["post", "reason", "reply", "feedContext", "reqId", "$type"]) {
+            self = .blueskyFeedItem(try Lossy(from: decoder))
         } else if keys.contains("statuses") {
             self = Self.attempt(.v1Search, decoder) { .v1Search(try V1WireSearchPage(from: decoder)) }
         } else if keys.contains("results") {

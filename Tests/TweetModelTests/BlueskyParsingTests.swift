@@ -73,6 +73,26 @@ struct BlueskyParsingTests {
         #expect(results.allProblems.map(\.location) == ["feed[2].post"])
     }
 
+    /// A feed saved a line at a time: each line a `feedViewPost` on its own, a repost
+    /// when its `reason` says so, a broken item a problem of its line.
+    @Test func feedItemsOnTheirOwnLinesAreRead() throws {
+        let reason = #"{"$type": "app.bsky.feed.defs#reasonRepost", "by": {"did": "did:plc:bo", "handle": "bo.example"}, "indexedAt": "2026-11-22T00:00:00Z"}"#
+        let lines = [
+            #"{"post": \#(Self.post(rkey: "r1", text: "\"orig\""))}"#,
+            #"{"post": \#(Self.post(rkey: "r2", text: "\"shared\"")), "reason": \#(reason)}"#,
+            #"{"post": {"cid": "x"}, "feedContext": "t"}"#,
+        ].joined(separator: "\n")
+        let results = Fixtures.parse(lines)
+        #expect(results.pages.map(\.format) == [.blueskyFeedItem, .blueskyFeedItem])
+        #expect(results.tweets.map(\.text) == ["orig", ""])
+        #expect(results.tweets.last?.author.screenName == "bo.example")
+        #expect(results.tweets.last?.references == [TweetReference(kind: .retweeted, id: "at://did:plc:abc123/app.bsky.feed.post/r2")])
+        #expect(results.pages.last?.includedTweets.map(\.text) == ["shared"])
+        #expect(results.allProblems.count == 1)
+        // One item alone is a document too.
+        #expect(Fixtures.parse(#"{"post": \#(Self.post(rkey: "s", text: "\"one\""))}"#).tweets.map(\.text) == ["one"])
+    }
+
     @Test func aSinglePostAndJSONLinesOfPagesAreRecognised() throws {
         #expect(Fixtures.parse(Self.post(rkey: "s", text: "\"one\"")).pages.map(\.format) == [.blueskyPost])
         let lines = #"{"posts": [\#(Self.post(rkey: "a", text: "\"a\""))]}"# + "\n" + "[" + MastodonParsingTests.status(id: "9", content: #""<p>m</p>""#) + "]"
