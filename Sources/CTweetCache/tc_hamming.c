@@ -1,18 +1,17 @@
 #include "tc_hamming.h"
-#include <stdlib.h>
 
-static int append(uint32_t **pairs, size_t *count, size_t *capacity, uint32_t i, uint32_t j) {
-    if (*count == *capacity) {
-        size_t grown = *capacity ? *capacity * 2 : 4096;
-        uint32_t *bigger = realloc(*pairs, grown * 2 * sizeof(uint32_t));
-        if (!bigger) return -1;
-        *pairs = bigger;
-        *capacity = grown;
+static inline int32_t find(int32_t *parent, int32_t x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
     }
-    (*pairs)[2 * *count] = i;
-    (*pairs)[2 * *count + 1] = j;
-    (*count)++;
-    return 0;
+    return x;
+}
+
+static inline void unite(int32_t *parent, int32_t a, int32_t b) {
+    int32_t ra = find(parent, a), rb = find(parent, b);
+    if (ra < rb) parent[rb] = ra;
+    else if (rb < ra) parent[ra] = rb;
 }
 
 #define TC_RUNS(POPCOUNT)                                                                            \
@@ -22,11 +21,15 @@ static int append(uint32_t **pairs, size_t *count, size_t *capacity, uint32_t i,
         for (int32_t j = (within ? i + 1 : b0); j < b1; j++) {                                       \
             const uint64_t *y = right.hashes + 4 * (size_t)j;                                        \
             int d = POPCOUNT(x0 ^ y[0]) + POPCOUNT(x1 ^ y[1]) + POPCOUNT(x2 ^ y[2]) + POPCOUNT(x3 ^ y[3]); \
-            if (d <= threshold && append(pairs, count, capacity, (uint32_t)i, (uint32_t)j)) return -1; \
+            if (d <= threshold) {                                                                    \
+                matched++;                                                                           \
+                if (left.slots[i] != right.slots[j]) unite(parent, left.slots[i], right.slots[j]);  \
+            }                                                                                        \
         }                                                                                            \
     }
 
 #define TC_JOIN_BODY(POPCOUNT)                                                                       \
+    int64_t matched = 0;                                                                             \
     for (uint32_t v = first; v < 65536; v += step) {                                                 \
         int32_t a0 = left.start[v], a1 = left.start[v + 1];                                          \
         if (a0 >= a1) continue;                                                                      \
@@ -44,33 +47,31 @@ static int append(uint32_t **pairs, size_t *count, size_t *capacity, uint32_t i,
             TC_RUNS(POPCOUNT)                                                                        \
         }                                                                                            \
     }                                                                                                \
-    return 0;
+    return matched;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("popcnt")))
-static int join_popcnt(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
-                       uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
+static int64_t join_popcnt(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                           uint32_t step, int32_t *parent) {
     TC_JOIN_BODY(__builtin_popcountll)
 }
 #endif
 
-static int join_portable(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
-                         uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
+static int64_t join_portable(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                             uint32_t step, int32_t *parent) {
     TC_JOIN_BODY(__builtin_popcountll)
 }
 
-int tc_hamming_join(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
-                    uint32_t step, uint32_t **pairs, size_t *count, size_t *capacity) {
-    if (step == 0) return -1;
+int64_t tc_hamming_join(tc_sorted_hashes left, tc_sorted_hashes right, int same, int threshold, uint32_t first,
+                        uint32_t step, int32_t *parent) {
+    if (step == 0) return 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static int has_popcnt = -1;
     if (has_popcnt < 0) {
         __builtin_cpu_init();
         has_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
     }
-    if (has_popcnt) return join_popcnt(left, right, same, threshold, first, step, pairs, count, capacity);
+    if (has_popcnt) return join_popcnt(left, right, same, threshold, first, step, parent);
 #endif
-    return join_portable(left, right, same, threshold, first, step, pairs, count, capacity);
+    return join_portable(left, right, same, threshold, first, step, parent);
 }
-
-void tc_hamming_free(uint32_t *pairs) { free(pairs); }

@@ -11,8 +11,9 @@ internal import CTweetCache
 /// piece in turn, the hashes are sorted by that piece (a counting sort into a copy laid
 /// out in that order) and each run of equal values is compared with itself and with the
 /// sixteen runs one bit away. Every comparison reads two contiguous runs, so the
-/// processor streams them instead of waiting on memory for each; pairs found by several
-/// pieces are reported again (callers join them, which is idempotent).
+/// processor streams them instead of waiting on memory for each. Matches are joined in
+/// a union-find per core as they are found (no list of pairs: a picture reposted ten
+/// thousand times would make fifty million), and the cores' sets are merged at the end.
 ///
 /// Turned and mirrored copies: the hashes of each image turned by a transform are
 /// sorted the same way and compared with the originals; a turn by 270° is the turn by
@@ -22,27 +23,40 @@ public enum PDQJoin {
     /// The transforms whose hashes are compared with the originals, besides the originals themselves.
     public static let transforms: [PDQTransform] = [.rotate90, .rotate180, .flipX, .flipY, .flipPlus1, .flipMinus1]
 
-    /// Calls `found(a, b)` (slots of `originals`, `a != b`) for every pair within
-    /// `threshold` (at most 31): originals with originals, then `variants(t)` (the
-    /// hashes of every image turned by `t`, slot for slot) with originals, for each of
-    /// ``transforms``. Runs on every core; `found` is called on the caller's thread.
+    /// Calls `found(a, b)` (slots of `originals`, `a != b`) for pairs that connect every
+    /// set of images linked by matches within `threshold` (at most 31): originals with
+    /// originals, then `variants(t)` (the hashes of every image turned by `t`, slot for
+    /// slot) with originals, for each of ``transforms``. Not every matching pair is
+    /// reported, but joining the reported ones gives the same groups (single linkage).
+    /// Runs on every core; `found` is called on the caller's thread.
     public static func pairs<E: Error>(
         originals: [PDQHash], threshold: Int, variants: (PDQTransform) throws(E) -> [PDQHash]?,
         found: (Int, Int) -> Void
     ) throws(E) {
         precondition(threshold <= 31, "the sorted join finds pairs within 31 bits; search beyond that")
         guard originals.count > 1 else { return }
+        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        // One union-find per core, each touched by its core alone.
+        var sets = (0..<lanes).map { _ in (0..<Int32(originals.count)).map { $0 } }
         let keys = PDQIndex.pieces(of: originals)
         for piece in 0..<16 {
             let sorted = Sorted(originals, keys: keys, piece: piece)
-            join(sorted, sorted, threshold: threshold, same: true, found: found)
+            join(sorted, sorted, threshold: threshold, same: true, into: &sets)
         }
         for transform in transforms {
             guard let turned = try variants(transform), turned.count == originals.count else { continue }
             let turnedKeys = PDQIndex.pieces(of: turned)
             for piece in 0..<16 {
                 let left = Sorted(turned, keys: turnedKeys, piece: piece), right = Sorted(originals, keys: keys, piece: piece)
-                join(left, right, threshold: threshold, same: false, found: found)
+                join(left, right, threshold: threshold, same: false, into: &sets)
+            }
+        }
+        for var parent in sets {
+            for slot in 0..<Int32(parent.count) {
+                var root = slot
+                while parent[Int(root)] != root { root = parent[Int(root)] }
+                parent[Int(slot)] = root
+                if root != slot { found(Int(root), Int(slot)) }
             }
         }
     }
@@ -75,44 +89,37 @@ public enum PDQJoin {
     }
 
     /// Compares each run of `left` with the runs of `right` at its value and one bit
-    /// away (the shim's loop: ``tc_hamming_join``), the values shared out over every
-    /// core. With `same`, left and right are one list: each pair once.
-    static func join(_ left: Sorted, _ right: Sorted, threshold: Int, same: Bool, found: (Int, Int) -> Void) {
-        let lanes = ProcessInfo.processInfo.activeProcessorCount
-        let results = UnsafeMutableBufferPointer<[(Int32, Int32)]>.allocate(capacity: lanes)
-        results.initialize(repeating: [])
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        nonisolated(unsafe) let shared = results
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            var pairs: UnsafeMutablePointer<UInt32>? = nil
-            var count = 0, capacity = 0
-            defer { tc_hamming_free(pairs) }
-            let status: Int32 = left.hashes.withUnsafeBufferPointer { lh in
-                right.hashes.withUnsafeBufferPointer { rh in
-                    left.start.withUnsafeBufferPointer { ls in
-                        right.start.withUnsafeBufferPointer { rs in
-                            let l = tc_sorted_hashes(
-                                hashes: UnsafeRawPointer(lh.baseAddress!).assumingMemoryBound(to: UInt64.self), start: ls.baseAddress)
-                            let r = tc_sorted_hashes(
-                                hashes: UnsafeRawPointer(rh.baseAddress!).assumingMemoryBound(to: UInt64.self), start: rs.baseAddress)
-                            return tc_hamming_join(l, r, same ? 1 : 0, Int32(threshold), UInt32(lane), UInt32(lanes),
-                                                   &pairs, &count, &capacity)
+    /// away (the shim's loop: ``tc_hamming_join``), the values shared out over the cores,
+    /// each joining its matches in its own union-find of `sets`. With `same`, left and
+    /// right are one list: each pair once.
+    static func join(_ left: Sorted, _ right: Sorted, threshold: Int, same: Bool, into sets: inout [[Int32]]) {
+        let lanes = sets.count
+        sets.withUnsafeMutableBufferPointer { setsBuffer in
+            nonisolated(unsafe) let shared = setsBuffer
+            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                left.hashes.withUnsafeBufferPointer { lh in
+                    right.hashes.withUnsafeBufferPointer { rh in
+                        left.start.withUnsafeBufferPointer { ls in
+                            right.start.withUnsafeBufferPointer { rs in
+                                left.slots.withUnsafeBufferPointer { lslots in
+                                    right.slots.withUnsafeBufferPointer { rslots in
+                                        shared[lane].withUnsafeMutableBufferPointer { parent in
+                                            let l = tc_sorted_hashes(
+                                                hashes: UnsafeRawPointer(lh.baseAddress!).assumingMemoryBound(to: UInt64.self),
+                                                start: ls.baseAddress, slots: lslots.baseAddress)
+                                            let r = tc_sorted_hashes(
+                                                hashes: UnsafeRawPointer(rh.baseAddress!).assumingMemoryBound(to: UInt64.self),
+                                                start: rs.baseAddress, slots: rslots.baseAddress)
+                                            _ = tc_hamming_join(l, r, same ? 1 : 0, Int32(threshold), UInt32(lane), UInt32(lanes),
+                                                                parent.baseAddress)
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             }
-            // Out of memory: this lane's pairs are lost, as a failed allocation would lose them in Swift.
-            guard status == 0, let pairs else { return }
-            var found: [(Int32, Int32)] = []
-            found.reserveCapacity(count)
-            for k in 0..<count { found.append((left.slots[Int(pairs[2 * k])], right.slots[Int(pairs[2 * k + 1])])) }
-            shared[lane] = found
-        }
-        for lane in 0..<lanes {
-            for (a, b) in results[lane] where a != b { found(Int(a), Int(b)) }
         }
     }
 }
