@@ -40,7 +40,9 @@ final class CatalogCache: Sendable {
                 if let current = state.withLock({ $0 }), current.key == key { return current.catalog }
                 let catalog: PostCatalog
                 if let open = state.withLock({ $0 })?.catalog { catalog = open } else { catalog = try PostCatalog(cacheRoot: cacheRoot) }
-                try catalog.refresh()
+                // A catalog made anew numbers its hashes from 1 again: the PDQ index's
+                // generation (their highest id) could match while the hashes differ.
+                if try catalog.refresh().rebuilt { perceptual.withLock { $0 = nil } }
                 state.withLock { $0 = (key, catalog) }
                 return catalog
             }
