@@ -112,8 +112,7 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// million generated photos; diagonals, 1.03 times).
     @inline(__always)
     public func pieces(into keys: UnsafeMutablePointer<UInt16>) {
-        var rows = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        rows = (words.3, words.2, words.1, words.0)  // rows 0-3, 4-7, 8-11, 12-15
+        let rows = (words.3, words.2, words.1, words.0)  // rows 0-3, 4-7, 8-11, 12-15
         for c in 0..<16 { keys[c] = 0 }
         for i in 0..<16 {
             let word: UInt64

@@ -56,8 +56,8 @@ struct DupesCommand: ParsableCommand {
                 if let date = first.createdAt { head += " on " + Self.day(date) }
             }
             lines.append(style.paint(head, .name))
-            for image in group.images {
-                var parts = [String(image.sha256.prefix(12)), image === group.images.first ? "first" : "\(image.distance) bits"]
+            for (i, image) in group.images.enumerated() {
+                var parts = [String(image.sha256.prefix(12)), i == 0 ? "first" : "\(image.distance) bits"]
                 if let transform = image.transform { parts.append(transform) }
                 let posts = image.posts.prefix(3).map { p in
                     "@\(p.screenName) \(p.id)\(p.createdAt.map { " " + Self.day($0) } ?? "") (\(p.network))"
@@ -73,9 +73,4 @@ struct DupesCommand: ParsableCommand {
     static func day(_ date: Date) -> String {
         ISO8601DateFormatter.string(from: date, timeZone: .gmt, formatOptions: [.withFullDate])
     }
-}
-
-extension NearDuplicate {
-    /// The same image (by hash), for marking a group's first.
-    static func === (a: NearDuplicate, b: NearDuplicate?) -> Bool { a.sha256 == b?.sha256 }
 }

@@ -4,6 +4,7 @@ import Demo
 import Foundation
 import Imaging
 import MediaTypes
+import TweetModel
 
 /// Hidden: the PDQ scale benchmark's two halves (`bench/pdq-scale.sh`).
 ///
@@ -98,15 +99,9 @@ struct PDQBenchCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
         let count = self.count, perRun = self.perRun
         // Signatures, computed on every core in slices.
-        var signatures = [PDQSignature?](repeating: nil, count: count)
-        let lanes = ProcessInfo.processInfo.activeProcessorCount
-        let slots = UnsafeMutableBufferPointer<PDQSignature?>.allocate(capacity: count)
-        slots.initialize(repeating: nil)
-        defer { slots.deallocate() }
-        nonisolated(unsafe) let shared = slots
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            var i = lane
-            while i < count {
+        let slices = ParallelSlices.split(0..<count, parts: ProcessInfo.processInfo.activeProcessorCount)
+        let signatures = ParallelSlices.map(slices.count) { lane in
+            slices[lane].map { i -> PDQSignature in
                 var r = SplitMix64(seed: UInt64(i) &* 31 &+ 7)
                 // 5% reposts of an earlier picture.
                 let pixels: [Double]
@@ -116,11 +111,9 @@ struct PDQBenchCommand: ParsableCommand {
                 } else {
                     pixels = Self.scene(seed: UInt64(i))
                 }
-                shared[i] = PDQHasher.signature(of: Self.buffer(pixels))
-                i += lanes
+                return PDQHasher.signature(of: Self.buffer(pixels))
             }
-        }
-        for i in 0..<count { signatures[i] = slots[i] }
+        }.flatMap { $0 }
         let networks = ["x", "mastodon", "bluesky"]
         let start = Date(timeIntervalSince1970: 1_704_067_200)
         var run = 0
@@ -131,7 +124,7 @@ struct PDQBenchCommand: ParsableCommand {
                                                   tool: "tweetcache bench-pdq", cacheRoot: root.path)
             for i in written..<(written + n) {
                 let sha = Self.sha(i + 1)
-                let signature = signatures[i]!
+                let signature = signatures[i]
                 var media = ManifestTweet.Media(id: "m\(i)", type: "photo", url: "https://example.com/p/\(i).jpg", sha256: sha,
                                                 bytes: 40_000, contentType: "image/jpeg", width: 1200, height: 900)
                 media.pdq = signature.hash.hex

@@ -70,24 +70,26 @@ public struct PDQIndex: Sendable {
     public struct Match: Sendable, Hashable {
         public var slot: Int
         public var distance: Int
-        public init(slot: Int, distance: Int) {
+        /// Which of the queries it is nearest to (the first of them on a tie).
+        public var query: Int
+        public init(slot: Int, distance: Int, query: Int = 0) {
             self.slot = slot
             self.distance = distance
+            self.query = query
         }
     }
 
     /// Every filed hash within `threshold` bits of any of `queries` (the dihedral
     /// hashes of one image, say), each once at its smallest distance, nearest first.
     public func search(_ queries: [PDQHash], threshold: Int) -> [Match] {
-        var best: [Int: Int] = [:]
-        for query in queries {
+        var best: [Int: Match] = [:]
+        for (index, query) in queries.enumerated() {
             visit(query, threshold: threshold) { slot, distance in
-                if let known = best[slot], known <= distance { return }
-                best[slot] = distance
+                if let known = best[slot], known.distance <= distance { return }
+                best[slot] = Match(slot: slot, distance: distance, query: index)
             }
         }
-        return best.map { Match(slot: $0.key, distance: $0.value) }
-            .sorted { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
+        return best.values.sorted { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
     }
 
     /// Calls `found` for each slot within `threshold` of `query` (a slot may come more

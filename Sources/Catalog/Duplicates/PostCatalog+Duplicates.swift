@@ -1,6 +1,8 @@
 public import Foundation
 public import MediaTypes
 internal import GRDB
+import BlobStore
+import TweetModel
 
 extension PostCatalog {
     /// PDQ's recommended match distance: re-encoded, resized and captioned copies fall
@@ -63,11 +65,13 @@ extension PostCatalog {
         throws(CatalogError) -> [NearDuplicate]
     {
         guard let signature = try pdqSignature(of: sha256), signature.isUseful else { return [] }
-        let found = Self.search(signature, threshold: threshold, in: index.index)
+        // The query's hashes in PDQTransform order: a match's query is how it is turned.
+        let found = index.index.search(signature.dihedral, threshold: threshold)
         let shas = try hashes(ofRows: found.map { index.ids[$0.slot] })
         let own = Self.blob(sha256)
         let kept = found.filter { shas[index.ids[$0.slot]] != own }
-        return try describe(kept.map { (index.ids[$0.slot], $0.distance, $0.transform) }, shas: shas)
+        return try describe(kept.map { (index.ids[$0.slot], $0.distance, PDQTransform(rawValue: $0.query) ?? .original) },
+                            shas: shas)
     }
 
     /// Cached photos within `threshold` of each hash of a list (as shared hash lists
@@ -155,39 +159,19 @@ extension PostCatalog {
         return low < ids.count && ids[low] == id ? low : nil
     }
 
-    struct Found { var slot: Int; var distance: Int; var transform: PDQTransform }
-
-    /// The index's hashes near any dihedral hash of `signature`, each once at its nearest.
-    static func search(_ signature: PDQSignature, threshold: Int, in index: PDQIndex) -> [Found] {
-        var best: [Int: (Int, PDQTransform)] = [:]
-        for transform in PDQTransform.allCases {
-            index.visit(signature.hash(transform), threshold: threshold) { slot, distance in
-                if let known = best[slot], known.0 <= distance { return }
-                best[slot] = (distance, transform)
-            }
-        }
-        return best.map { Found(slot: $0.key, distance: $0.value.0, transform: $0.value.1) }
-            .sorted { ($0.distance, $0.slot) < ($1.distance, $1.slot) }
-    }
-
     /// For each `(id, signature)`, the slots near it other than its own: on every core.
     static func neighbours(of batch: [(Int64, PDQSignature)], threshold: Int, in index: PDQIndex) -> [(Int64, Int)] {
-        let lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, batch.count / 64 + 1))
-        let results = Locked([[(Int64, Int)]](repeating: [], count: lanes))
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+        let slices = ParallelSlices.split(batch.indices, parts: ProcessInfo.processInfo.activeProcessorCount)
+        return ParallelSlices.map(slices.count) { lane in
             var found: [(Int64, Int)] = []
-            var i = lane
-            while i < batch.count {
-                let (id, signature) = batch[i]
+            for (id, signature) in batch[slices[lane]] {
                 // rotate 270 is rotate 90 seen from the other image: the pair is found from there.
-                for transform in PDQTransform.allCases where transform != .rotate270 {
+                for transform in PDQJoin.transforms + [.original] {
                     index.visit(signature.hash(transform), threshold: threshold) { slot, _ in found.append((id, slot)) }
                 }
-                i += lanes
             }
-            results.withLock { $0[lane] = found }
-        }
-        return results.withLock { $0.flatMap { $0 } }
+            return found
+        }.flatMap { $0 }
     }
 
     /// The hashes of every useful photo turned by `transform`, in the index's slot order;
@@ -254,7 +238,7 @@ extension PostCatalog {
             let quality = try db.cachedStatement(sql: "SELECT quality FROM images_pdq WHERE id = ?")
             var result: [NearDuplicate] = []
             for (id, distance, transform) in found {
-                guard let sha = shas[id] else { continue }
+                guard let sha = shas[id], let hex = BlobHash(bytes: sha)?.hex else { continue }
                 let posts = try Row.fetchAll(postsOf, arguments: [sha]).map { row -> DuplicatePost in
                     let created: Double = row[3]
                     return DuplicatePost(id: row[0], screenName: row[1], network: row[2],
@@ -262,7 +246,7 @@ extension PostCatalog {
                 }
                 guard !posts.isEmpty else { continue }
                 result.append(NearDuplicate(
-                    sha256: sha.map { String(format: "%02x", $0) }.joined(), distance: distance,
+                    sha256: hex, distance: distance,
                     transform: transform == .original ? nil : transform.description,
                     quality: try Int.fetchOne(quality, arguments: [id]) ?? 0,
                     posts: posts.sorted { Self.earlier($0.createdAt, $1.createdAt) }))
@@ -279,12 +263,4 @@ extension PostCatalog {
         default: false
         }
     }
-}
-
-/// A value behind a lock, for results gathered from concurrent lanes.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
 }

@@ -65,6 +65,6 @@ struct HashMaker {
         let a = maker.hash()
         let index = PDQIndex([a])
         let far = maker.moved(a, bits: 20), near = maker.moved(a, bits: 3)
-        #expect(index.search([far, near], threshold: 31) == [PDQIndex.Match(slot: 0, distance: 3)])
+        #expect(index.search([far, near], threshold: 31) == [PDQIndex.Match(slot: 0, distance: 3, query: 1)])
     }
 }
