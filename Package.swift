@@ -35,10 +35,20 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        // HEIF and AVIF in one library: HEVC through libde265, AV1 through dav1d (and libaom to write fixtures).
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // Little CMS: embedded ICC profiles, CMYK and PNG colour chunks converted to sRGB.
+        .systemLibrary(name: "CLCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
         // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs.
         // zlib comes with libpng; its crc32 checks the tiles of a pyramid pack.
-        .target(name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("z")]),
+        .target(
+            name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG", "CWebP", "CGIF", "CHEIF", "CLCMS"],
+            // libwebpmux writes the ICC chunks and animations of WebP fixtures (CWebP's pkg-config names demux).
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("webpmux")]
+        ),
 
         .target(name: "TweetModel"),
         // What bytes are, from their magic numbers: the one table the fetcher, imaging and the server share.

@@ -3,7 +3,9 @@
 # Sourced by demo.sh and test.sh; extra packages may be named in $EXTRA_APT_PACKAGES.
 set -euo pipefail
 
-packages=(pkg-config libcurl4-openssl-dev libpng-dev libjpeg62-turbo-dev libsqlite3-dev ${EXTRA_APT_PACKAGES:-})
+# Image codecs beyond JPEG and PNG (WebP, GIF, HEIF/AVIF) and Little CMS for colour profiles.
+packages=(pkg-config libcurl4-openssl-dev libpng-dev libjpeg62-turbo-dev libsqlite3-dev
+          libwebp-dev libgif-dev libheif-dev liblcms2-dev ${EXTRA_APT_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

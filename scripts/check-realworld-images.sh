@@ -1,11 +1,13 @@
 #!/bin/sh
 # Usage: scripts/check-realworld-images.sh PATH
 #   PATH: a folder holding pngsuite/ and jpeg/ (e.g. /work/shared/realworld)
-# Checks the JPEG/PNG codecs against third-party reference files that are not
+# Checks the codecs against third-party reference files that are not
 # part of this repository: every PngSuite x* file must be refused and every
 # other one decode; the libjpeg-turbo / jpeg-decoder images must decode and
 # match their reference PNGs, except the variants and damaged files listed in
-# Tests/ImagingTests/RealWorldTests.swift. Prints the counts; exits non-zero
+# Tests/ImagingTests/RealWorldTests.swift; WebP and GIF first frames must match
+# their reference renderings (webp-gif/), and JPEGs with good and broken ICC
+# profiles (icc/) must decode. Prints the counts; exits non-zero
 # on any mismatch.
 set -eu
 root=${1:?usage: $0 PATH (a folder with pngsuite/ and jpeg/)}
@@ -20,5 +22,5 @@ trap 'rm -f "$log"' EXIT
 status=0
 # Optimised, as scripts/test.sh runs the tests.
 TWEETCACHE_REALWORLD="$root" swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --filter RealWorldTests >"$log" 2>&1 || status=$?
-grep -E "RealWorld (PngSuite|JPEG)|✘|error:" "$log" || cat "$log"
+grep -E "RealWorld (PngSuite|JPEG|WebP|ICC)|✘|error:" "$log" || cat "$log"
 exit "$status"

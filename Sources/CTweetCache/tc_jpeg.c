@@ -14,6 +14,7 @@
 #include <jerror.h>
 #include "tc_jpeg.h"
 #include "tc_codec_private.h"
+#include "tc_color.h"
 
 #if TC_JPEG_MAX_DIMENSION != JPEG_MAX_DIMENSION
 #error "TC_JPEG_MAX_DIMENSION must match libjpeg's JPEG_MAX_DIMENSION"
@@ -165,6 +166,39 @@ tc_status tc_jpeg_read_header(const uint8_t *data, size_t len, tc_jpeg_info *inf
     return TC_OK;
 }
 
+tc_status tc_jpeg_read_icc(const uint8_t *data, size_t len, uint8_t **icc, size_t *icc_len, char *msg) {
+    struct jpeg_decompress_struct cinfo;
+    tc_jpeg_error err;
+    JOCTET *profile = NULL;
+    unsigned int profile_len = 0;
+
+    if (data == NULL || icc == NULL || icc_len == NULL) {
+        tc_set_msg(msg, "no JPEG data or no profile pointers");
+        return TC_ERR_ARGUMENT;
+    }
+    *icc = NULL;
+    *icc_len = 0;
+    memset(&cinfo, 0, sizeof cinfo);
+    tc_jpeg_error_init(&err);
+    cinfo.err = &err.pub;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        tc_set_msg(msg, "%s", err.message);
+        return err.status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)len);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+    /* FALSE with a warning for missing, out-of-order or duplicate chunks: no profile, not an error. */
+    if (jpeg_read_icc_profile(&cinfo, &profile, &profile_len) && profile != NULL) {
+        *icc = profile;
+        *icc_len = profile_len;
+    }
+    jpeg_destroy_decompress(&cinfo);
+    return TC_OK;
+}
+
 static int tc_jpeg_valid_scale(int denom) {
     return denom == 1 || denom == 2 || denom == 4 || denom == 8;
 }
@@ -221,7 +255,8 @@ static void tc_cmyk_to_rgb(const JSAMPLE *src, uint8_t *dst, JDIMENSION width, i
 }
 
 /* Reads every scanline into `out` (may longjmp). */
-static void tc_jpeg_read_rows(j_decompress_ptr cinfo, int out_channels, uint8_t *out, size_t stride) {
+static void tc_jpeg_read_rows(j_decompress_ptr cinfo, int out_channels, uint8_t *out, size_t stride,
+                              const tc_color_transform *cmyk) {
     enum { batch = 16 };
     if (cinfo->out_color_space == JCS_CMYK) {
         int inverted = cinfo->saw_Adobe_marker;
@@ -230,7 +265,8 @@ static void tc_jpeg_read_rows(j_decompress_ptr cinfo, int out_channels, uint8_t 
         while (cinfo->output_scanline < cinfo->output_height) {
             uint8_t *row = out + (size_t)cinfo->output_scanline * stride;
             if (jpeg_read_scanlines(cinfo, tmp, 1) != 1) break;
-            tc_cmyk_to_rgb(tmp[0], row, cinfo->output_width, out_channels, inverted);
+            if (cmyk != NULL) tc_color_apply(cmyk, tmp[0], row, cinfo->output_width);
+            else tc_cmyk_to_rgb(tmp[0], row, cinfo->output_width, out_channels, inverted);
         }
         return;
     }
@@ -247,6 +283,7 @@ static void tc_jpeg_read_rows(j_decompress_ptr cinfo, int out_channels, uint8_t 
 
 tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int out_channels,
                          uint8_t *out, size_t out_capacity, size_t stride,
+                         const tc_color_transform *cmyk,
                          tc_jpeg_decode_report *report, char *msg) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
@@ -289,7 +326,7 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
         return TC_ERR_LIMIT;
     }
     jpeg_start_decompress(&cinfo);
-    tc_jpeg_read_rows(&cinfo, out_channels, out, stride);
+    tc_jpeg_read_rows(&cinfo, out_channels, out, stride, cmyk);
     jpeg_finish_decompress(&cinfo);
     report->width = cinfo.output_width;
     report->height = cinfo.output_height;
@@ -355,7 +392,8 @@ static int tc_jpeg_encode_args_ok(const uint8_t *pixels, uint32_t width, uint32_
         return 0;
     }
     if (o->quality < 1 || o->quality > 100 || o->exif_orientation < 0 || o->exif_orientation > 8
-        || o->color < TC_JPEG_ENCODE_YCBCR || o->color > TC_JPEG_ENCODE_YCCK) {
+        || o->color < TC_JPEG_ENCODE_YCBCR || o->color > TC_JPEG_ENCODE_YCCK
+        || o->icc_len > 255u * 65519u) {
         tc_set_msg(msg, "invalid JPEG options (quality %d must be 1-100, orientation %d must be 0-8)",
                    o->quality, o->exif_orientation);
         return 0;
@@ -438,6 +476,9 @@ tc_status tc_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
     tc_jpeg_configure(&cinfo, width, height, channels, options);
     jpeg_start_compress(&cinfo, TRUE);
     if (options->exif_orientation > 0) tc_jpeg_write_exif(&cinfo, options->exif_orientation);
+    if (options->icc != NULL && options->icc_len > 0) {
+        jpeg_write_icc_profile(&cinfo, options->icc, (unsigned int)options->icc_len);
+    }
     tc_jpeg_write_rows(&cinfo, pixels, channels, stride);
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);

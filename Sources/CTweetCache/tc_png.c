@@ -13,12 +13,14 @@
 #include <png.h>
 #include "tc_png.h"
 #include "tc_codec_private.h"
+#include "tc_color.h"
 
 typedef struct tc_png_ctx {
     const uint8_t *data;  /* reader: the whole file */
     size_t len;
     size_t pos;
     uint8_t *buffer;      /* writer: malloc'd output, grown by doubling */
+    uint8_t *row;         /* reader: a 16-bit row on its way through a colour transform */
     size_t size;
     size_t capacity;
     int hit_eof;          /* the reader ran past the end: truncated, not corrupt */
@@ -133,8 +135,68 @@ tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info,
     return TC_OK;
 }
 
+tc_status tc_png_read_color(const uint8_t *data, size_t len, tc_png_color *color, char *msg) {
+    tc_png_ctx ctx;
+    png_structp png;
+    png_infop pinfo;
+
+    if (data == NULL || color == NULL) {
+        tc_set_msg(msg, "no PNG data or no colour info to fill");
+        return TC_ERR_ARGUMENT;
+    }
+    memset(color, 0, sizeof *color);
+    png = tc_png_create_reader(&ctx, data, len);
+    pinfo = png != NULL ? png_create_info_struct(png) : NULL;
+    if (pinfo == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        tc_set_msg(msg, "libpng could not allocate a reader");
+        return TC_ERR_NOMEM;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        free(color->icc);
+        color->icc = NULL;
+        color->icc_len = 0;
+        tc_set_msg(msg, "%s", ctx.message);
+        return tc_png_status(&ctx);
+    }
+    tc_png_open(png, pinfo, &ctx, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    if (png_get_valid(png, pinfo, PNG_INFO_iCCP)) {
+        png_charp name;
+        int compression;
+        png_bytep profile;
+        png_uint_32 profile_len;
+        if (png_get_iCCP(png, pinfo, &name, &compression, &profile, &profile_len) && profile_len > 0) {
+            color->icc = (uint8_t *)malloc(profile_len);
+            if (color->icc == NULL) {
+                ctx.nomem = 1;
+                png_error(png, "out of memory for the iCCP profile");
+            }
+            memcpy(color->icc, profile, profile_len);
+            color->icc_len = profile_len;
+        }
+    }
+    if (png_get_valid(png, pinfo, PNG_INFO_sRGB)) {
+        int intent;
+        color->srgb = png_get_sRGB(png, pinfo, &intent) ? 1 : 0;
+    }
+    if (png_get_valid(png, pinfo, PNG_INFO_gAMA)) {
+        double gamma = 0;
+        if (png_get_gAMA(png, pinfo, &gamma) && gamma > 0) {
+            color->has_gamma = 1;
+            color->gamma = gamma;
+        }
+    }
+    if (png_get_valid(png, pinfo, PNG_INFO_cHRM)) {
+        double *c = color->chrm;
+        color->has_chrm = png_get_cHRM(png, pinfo, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) ? 1 : 0;
+    }
+    png_destroy_read_struct(&png, &pinfo, NULL);
+    return TC_OK;
+}
+
 /* Requests the transforms that yield 8-bit RGB/RGBA; returns the number of passes (may longjmp). */
-static int tc_png_normalise(png_structp png, png_infop info, int out_channels) {
+static int tc_png_normalise(png_structp png, png_infop info, int out_channels, int keep16) {
     int color_type = png_get_color_type(png, info);
     int bit_depth = png_get_bit_depth(png, info);
     int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
@@ -143,7 +205,7 @@ static int tc_png_normalise(png_structp png, png_infop info, int out_channels) {
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (has_trns) png_set_tRNS_to_alpha(png);
-    if (bit_depth == 16) png_set_scale_16(png);
+    if (bit_depth == 16 && !keep16) png_set_scale_16(png);
     if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
     if (out_channels == 4 && !has_alpha) png_set_add_alpha(png, 0xFFFF, PNG_FILLER_AFTER);
     if (out_channels == 3 && has_alpha) png_set_strip_alpha(png);
@@ -152,13 +214,14 @@ static int tc_png_normalise(png_structp png, png_infop info, int out_channels) {
 
 tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
                         uint8_t *out, size_t out_capacity, size_t stride,
+                        const tc_color_transform *transform,
                         long *warnings, char *msg) {
     tc_png_ctx ctx;
     png_structp png;
     png_infop pinfo;
     png_uint_32 width, height, y;
     size_t row_bytes;
-    int pass, passes;
+    int pass, passes, keep16;
 
     if (warnings != NULL) *warnings = 0;
     if (data == NULL || out == NULL || (out_channels != 3 && out_channels != 4) || stride == 0) {
@@ -174,6 +237,7 @@ tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
     }
     if (setjmp(png_jmpbuf(png))) {
         if (warnings != NULL) *warnings = ctx.warnings;
+        free(ctx.row);
         png_destroy_read_struct(&png, &pinfo, NULL);
         tc_set_msg(msg, "%s", ctx.message);
         return tc_png_status(&ctx);
@@ -182,20 +246,48 @@ tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
     width = (png_uint_32)(stride / (size_t)out_channels > PNG_UINT_31_MAX ? PNG_UINT_31_MAX : stride / (size_t)out_channels);
     height = (png_uint_32)(out_capacity / stride > PNG_UINT_31_MAX ? PNG_UINT_31_MAX : out_capacity / stride + 1);
     tc_png_open(png, pinfo, &ctx, width > 0 ? width : 1, height);
-    passes = tc_png_normalise(png, pinfo, out_channels);
+    /* 16-bit samples go through the colour transform whole (one rounding, no banding); interlaced
+     * files would need a 16-bit copy of the whole image, so they are reduced to 8 bits first. */
+    keep16 = transform != NULL && png_get_bit_depth(png, pinfo) == 16
+        && png_get_interlace_type(png, pinfo) == PNG_INTERLACE_NONE;
+    if (transform != NULL && tc_color_transform_input_bytes(transform) != out_channels * (keep16 ? 2 : 1)) {
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        tc_set_msg(msg, "the colour transform expects %d-byte pixels, this PNG decodes to %d",
+                   tc_color_transform_input_bytes(transform), out_channels * (keep16 ? 2 : 1));
+        return TC_ERR_ARGUMENT;
+    }
+    passes = tc_png_normalise(png, pinfo, out_channels, keep16);
     png_read_update_info(png, pinfo);
     width = png_get_image_width(png, pinfo);
     height = png_get_image_height(png, pinfo);
     row_bytes = png_get_rowbytes(png, pinfo);
-    if (row_bytes != (size_t)width * (size_t)out_channels || !tc_rows_fit(row_bytes, height, stride, out_capacity)) {
+    if (row_bytes != (size_t)width * (size_t)out_channels * (keep16 ? 2u : 1u)
+        || !tc_rows_fit((size_t)width * (size_t)out_channels, height, stride, out_capacity)) {
         png_destroy_read_struct(&png, &pinfo, NULL);
         tc_set_msg(msg, "a %ux%u PNG does not fit the %zu-byte buffer (stride %zu)", width, height, out_capacity, stride);
         return TC_ERR_LIMIT;
     }
-    for (pass = 0; pass < passes; pass++) {
-        for (y = 0; y < height; y++) png_read_row(png, out + (size_t)y * stride, NULL);
+    if (keep16) {
+        ctx.row = (uint8_t *)malloc(row_bytes);
+        if (ctx.row == NULL) {
+            ctx.nomem = 1;
+            png_error(png, "out of memory for a 16-bit row");
+        }
+        for (y = 0; y < height; y++) {
+            png_read_row(png, ctx.row, NULL);
+            tc_color_apply(transform, ctx.row, out + (size_t)y * stride, width);
+        }
+    } else {
+        for (pass = 0; pass < passes; pass++) {
+            for (y = 0; y < height; y++) png_read_row(png, out + (size_t)y * stride, NULL);
+        }
+        if (transform != NULL) {
+            for (y = 0; y < height; y++) tc_color_apply(transform, out + (size_t)y * stride, out + (size_t)y * stride, width);
+        }
     }
     png_read_end(png, NULL); /* checks the rest of the stream, so a missing IEND is caught */
+    free(ctx.row);
+    ctx.row = NULL;
     if (warnings != NULL) *warnings = ctx.warnings;
     png_destroy_read_struct(&png, &pinfo, NULL);
     return TC_OK;
@@ -268,6 +360,17 @@ static void tc_png_write_header(png_structp png, png_infop info, uint32_t width,
         color.blue = f->trns_blue;
         png_set_tRNS(png, info, NULL, 1, &color);
     }
+    if (f->icc != NULL && f->icc_len > 0) {
+        png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, f->icc, (png_uint_32)f->icc_len);
+    } else if (f->srgb) {
+        png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    } else {
+        if (f->gamma > 0) png_set_gAMA(png, info, f->gamma);
+        if (f->has_chrm) {
+            const double *c = f->chrm;
+            png_set_cHRM(png, info, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+        }
+    }
     png_write_info(png, info);
 }
 
@@ -330,5 +433,6 @@ tc_status tc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, 
     memset(&format, 0, sizeof format);
     format.color_type = channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
     format.bit_depth = 8;
+    format.srgb = 1; /* everything TweetCache derives is sRGB: say so, so browsers need not guess */
     return tc_png_encode_raw(pixels, width, height, stride, &format, compression_level, out, out_len, msg);
 }

@@ -5,17 +5,28 @@ public struct DecodeOptions: Sendable, Hashable {
     /// For JPEG the full (unscaled) size counts: progressive files buffer every
     /// coefficient at full size whatever the output scale.
     public var maxPixels: Int
-    /// JPEG only: decode at 1/2, 1/4 or 1/8 size in the DCT domain (1 = full size),
-    /// much faster than decoding full size and resampling for thumbnails.
-    /// Ignored for PNG.
+    /// Decode at 1/2, 1/4 or 1/8 size (1 = full size), much faster than decoding
+    /// full size and resampling for thumbnails: JPEG in the DCT domain, still
+    /// WebP through libwebp's rescaler (``ImageInfo/scalesOnLoad``). Ignored for
+    /// the other formats.
     public var scaleDenominator: Int
     /// Rotate/mirror according to the EXIF orientation so the result is upright.
     public var applyOrientation: Bool
+    /// Convert colours an embedded ICC profile, PNG colour chunks or a HEIF nclx
+    /// box describe to sRGB (Little CMS, relative colorimetric). Off only for
+    /// tools that want the stored values, such as a check of the codec itself.
+    /// Not to be confused with ``Resampler/Options/linearLight`` (`thumb --srgb`),
+    /// which is about the space resampling averages in.
+    public var convertToSRGB: Bool
 
-    public init(maxPixels: Int = 100_000_000, scaleDenominator: Int = 1, applyOrientation: Bool = true) {
+    public init(
+        maxPixels: Int = 100_000_000, scaleDenominator: Int = 1, applyOrientation: Bool = true,
+        convertToSRGB: Bool = true
+    ) {
         self.maxPixels = maxPixels
         self.scaleDenominator = scaleDenominator
         self.applyOrientation = applyOrientation
+        self.convertToSRGB = convertToSRGB
     }
 
     /// Refuses impossible options before any work is done.

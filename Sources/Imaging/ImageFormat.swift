@@ -10,10 +10,14 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case png
     case gif
     case webp
+    /// AV1 in HEIF (ISO/IEC 23000-22), decoded by libheif.
+    case avif
+    /// HEIF with HEVC, as iPhones write; decoded by libheif.
+    case heic
 
     /// The format whose signature `bytes` starts with, or `nil` for anything else.
     ///
-    /// Looks at no more than the first 12 bytes. The signatures are ContentKind's;
+    /// Looks at no more than ContentKind.sniffLength bytes. The signatures are ContentKind's;
     /// the image kinds share their names with these cases.
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         ImageFormat(rawValue: ContentKind.sniff(bytes).rawValue)
@@ -31,6 +35,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .png: "png"
         case .gif: "gif"
         case .webp: "webp"
+        case .avif: "avif"
+        case .heic: "heic"
         }
     }
 
@@ -40,6 +46,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .png: "PNG"
         case .gif: "GIF"
         case .webp: "WebP"
+        case .avif: "AVIF"
+        case .heic: "HEIF"
         }
     }
 }

@@ -14,12 +14,17 @@ public struct ImageInfo: Sendable, Hashable {
     public var hasAlpha: Bool
     /// The EXIF orientation; `.up` when the file has none.
     public var orientation: ImageOrientation
-    /// A progressive JPEG or an Adam7-interlaced PNG.
+    /// A progressive JPEG or an Adam7-interlaced PNG or GIF.
     public var progressive: Bool
+    /// Frames in an animated GIF or WebP (decoding yields the first); 1 for a still image.
+    public var frames: Int
+    /// Whether ``DecodeOptions/scaleDenominator`` shrinks this image while decoding:
+    /// JPEG (scaled IDCT) and still WebP (libwebp's area-averaging rescaler).
+    public var scalesOnLoad: Bool
 
     public init(
         format: ImageFormat, width: Int, height: Int, channels: Int, hasAlpha: Bool,
-        orientation: ImageOrientation = .up, progressive: Bool = false
+        orientation: ImageOrientation = .up, progressive: Bool = false, frames: Int = 1, scalesOnLoad: Bool? = nil
     ) {
         self.format = format
         self.width = width
@@ -28,6 +33,15 @@ public struct ImageInfo: Sendable, Hashable {
         self.hasAlpha = hasAlpha
         self.orientation = orientation
         self.progressive = progressive
+        self.frames = frames
+        self.scalesOnLoad = scalesOnLoad ?? (format == .jpeg)
+    }
+
+    /// The size a decode at 1/`denominator` produces (rounded up, as libjpeg does),
+    /// in the stored orientation; the full size for formats that do not scale on load.
+    public func decodedSize(scaleDenominator denominator: Int) -> (width: Int, height: Int) {
+        let d = scalesOnLoad ? max(1, denominator) : 1
+        return ((width + d - 1) / d, (height + d - 1) / d)
     }
 
     /// Width as displayed, once the orientation is applied.

@@ -4,9 +4,9 @@
 /// reason, skip that image and carry on with the rest. Decoding untrusted bytes
 /// never traps: damaged, truncated or oversized input always ends up here.
 public enum ImagingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes do not start like a JPEG, PNG, GIF or WebP file.
+    /// The bytes do not start like a JPEG, PNG, GIF, WebP, AVIF or HEIF file.
     case unrecognizedFormat
-    /// A recognised format this module does not decode (GIF and WebP are only sniffed).
+    /// A recognised format this build cannot decode (a libheif without the AV1 or HEVC decoder).
     case unsupportedFormat(ImageFormat)
     /// A valid file using a variant the system codec cannot decode, such as 12-bit or lossless JPEG.
     case unsupportedVariant(ImageFormat, String)
@@ -26,7 +26,7 @@ public enum ImagingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unrecognizedFormat:
-            "not an image: the data does not start like a JPEG, PNG, GIF or WebP file"
+            "not an image: the data does not start like a JPEG, PNG, GIF, WebP, AVIF or HEIF file"
         case .unsupportedFormat(let format):
             "\(format) images are recognised but cannot be decoded"
         case .unsupportedVariant(let format, let detail):

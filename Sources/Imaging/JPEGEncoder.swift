@@ -28,16 +28,21 @@ public enum JPEGEncoder {
         public var colorSpace: ColorSpace
         /// When set, an Exif APP1 segment records this orientation (the pixels are not changed).
         public var exifOrientation: ImageOrientation?
+        /// When set, APP2 segments carry this ICC profile (the pixels are not changed): for
+        /// fixtures of wide-gamut photos. TweetCache's own JPEGs are sRGB and untagged,
+        /// which browsers read as sRGB (CSS Color 4), saving the profile's bytes per tile.
+        public var iccProfile: [UInt8]?
 
         public init(
             quality: Int = 85, progressive: Bool = false, optimizeCoding: Bool = false,
-            colorSpace: ColorSpace = .yCbCr, exifOrientation: ImageOrientation? = nil
+            colorSpace: ColorSpace = .yCbCr, exifOrientation: ImageOrientation? = nil, iccProfile: [UInt8]? = nil
         ) {
             self.quality = quality
             self.progressive = progressive
             self.optimizeCoding = optimizeCoding
             self.colorSpace = colorSpace
             self.exifOrientation = exifOrientation
+            self.iccProfile = iccProfile
         }
     }
 
@@ -55,17 +60,21 @@ public enum JPEGEncoder {
             throw .encodeFailed("JPEG cannot store \(image.width)x\(image.height) pixels (at most \(TC_JPEG_MAX_DIMENSION) per side)")
         }
         let opaque = image.flattened()
-        var settings = tc_jpeg_encode_options(
-            quality: Int32(options.quality), progressive: options.progressive ? 1 : 0,
-            optimize_coding: options.optimizeCoding ? 1 : 0, color: options.colorSpace.shimValue,
-            exif_orientation: Int32(options.exifOrientation?.rawValue ?? 0))
         var message = CodecShim.messageBuffer()
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
+        let icc = options.iccProfile ?? []
         let status = opaque.bytes.withUnsafeBufferPointer { pixels in
-            tc_jpeg_encode(
-                pixels.baseAddress, UInt32(opaque.width), UInt32(opaque.height), 3, opaque.bytesPerRow,
-                &settings, &output, &length, &message)
+            icc.withUnsafeBufferPointer { profile in
+                var settings = tc_jpeg_encode_options(
+                    quality: Int32(options.quality), progressive: options.progressive ? 1 : 0,
+                    optimize_coding: options.optimizeCoding ? 1 : 0, color: options.colorSpace.shimValue,
+                    exif_orientation: Int32(options.exifOrientation?.rawValue ?? 0),
+                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count)
+                return tc_jpeg_encode(
+                    pixels.baseAddress, UInt32(opaque.width), UInt32(opaque.height), 3, opaque.bytesPerRow,
+                    &settings, &output, &length, &message)
+            }
         }
         let bytes = CodecShim.takeEncoded(output, count: length)
         guard status == TC_OK else { throw CodecShim.encodeError(status, message) }

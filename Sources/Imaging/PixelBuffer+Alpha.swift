@@ -23,6 +23,24 @@ extension PixelBuffer {
         return PixelBuffer(unchecked: width, height: height, channels: 3, bytes: out)
     }
 
+    /// RGBA pixels: RGB gets opaque alpha, RGBA is returned as it is.
+    public func withAlpha() -> PixelBuffer {
+        guard channels == 3 else { return self }
+        let pixels = width * height
+        var out = [UInt8](repeating: 255, count: pixels * 4)
+        bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                for i in 0..<pixels {
+                    d[4 * i] = s[3 * i]
+                    d[4 * i + 1] = s[3 * i + 1]
+                    d[4 * i + 2] = s[3 * i + 2]
+                }
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, channels: 4, bytes: out)
+    }
+
     /// `x / 255` rounded, exact for `0...255 * 255`.
     @inline(__always)
     static func div255(_ x: UInt32) -> UInt8 {

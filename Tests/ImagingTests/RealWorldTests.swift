@@ -32,6 +32,9 @@ struct RealWorldTests {
 
     static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
 
+    /// Decoding as the references were made: the stored values, without colour management.
+    static let raw = DecodeOptions(convertToSRGB: false)
+
     @Test func pngSuite() throws {
         let folder = try #require(realWorldRoot).appendingPathComponent("pngsuite")
         let files = Self.files(under: folder, extension: "png")
@@ -71,7 +74,8 @@ struct RealWorldTests {
             let name = file.lastPathComponent
             let image: PixelBuffer
             do {
-                image = try ImageDecoder.decode(try Self.bytes(file))
+                // The codec against a codec's reference: stored values, no colour management.
+                image = try ImageDecoder.decode(try Self.bytes(file), options: Self.raw)
                 decoded += 1
             } catch {
                 refused.append("\(name) (\(error))")
@@ -84,7 +88,7 @@ struct RealWorldTests {
                 // libjpeg-turbo's testimg{ari,int}.jpg re-encode testorig's picture
                 // (arithmetic coding, progressive) with other settings: same picture, not same pixels.
                 let original = file.deletingLastPathComponent().appendingPathComponent("testorig.jpg")
-                if name.hasPrefix("testimg"), let other = try? ImageDecoder.decode(try Self.bytes(original)) {
+                if name.hasPrefix("testimg"), let other = try? ImageDecoder.decode(try Self.bytes(original), options: Self.raw) {
                     let mean = zip(image.bytes, other.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
                     if image.bytes.count != other.bytes.count || Double(mean) / Double(image.bytes.count) > 1 {
                         problems.append("\(name): not the picture in testorig.jpg")
@@ -94,7 +98,7 @@ struct RealWorldTests {
                 }
                 continue
             }
-            let reference = try ImageDecoder.decode(referenceData)
+            let reference = try ImageDecoder.decode(referenceData, options: Self.raw)
             if let mismatch = Self.compare(image, reference) {
                 problems.append("\(name): \(mismatch)")
             } else {
@@ -147,5 +151,73 @@ struct RealWorldTests {
         })
         let agrees = sourceReference ? mean <= 8 : worst <= 4 && mean <= 0.5
         return agrees ? nil : "differs from reference by up to \(worst) levels (mean \(mean))"
+    }
+
+    /// WebP (lossy, lossless, alpha, animated) and GIF (animated, interlaced,
+    /// transparent, frames out of bounds): each decodes, and its first frame
+    /// matches the reference rendering: exactly for GIF and lossless WebP, within
+    /// a few levels for lossy WebP (decoders differ in their YUV upsampling).
+    /// Transparent pixels compare by alpha alone: their colour is invisible.
+    @Test func webpAndGIFReferenceImages() throws {
+        let folder = try #require(realWorldRoot).appendingPathComponent("webp-gif")
+        let files = Self.files(under: folder, extension: "webp") + Self.files(under: folder, extension: "gif")
+        var matched = 0
+        var problems: [String] = []
+        for file in files {
+            let name = file.lastPathComponent
+            let image: PixelBuffer
+            do {
+                image = try ImageDecoder.decode(try Self.bytes(file), options: Self.raw)
+            } catch {
+                problems.append("\(name): \(error)")
+                continue
+            }
+            let referenceURL = file.appendingPathExtension("reference.png")
+            guard let referenceData = try? Self.bytes(referenceURL) else { continue }
+            let reference = try ImageDecoder.decode(referenceData, options: Self.raw).withAlpha()
+            let ours = image.withAlpha()
+            guard ours.width == reference.width, ours.height == reference.height else {
+                problems.append("\(name): \(ours.width)x\(ours.height), reference \(reference.width)x\(reference.height)")
+                continue
+            }
+            let lossy = file.pathExtension == "webp" && !file.path.contains("lossless_images")
+            var worst = 0
+            for i in stride(from: 0, to: ours.bytes.count, by: 4) {
+                let alpha = abs(Int(ours.bytes[i + 3]) - Int(reference.bytes[i + 3]))
+                worst = max(worst, alpha)
+                guard reference.bytes[i + 3] > 0 else { continue }
+                for c in 0..<3 { worst = max(worst, abs(Int(ours.bytes[i + c]) - Int(reference.bytes[i + c]))) }
+            }
+            if worst > (lossy ? 6 : 0) {
+                problems.append("\(name): differs from its reference by up to \(worst) levels")
+            } else {
+                matched += 1
+            }
+        }
+        print("RealWorld WebP/GIF: \(files.count) files, \(matched) match their reference, \(problems.count) problems")
+        #expect(files.count >= 20)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// JPEGs with ICC profiles: a big profile over many APP2 chunks, one after SOF,
+    /// a CMYK file with its profile; and five whose chunks are broken, which decode
+    /// as sRGB with the reason in their colour report, never a crash.
+    @Test func iccProfiles() throws {
+        let folder = try #require(realWorldRoot).appendingPathComponent("icc")
+        let files = Self.files(under: folder, extension: "jpg") + Self.files(under: folder, extension: "jpeg")
+        var lines: [String] = []
+        var problems: [String] = []
+        for file in files {
+            let data = try Self.bytes(file)
+            do {
+                _ = try ImageDecoder.decode(data)
+                lines.append("\(file.lastPathComponent): \(try ImageDecoder.colorReport(of: data).summary)")
+            } catch {
+                problems.append("\(file.lastPathComponent): \(error)")
+            }
+        }
+        print("RealWorld ICC: \(files.count) files decoded; \(lines.joined(separator: "; "))")
+        #expect(files.count >= 8)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }

@@ -10,6 +10,7 @@
  * the `msg` convention.
  */
 #include "tc_codec.h"
+#include "tc_color.h"
 
 /* Colour space libjpeg infers from the file's markers and component count. */
 typedef enum tc_jpeg_color {
@@ -59,7 +60,9 @@ typedef struct tc_jpeg_decode_report {
  * Decodes into the caller's buffer: rows of `stride` bytes, each starting with
  * width * out_channels bytes of 8-bit RGB (out_channels 3) or RGBA with opaque
  * alpha (4). Grayscale is expanded to RGB; CMYK and YCCK are converted to RGB
- * (Adobe-inverted samples handled). The buffer must hold the size reported by
+ * through `cmyk` when given (a tc_color_transform from CMYK8 or CMYK8_INVERTED,
+ * whichever the file's Adobe marker says, to out_channels), else by the naive
+ * formula (Adobe-inverted samples handled). The buffer must hold the size reported by
  * tc_jpeg_scaled_size for the same scale_denom, else TC_ERR_LIMIT before any
  * pixel is decoded.
  *
@@ -71,7 +74,15 @@ typedef struct tc_jpeg_decode_report {
 #define TC_JPEG_MAX_SCANS 500
 tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int out_channels,
                          uint8_t *out, size_t out_capacity, size_t stride,
+                         const tc_color_transform *cmyk,
                          tc_jpeg_decode_report *report, char *msg);
+
+/*
+ * The ICC profile of APP2 "ICC_PROFILE" segments, reassembled (jpeg_read_icc_profile).
+ * On TC_OK *icc is NULL when the file has none or its chunks are inconsistent;
+ * otherwise a malloc'd buffer of *icc_len bytes to free with tc_codec_free.
+ */
+tc_status tc_jpeg_read_icc(const uint8_t *data, size_t len, uint8_t **icc, size_t *icc_len, char *msg);
 
 /* Largest width or height a JPEG can have (libjpeg's JPEG_MAX_DIMENSION). */
 #define TC_JPEG_MAX_DIMENSION 65500
@@ -90,6 +101,8 @@ typedef struct tc_jpeg_encode_options {
     int optimize_coding;     /* 1: optimal Huffman tables (a second pass); off keeps encoding fast */
     tc_jpeg_encode_color color;
     int exif_orientation;    /* 0: no Exif segment; 1-8: write an APP1 Exif IFD0 with this orientation */
+    const uint8_t *icc;      /* NULL, or an ICC profile written as APP2 "ICC_PROFILE" segments */
+    size_t icc_len;
 } tc_jpeg_encode_options;
 
 /*

@@ -10,6 +10,7 @@
  * See tc_codec.h for status codes and the `msg` convention.
  */
 #include "tc_codec.h"
+#include "tc_color.h"
 
 /* Most memory one ancillary chunk (iCCP, zTXt, ...) may take once inflated: guards against chunk bombs. */
 #define TC_PNG_CHUNK_MALLOC_MAX (8u * 1024u * 1024u)
@@ -26,6 +27,20 @@ typedef struct tc_png_info {
 /* Reads the signature and the chunks before the first IDAT; inflates no image data. */
 tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info, char *msg);
 
+/* How a PNG says what its colours mean; the PNG spec's precedence is iCCP, then sRGB, then gAMA/cHRM. */
+typedef struct tc_png_color {
+    uint8_t *icc;       /* the iCCP profile, inflated (malloc'd: free with tc_codec_free), or NULL */
+    size_t icc_len;
+    int srgb;           /* 1: an sRGB chunk */
+    int has_gamma;      /* 1: a gAMA chunk */
+    double gamma;       /* as stored: the encoding exponent, 0.45455 for a 2.2 display gamma */
+    int has_chrm;       /* 1: a cHRM chunk */
+    double chrm[8];     /* white x, y, then red, green, blue x, y */
+} tc_png_color;
+
+/* Reads the colour chunks before the first IDAT. */
+tc_status tc_png_read_color(const uint8_t *data, size_t len, tc_png_color *color, char *msg);
+
 /*
  * Decodes into the caller's buffer, normalised to 8-bit RGB (out_channels 3)
  * or RGBA (4): palettes expanded, tRNS turned into alpha, 1/2/4-bit gray
@@ -34,16 +49,23 @@ tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info,
  * Rows are `stride` bytes apart. An image larger than the buffer is refused
  * from its header (TC_ERR_LIMIT). `warnings` (may be NULL) receives how many
  * non-fatal problems libpng reported, e.g. a bad CRC on an ancillary chunk.
+ *
+ * With a `transform` (to out_channels), every row is converted to sRGB as it is
+ * read. Its input must be 16-bit big-endian (RGB16_BE / RGBA16_BE matching
+ * out_channels) for a non-interlaced 16-bit PNG, whose samples then reach the
+ * transform unrounded, and 8-bit (RGB8 / RGBA8) otherwise.
  */
 tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
                         uint8_t *out, size_t out_capacity, size_t stride,
+                        const tc_color_transform *transform,
                         long *warnings, char *msg);
 
 /*
  * Encodes 8-bit RGB (channels 3) or RGBA (4) rows `stride` bytes apart.
  * compression_level is zlib's 0-9: 1-3 are several times faster (and use
  * only the cheap None/Sub/Up row filters) and fine for tiles, 6 is the usual
- * balance. On TC_OK, *out is a malloc'd buffer of *out_len
+ * balance. The file carries an sRGB chunk: what TweetCache writes is sRGB.
+ * On TC_OK, *out is a malloc'd buffer of *out_len
  * bytes to free with tc_codec_free; on failure *out is NULL.
  */
 tc_status tc_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
@@ -65,6 +87,12 @@ typedef struct tc_png_raw_format {
     int has_trns_color;         /* colour types 0 and 2: one sample value that means transparent */
     uint16_t trns_gray;
     uint16_t trns_red, trns_green, trns_blue;
+    const uint8_t *icc;         /* written as iCCP when set (and then no sRGB, gAMA or cHRM) */
+    size_t icc_len;
+    int srgb;                   /* 1: an sRGB chunk (perceptual) */
+    double gamma;               /* > 0: a gAMA chunk with this encoding exponent */
+    int has_chrm;               /* 1: a cHRM chunk from chrm */
+    double chrm[8];             /* white x, y, then red, green, blue x, y */
 } tc_png_raw_format;
 
 /*

@@ -23,6 +23,10 @@ public struct PNGRawEncoder {
     public var paletteAlpha: [UInt8]
     /// The one sample value meaning "transparent" (tRNS) for `.gray` ([g]) or `.rgb` ([r, g, b]).
     public var transparentColor: [UInt16]?
+    /// Colour chunks: an iCCP profile, or gAMA (the stored encoding exponent) and cHRM (white, red, green, blue x, y).
+    public var iccProfile: [UInt8]?
+    public var gamma: Double?
+    public var chromaticities: [Double]?
 
     public init(
         colorType: ColorType, bitDepth: Int, interlaced: Bool = false, palette: [UInt8] = [],
@@ -57,10 +61,22 @@ public struct PNGRawEncoder {
                         trns_gray: color.first ?? 0,
                         trns_red: color.first ?? 0,
                         trns_green: color.count > 1 ? color[1] : 0,
-                        trns_blue: color.count > 2 ? color[2] : 0)
-                    return tc_png_encode_raw(
-                        rowBytes.baseAddress, UInt32(width), UInt32(height), stride, &format, 6,
-                        &output, &length, &message)
+                        trns_blue: color.count > 2 ? color[2] : 0,
+                        icc: nil, icc_len: 0, srgb: 0, gamma: 0, has_chrm: 0, chrm: (0, 0, 0, 0, 0, 0, 0, 0))
+                    let chrm = chromaticities ?? []
+                    format.has_chrm = chrm.count == 8 ? 1 : 0
+                    if chrm.count == 8 {
+                        format.chrm = (chrm[0], chrm[1], chrm[2], chrm[3], chrm[4], chrm[5], chrm[6], chrm[7])
+                    }
+                    format.gamma = gamma ?? 0
+                    let icc = iccProfile ?? []
+                    return icc.withUnsafeBufferPointer { profile in
+                        format.icc = profile.count > 0 ? profile.baseAddress : nil
+                        format.icc_len = profile.count
+                        return tc_png_encode_raw(
+                            rowBytes.baseAddress, UInt32(width), UInt32(height), stride, &format, 6,
+                            &output, &length, &message)
+                    }
                 }
             }
         }
