@@ -69,6 +69,22 @@ static tc_color_space tc_space_of(cmsColorSpaceSignature space) {
     }
 }
 
+/*
+ * The profile's own size (header bytes 0-3) checked against the bytes there are:
+ * a profile claiming more than it has was cut short or lies, and lcms2 would
+ * read it anyway. Trailing padding (declared < len) is common and allowed; the
+ * declared size is what gets parsed.
+ */
+static int tc_icc_size_ok(const uint8_t *icc, size_t len, size_t *declared, char *msg) {
+    uint32_t size = (uint32_t)icc[0] << 24 | (uint32_t)icc[1] << 16 | (uint32_t)icc[2] << 8 | icc[3];
+    if (size < 132 || size > len) {
+        tc_set_msg(msg, "the ICC profile says it is %u bytes, %zu are there", size, len);
+        return 0;
+    }
+    *declared = size;
+    return 1;
+}
+
 static int tc_class_ok(cmsProfileClassSignature c) {
     return c == cmsSigInputClass || c == cmsSigDisplayClass || c == cmsSigOutputClass || c == cmsSigColorSpaceClass;
 }
@@ -82,6 +98,7 @@ tc_status tc_icc_inspect(const uint8_t *icc, size_t len, tc_icc_info *info, char
         return TC_ERR_CORRUPT;
     }
     memset(info, 0, sizeof *info);
+    if (!tc_icc_size_ok(icc, len, &len, msg)) return TC_ERR_CORRUPT;
     if (len > TC_ICC_MAX_BYTES) {
         tc_set_msg(msg, "ICC profile of %zu bytes is larger than %u", len, TC_ICC_MAX_BYTES);
         return TC_ERR_LIMIT;
@@ -175,6 +192,7 @@ tc_status tc_color_create_icc(const uint8_t *icc, size_t len, tc_color_input inp
         tc_set_msg(msg, "an ICC profile of %zu bytes is too short or too long", len);
         return TC_ERR_CORRUPT;
     }
+    if (!tc_icc_size_ok(icc, len, &len, msg)) return TC_ERR_CORRUPT;
     t = tc_color_new();
     if (t == NULL) return TC_ERR_NOMEM;
     profile = cmsOpenProfileFromMemTHR(t->context, icc, (cmsUInt32Number)len);

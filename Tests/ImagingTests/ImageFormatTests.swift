@@ -27,11 +27,29 @@ import Testing
         #expect(throws: ImagingError.unrecognizedFormat) { try ImageDecoder.decode(bytes) }
     }
 
-    @Test func recognisedButUndecodableFormatsSaySo() {
+    @Test func truncatedHeadersOfNewFormatsAreRefusedWithTheirFormat() {
         let gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0]
-        #expect(throws: ImagingError.unsupportedFormat(.gif)) { try ImageDecoder.info(of: gif) }
+        #expect(throws: ImagingError.truncated(.gif)) { try ImageDecoder.info(of: gif) }
         let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8)
-        #expect(throws: ImagingError.unsupportedFormat(.webp)) { try ImageDecoder.decode(webp) }
+        #expect(throws: ImagingError.self) { try ImageDecoder.decode(webp) }
+    }
+
+    /// ISO BMFF files: AVIF and HEIF by their brands, also when the major brand is
+    /// the generic `mif1` and `avif` comes among the compatible brands; video stays video.
+    @Test(arguments: [
+        ("avif", ["mif1", "miaf"], ImageFormat?.some(.avif)),
+        ("mif1", ["avif", "miaf"], .avif),
+        ("avis", ["avif", "msf1"], .avif),
+        ("heic", ["mif1", "heic"], .heic),
+        ("mif1", ["heic"], .heic),
+        ("isom", ["iso2", "avc1", "mp41"], nil),
+        ("mp42", ["isom"], nil),
+    ] as [(String, [String], ImageFormat?)])
+    func tellsAVIFAndHEIFFromVideo(major: String, compatible: [String], format: ImageFormat?) {
+        let brands = compatible.flatMap { Array($0.utf8) }
+        let size = 16 + brands.count
+        let box = [0, 0, 0, UInt8(size)] + Array("ftyp".utf8) + Array(major.utf8) + [0, 0, 0, 0] + brands
+        #expect(ImageFormat.sniff(box + [0, 0, 0, 8] + Array("meta".utf8)) == format)
     }
 
     @Test func formatsDescribeThemselves() {

@@ -30,8 +30,12 @@ public struct PNGRawEncoder {
 
     public init(
         colorType: ColorType, bitDepth: Int, interlaced: Bool = false, palette: [UInt8] = [],
-        paletteAlpha: [UInt8] = [], transparentColor: [UInt16]? = nil
+        paletteAlpha: [UInt8] = [], transparentColor: [UInt16]? = nil,
+        iccProfile: [UInt8]? = nil, gamma: Double? = nil, chromaticities: [Double]? = nil
     ) {
+        self.iccProfile = iccProfile
+        self.gamma = gamma
+        self.chromaticities = chromaticities
         self.colorType = colorType
         self.bitDepth = bitDepth
         self.interlaced = interlaced
