@@ -88,6 +88,8 @@ public struct IIIFImageInfo: Codable, Sendable, Hashable {
         info.maxHeight = limits.maxWidth == nil ? nil : limits.maxHeight
         info.maxArea = limits.maxArea
         info.extraQualities = ["color", "gray", "bitonal"]
+        // Level 2 already promises jpg and png; WebP is the extra, with alpha at a fraction of PNG's bytes.
+        info.extraFormats = ["webp"]
         info.extraFeatures = ["mirroring"] + (limits.allowsUpscaling ? ["sizeUpscaling"] : [])
         return info
     }

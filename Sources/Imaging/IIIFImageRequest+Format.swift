@@ -19,7 +19,7 @@ extension IIIFImageRequest {
         }
 
         /// Whether ``IIIFRenderer`` can write it.
-        public var isSupported: Bool { self == .jpg || self == .png }
+        public var isSupported: Bool { self == .jpg || self == .png || self == .webp }
 
         /// The `Content-Type` of a response in this format.
         public var mediaType: String {

@@ -21,7 +21,7 @@ public enum IIIFRenderer {
         }
     }
 
-    /// The encoded file (jpg or png) for `resolved`, from `source`: the
+    /// The encoded file (jpg, png or webp) for `resolved`, from `source`: the
     /// upright image of `resolved.imageWidth` x `imageHeight`, or that image
     /// decoded at 1/2, 1/4 or 1/8 (sides rounded up, as libjpeg does).
     public static func render(
@@ -36,6 +36,9 @@ public enum IIIFRenderer {
             return try JPEGEncoder.encode(image, options: .init(quality: options.jpegQuality, colorSpace: colorSpace))
         case .png:
             return try PNGEncoder.encode(image, compressionLevel: options.pngCompressionLevel)
+        case .webp:
+            // Lossy at JPEG's quality number (libwebp's scale reads about the same); alpha kept losslessly.
+            return try WebPEncoder.encode(image, options: .init(quality: Double(options.jpegQuality)))
         default:
             throw .invalidArgument("IIIF format \(resolved.format.rawValue) cannot be written")
         }

@@ -1,6 +1,6 @@
-/// Makes list-sized thumbnails from JPEG and PNG files, the way
-/// `vipsthumbnail` does: read the header, decode a JPEG no larger than
-/// needed (``ShrinkOnLoad``), reduce to the exact size with Lanczos-3
+/// Makes list-sized thumbnails from every format ``ImageDecoder`` reads, the
+/// way `vipsthumbnail` does: read the header, decode a JPEG or WebP no larger
+/// than needed (``ShrinkOnLoad``), in sRGB, reduce to the exact size with Lanczos-3
 /// (``Resampler``), turn it upright, encode.
 ///
 /// The thumbnail's long edge is the requested size and the short edge keeps
@@ -20,13 +20,13 @@ public enum Thumbnailer {
             width: info.displayWidth, height: info.displayHeight, longEdge: longEdge, options: options)
         // Work in the stored orientation and turn only the small result upright.
         let stored = info.orientation.swapsDimensions ? (width: target.height, height: target.width) : target
-        if info.format == .jpeg, options.shrinkOnLoad {
+        if info.scalesOnLoad, options.shrinkOnLoad {
             decoding.scaleDenominator = ShrinkOnLoad.scaleDenominator(
                 sourceWidth: info.width, sourceHeight: info.height,
                 targetWidth: stored.width, targetHeight: stored.height, headroom: options.shrinkOnLoadHeadroom)
         }
         let decoded = try ImageDecoder.decode(data, options: decoding)
-        let scale = Double(decoding.scaleDenominator)
+        let scale = Double(info.scalesOnLoad ? decoding.scaleDenominator : 1)
         let resized = try Resampler.resize(
             decoded, width: stored.width, height: stored.height,
             sourceExtent: (Double(info.width) / scale, Double(info.height) / scale),

@@ -31,7 +31,7 @@ public enum TerminalPreview {
             height = maxRows * 2
             targetWidth = max(1, Int((Double(info.displayWidth) * Double(height) / Double(max(1, info.displayHeight))).rounded()))
         }
-        let denominator = info.format == .jpeg
+        let denominator = info.scalesOnLoad
             ? ShrinkOnLoad.scaleDenominator(
                 sourceWidth: info.width, sourceHeight: info.height,
                 targetWidth: info.orientation.swapsDimensions ? height : targetWidth,

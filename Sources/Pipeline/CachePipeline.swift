@@ -312,7 +312,7 @@ public final class CachePipeline: Sendable {
         var results: [BlobHash: DeriveOutcome] = [:]
         for item in plan.items where item.role != .video {
             guard case let .stored(hash, _, type, _) = outcomes[item.url],
-                  type == "image/jpeg" || type == "image/png" || type == "image/gif" || type == "image/webp"
+                  ContentKind.allCases.contains(where: { $0.isImage && $0.mimeType == type })
             else { continue }
             if wantsTiles[hash] == nil { images.append(hash) }
             wantsTiles[hash, default: false] = wantsTiles[hash, default: false] || item.role != .avatar

@@ -76,8 +76,8 @@ struct Deriver: Sendable {
             if outcome.width == nil || outcome.height == nil {
                 let read = try store.read(job.hash)
                 bytes = read
-                guard let format = ImageFormat.sniff(read), format == .jpeg || format == .png else {
-                    outcome.error = "not a JPEG or PNG: thumbnails and tiles are made for those only"
+                guard ImageFormat.sniff(read) != nil else {
+                    outcome.error = "not an image TweetCache decodes (JPEG, PNG, GIF, WebP, AVIF, HEIF)"
                     return outcome
                 }
                 let info = try ImageDecoder.info(of: read)
@@ -103,7 +103,7 @@ struct Deriver: Sendable {
                 }
                 if wantsPDQ {
                     let data = try bytes ?? store.read(job.hash)
-                    guard let format = ImageFormat.sniff(data), format == .jpeg || format == .png else { return outcome }
+                    guard ImageFormat.sniff(data) != nil else { return outcome }
                     let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
                     outcome.pdq = PDQHasher.signature(of: image)
                     outcome.pdqIsNew = true
@@ -112,8 +112,8 @@ struct Deriver: Sendable {
             }
 
             let data = try bytes ?? store.read(job.hash)
-            guard let format = ImageFormat.sniff(data), format == .jpeg || format == .png else {
-                outcome.error = "not a JPEG or PNG: thumbnails and tiles are made for those only"
+            guard ImageFormat.sniff(data) != nil else {
+                outcome.error = "not an image TweetCache decodes (JPEG, PNG, GIF, WebP, AVIF, HEIF)"
                 return outcome
             }
             var thumbOptions = ThumbnailOptions()

@@ -30,10 +30,13 @@ extension TileResponder {
         }
         let facts = try await sources.facts(hash)
         // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
-        let png = facts.info.format == .png && facts.info.hasAlpha
-        if size >= max(facts.width, facts.height) {
-            let type = facts.info.format == .png ? "image/png" : "image/jpeg"
-            return Reply(bytes: try await sources.bytes(hash), contentType: type, etag: etag, cacheControl: Reply.immutable)
+        let png = facts.info.hasAlpha
+        // A small JPEG or PNG is its own thumbnail (browsers apply an embedded profile themselves);
+        // other formats are re-encoded at full size, in sRGB, so every browser can show them.
+        if size >= max(facts.width, facts.height), facts.info.format == .jpeg || facts.info.format == .png {
+            return Reply(
+                bytes: try await sources.bytes(hash), contentType: facts.info.format.mimeType, etag: etag,
+                cacheControl: Reply.immutable)
         }
         let relative = CacheLayout.thumbnail(hash, size: size, png: png)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)

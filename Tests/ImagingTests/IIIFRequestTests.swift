@@ -113,7 +113,6 @@ import Testing
         ("full/max/45/default.jpg", 501),
         ("full/max/!22.5/default.png", 501),
         ("full/max/90.5/default.jpg", 501),
-        ("full/max/0/default.webp", 501),
         ("full/max/0/default.tif", 501),
         ("full/max/0/gray.gif", 501),
         ("full/max/0/default.jp2", 501),

@@ -163,3 +163,55 @@ let derivePage = """
         #expect((try run.manifest).summary.deriveFailed > 0)
     }
 }
+
+/// Every format the networks serve goes the whole way: fetched, typed by its bytes in
+/// the manifest, thumbnailed and tiled, and a transparent one keeps its alpha.
+@Suite struct FormatsEndToEndTests {
+    @Test func webpGIFAndAVIFOriginalsGetThumbnailsAndTiles() async throws {
+        var source = try ImageDecoder.decode(try realJPEG(width: 600, height: 400, seed: 3)).withAlpha()
+        source.withUnsafeMutableBytes { bytes in
+            for i in stride(from: 3, to: bytes.count, by: 4) where (i / 4) % 600 < 100 { bytes[i] = 0 }
+        }
+        let files: [(String, [UInt8], String)] = [
+            ("A.webp", try WebPEncoder.encode(source, options: .init(quality: 85)), "image/webp"),
+            ("B.avif", try HEIFEncoder.encode(source.flattened(), format: .avif, quality: 80), "image/avif"),
+            ("C.gif", try GIFEncoder.encode(
+                indices: (0..<(600 * 400)).map { UInt8($0 % 600 / 150) }, width: 600, height: 400,
+                palette: [0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255], transparentIndex: 0), "image/gif"),
+        ]
+        let origin = try LoopbackHTTPServer { req in
+            for (name, body, _) in files where req.path.contains(name.prefix(1) + ".") { return .respond(status: 200, body: body) }
+            return .respond(status: 404)
+        }
+        let media = files.enumerated().map { index, file in
+            #"{"id_str":"\#(index + 5)","type":"photo","media_url_https":"https://pbs.twimg.com/media/\#(file.0)"}"#
+        }.joined(separator: ",")
+        let page = """
+        {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"pics",
+          "extended_entities":{"media":[\(media)]},
+          "user":{"id_str":"9","screen_name":"eve","name":"Eve"}}]}
+        """
+        let cache = try temporaryDirectory()
+        var options = try makeOptions(cache: cache, origin: origin)
+        var derive = DeriveOptions()
+        derive.thumbnailSizes = [150]
+        derive.tiles = .eager
+        options.derive = derive
+        let run = try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(page.utf8))])
+        let tweet = try #require((try run.manifest).tweets.first)
+        #expect(tweet.media.count == 3)
+        for (item, file) in zip(tweet.media, files) {
+            #expect(item.contentType == file.2, "\(file.0)")
+            #expect(item.width == 600 && item.height == 400, "\(file.0)")
+            let thumb = try #require(item.thumbnails?.first, "\(file.0) has no thumbnail")
+            let bytes = try [UInt8](Data(contentsOf: cache.appendingPathComponent(thumb.path)))
+            let info = try ImageDecoder.info(of: bytes)
+            #expect(info.width == 150 && info.height == 100)
+            // Transparent originals get PNG thumbnails; the AVIF here is opaque.
+            #expect(info.format == (file.0 == "B.avif" ? .jpeg : .png), "\(file.0)")
+            let tiles = try #require(item.tiles, "\(file.0) has no pyramid")
+            let pack = try [UInt8](Data(contentsOf: cache.appendingPathComponent(try #require(tiles.pack))))
+            try PyramidPack(pack).checkAll(pack)
+        }
+    }
+}

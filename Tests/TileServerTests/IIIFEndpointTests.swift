@@ -112,7 +112,10 @@ import TestSupport
         let hex = fixture.eager.hex
         func status(_ tail: String) async throws -> Int { try await fetch(server, "/iiif/3/\(hex)/\(tail)").status }
         #expect(try await status("full/max/45/default.jpg") == 501)
-        #expect(try await status("full/max/0/default.webp") == 501)
+        #expect(try await status("full/max/0/default.tif") == 501)
+        let webp = try await fetch(server, "/iiif/3/\(hex)/full/200,/0/default.webp")
+        #expect(webp.status == 200 && ImageFormat.sniff(webp.body) == .webp)
+        #expect(try ImageDecoder.info(of: webp.body).width == 200)
         #expect(try await status("full/max/0/default.foo") == 400)
         #expect(try await status("full/max/0/sepia.jpg") == 400)
         #expect(try await status("0,0,0,0/max/0/default.jpg") == 400)

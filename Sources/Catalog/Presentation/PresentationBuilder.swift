@@ -1,4 +1,5 @@
 import Foundation
+import MediaTypes
 
 /// Builds the IIIF Presentation 3 documents of a cache from its manifests, for the
 /// tile server (`/iiif/presentation/…`) and for `tweetcache export
@@ -208,10 +209,15 @@ public struct PresentationBuilder: Sendable {
             for (index, media) in photos.enumerated() {
                 guard let sha = media.sha256, let width = media.width, let height = media.height else { continue }
                 let canvas = "\(base)/canvas/\(PresentationTarget.segment(tweet.id))/\(index + 1)"
-                let format = media.contentType == "image/png" ? "png" : "jpg"
+                // Formats that may carry transparency keep it: PNG for PNG and GIF, WebP for WebP.
+                let (format, type) = switch media.contentType {
+                case "image/png", "image/gif": ("png", "image/png")
+                case "image/webp": ("webp", "image/webp")
+                default: ("jpg", "image/jpeg")
+                }
                 let body = ImageResource(
                     id: "\(links.imageService)/\(sha)/full/max/0/default.\(format)",
-                    format: format == "png" ? "image/png" : "image/jpeg", width: width, height: height,
+                    format: type, width: width, height: height,
                     service: [ImageService(id: "\(links.imageService)/\(sha)", profile: links.imageServiceProfile)])
                 let page = Self.postURL(tweet)
                 var text = tweet.text.replacingOccurrences(of: "\n", with: " ")
@@ -244,7 +250,7 @@ public struct PresentationBuilder: Sendable {
         tweets.contains { $0.media.contains(where: servable) }
     }
 
-    /// A cached JPEG or PNG of known size: what the Image API service can serve.
+    /// A cached image of known size in a format TweetCache decodes: what the Image API service can serve.
     public static func servable(_ media: ManifestTweet.Media) -> Bool {
         servable(sha256: media.sha256, width: media.width, height: media.height, contentType: media.contentType)
     }
@@ -252,7 +258,7 @@ public struct PresentationBuilder: Sendable {
     static func servable(sha256: String?, width: Int?, height: Int?, contentType: String?) -> Bool {
         guard let sha = sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
               let width, let height, width > 0, height > 0 else { return false }
-        return contentType == "image/jpeg" || contentType == "image/png"
+        return ContentKind.allCases.contains { $0.isImage && $0.mimeType == contentType }
     }
 
     /// The post's page on its network: X by handle and id; Mastodon and Bluesky as the
