@@ -3,7 +3,8 @@
 # (its leak checker included) and runs each target for a given time on its corpus.
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--debug] [TARGET...]
-#   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server, fuzz-manifest (default: all)
+#   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server, fuzz-manifest,
+#            fuzz-webp, fuzz-gif, fuzz-heif, fuzz-icc (default: all)
 #   --seconds N  how long each target runs (default 10; CI runs a few seconds each)
 #   --jobs N     targets run N at a time (default 1)
 #   --debug      an unoptimised build (.build-fuzz-debug): slower fuzzing, a build in
@@ -26,11 +27,12 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --debug) config=debug; shift ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server fuzz-manifest)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server fuzz-manifest
+                                     fuzz-webp fuzz-gif fuzz-heif fuzz-icc)
 
 # The corpus and findings live in .build-fuzz whichever build runs them.
 work=.build-fuzz

@@ -10,7 +10,10 @@ public enum DecodeCheck: FuzzCheck {
     /// Small enough that the fuzzer's memory limit is never the finding.
     static let maxPixels = 1 << 22
 
-    public static func run(_ input: [UInt8]) -> String? {
+    public static func run(_ input: [UInt8]) -> String? { check(input) }
+
+    /// The checks every decode target shares: the first byte picks the options.
+    static func check(_ input: [UInt8]) -> String? {
         guard let control = input.first else { return nil }
         let image = Array(input.dropFirst())
         let options = DecodeOptions(
@@ -22,12 +25,13 @@ public enum DecodeCheck: FuzzCheck {
         guard pixels.channels == 3 || pixels.channels == 4,
               pixels.bytes.count == pixels.width * pixels.height * pixels.channels
         else { return "buffer of \(pixels.bytes.count) bytes for \(pixels.width)x\(pixels.height)x\(pixels.channels)" }
-        let scale = info.format == .jpeg ? options.scaleDenominator : 1
+        let decoded = info.decodedSize(scaleDenominator: options.scaleDenominator)
         let (w, h) = options.applyOrientation && info.orientation.swapsDimensions
-            ? (info.height, info.width) : (info.width, info.height)
-        guard pixels.width == (w + scale - 1) / scale, pixels.height == (h + scale - 1) / scale else {
-            return "\(pixels.width)x\(pixels.height) from a \(info.width)x\(info.height) header at 1/\(scale)"
+            ? (decoded.height, decoded.width) : (decoded.width, decoded.height)
+        guard pixels.width == w, pixels.height == h else {
+            return "\(pixels.width)x\(pixels.height) from a \(info.width)x\(info.height) header at 1/\(options.scaleDenominator)"
         }
+        guard pixels.channels == info.channels else { return "\(pixels.channels) channels, the header said \(info.channels)" }
         return nil
     }
 
@@ -63,6 +67,7 @@ enum DecodeSeeds {
         for (n, (name, options)) in jpegs.enumerated() {
             seeds["jpeg-\(name)"] = [UInt8(n)] + (try JPEGEncoder.encode(rgb, options: options))
         }
+        seeds["jpeg-icc"] = [1] + (try JPEGEncoder.encode(rgb, options: .init(iccProfile: try ICCProfile.make(.displayP3))))
         seeds["png-rgb"] = [0] + (try PNGEncoder.encode(rgb))
         seeds["png-rgba"] = [5] + (try PNGEncoder.encode(rgba, compressionLevel: 9))
         return seeds

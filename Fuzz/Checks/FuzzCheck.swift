@@ -14,4 +14,5 @@ public protocol FuzzCheck {
 /// Every target, for tools and tests that go through them all.
 public let allFuzzChecks: [any FuzzCheck.Type] = [
     ResultsCheck.self, IIIFCheck.self, DecodeCheck.self, PackCheck.self, ServerCheck.self, ManifestCheck.self,
+    WebPDecodeCheck.self, GIFDecodeCheck.self, HEIFDecodeCheck.self, ColorProfileCheck.self,
 ]
