@@ -39,6 +39,8 @@ work=.build-fuzz
 scratch=$work
 [ "$config" = release ] || scratch=.build-fuzz-$config
 export TWEETCACHE_FUZZ=1
+# Leaks inside third-party codecs (see the file) are not findings.
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # Optimised (unless --debug), instrumented for coverage (Swift and the C shim alike), with ASan, and
 # `@testable` for the server's internal parsers.
 # One `-sanitize=fuzzer,address`: given as two flags (as `swift build --sanitize`

@@ -83,7 +83,13 @@ tc_status tc_heif_read_header(const uint8_t *data, size_t len, tc_heif_info *inf
             || heif_has_compatible_brand(data, n, "avif") == 1;
     }
     info->has_icc = heif_image_handle_get_raw_color_profile_size(handle) > 0;
-    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+    /* libheif 1.15 can hand back an allocated profile with an error (an unknown code
+     * point): it is ours to free either way. */
+    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code != heif_error_Ok && nclx != NULL) {
+        heif_nclx_color_profile_free(nclx);
+        nclx = NULL;
+    }
+    if (nclx != NULL) {
         info->has_nclx = 1;
         info->primaries = (int)nclx->color_primaries;
         info->transfer = (int)nclx->transfer_characteristics;

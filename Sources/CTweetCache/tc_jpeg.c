@@ -424,14 +424,20 @@ static void tc_jpeg_configure(j_compress_ptr cinfo, uint32_t width, uint32_t hei
 }
 
 /* Feeds every row to the compressor (may longjmp). */
-static void tc_jpeg_write_rows(j_compress_ptr cinfo, const uint8_t *pixels, int channels, size_t stride) {
+static void tc_jpeg_write_rows(j_compress_ptr cinfo, const uint8_t *pixels, int channels, size_t stride, int cmyk_ink) {
     enum { batch = 16 };
     if (cinfo->in_color_space == JCS_CMYK) {
         JSAMPARRAY tmp = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
                                                      cinfo->image_width * 4, 1);
         while (cinfo->next_scanline < cinfo->image_height) {
-            tc_rgb_to_inverted_cmyk(pixels + (size_t)cinfo->next_scanline * stride, tmp[0],
-                                    cinfo->image_width, channels);
+            const uint8_t *row = pixels + (size_t)cinfo->next_scanline * stride;
+            if (cmyk_ink) {
+                /* Stored as Photoshop does, inverted, with the Adobe marker saying so. */
+                JDIMENSION i;
+                for (i = 0; i < cinfo->image_width * 4; i++) tmp[0][i] = (JSAMPLE)(255 - row[i]);
+            } else {
+                tc_rgb_to_inverted_cmyk(row, tmp[0], cinfo->image_width, channels);
+            }
             jpeg_write_scanlines(cinfo, tmp, 1);
         }
         return;
@@ -479,7 +485,9 @@ tc_status tc_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
     if (options->icc != NULL && options->icc_len > 0) {
         jpeg_write_icc_profile(&cinfo, options->icc, (unsigned int)options->icc_len);
     }
-    tc_jpeg_write_rows(&cinfo, pixels, channels, stride);
+    tc_jpeg_write_rows(&cinfo, pixels, channels, stride,
+                       options->cmyk_input && channels == 4
+                           && (options->color == TC_JPEG_ENCODE_CMYK || options->color == TC_JPEG_ENCODE_YCCK));
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);
     *out = sink.buffer;

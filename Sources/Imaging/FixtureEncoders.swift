@@ -68,7 +68,8 @@ public enum ICCProfile {
     public enum Space: Sendable, CaseIterable {
         case sRGB, displayP3, adobeRGB, proPhoto
 
-        var xy: [Double] {
+        /// White point, then red, green, blue primaries: CIE x, y each.
+        public var xy: [Double] {
             switch self {
             case .sRGB: [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
             case .displayP3: [0.3127, 0.3290, 0.680, 0.320, 0.265, 0.690, 0.150, 0.060]
@@ -77,7 +78,7 @@ public enum ICCProfile {
             }
         }
 
-        var curve: ColorSource.ToneCurve {
+        public var curve: ColorSource.ToneCurve {
             switch self {
             case .sRGB, .displayP3: .sRGB
             case .adobeRGB: .gamma(563.0 / 256.0)

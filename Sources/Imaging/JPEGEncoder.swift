@@ -70,7 +70,7 @@ public enum JPEGEncoder {
                     quality: Int32(options.quality), progressive: options.progressive ? 1 : 0,
                     optimize_coding: options.optimizeCoding ? 1 : 0, color: options.colorSpace.shimValue,
                     exif_orientation: Int32(options.exifOrientation?.rawValue ?? 0),
-                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count)
+                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count, cmyk_input: 0)
                 return tc_jpeg_encode(
                     pixels.baseAddress, UInt32(opaque.width), UInt32(opaque.height), 3, opaque.bytesPerRow,
                     &settings, &output, &length, &message)
@@ -90,5 +90,35 @@ extension JPEGEncoder.ColorSpace {
         case .cmyk: TC_JPEG_ENCODE_CMYK
         case .ycck: TC_JPEG_ENCODE_YCCK
         }
+    }
+}
+
+extension JPEGEncoder {
+    /// A CMYK (`ycck` false) or YCCK JPEG of ink amounts (`width * height * 4` bytes, C M Y K,
+    /// 0 = no ink), stored inverted with an Adobe marker as Photoshop writes them, with an
+    /// optional CMYK ICC profile: the print-workflow files decoders meet, for test sets.
+    public static func encodeCMYK(
+        ink: [UInt8], width: Int, height: Int, ycck: Bool = false, quality: Int = 90, iccProfile: [UInt8]? = nil
+    ) throws(ImagingError) -> [UInt8] {
+        guard width > 0, height > 0, ink.count == width * height * 4 else {
+            throw .invalidArgument("CMYK needs width x height x 4 bytes")
+        }
+        var message = CodecShim.messageBuffer()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let icc = iccProfile ?? []
+        let status = ink.withUnsafeBufferPointer { pixels in
+            icc.withUnsafeBufferPointer { profile in
+                var settings = tc_jpeg_encode_options(
+                    quality: Int32(quality), progressive: 0, optimize_coding: 0,
+                    color: ycck ? TC_JPEG_ENCODE_YCCK : TC_JPEG_ENCODE_CMYK, exif_orientation: 0,
+                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count, cmyk_input: 1)
+                return tc_jpeg_encode(
+                    pixels.baseAddress, UInt32(width), UInt32(height), 4, width * 4, &settings, &output, &length, &message)
+            }
+        }
+        let bytes = CodecShim.takeEncoded(output, count: length)
+        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        return bytes
     }
 }

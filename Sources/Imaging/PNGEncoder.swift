@@ -25,3 +25,30 @@ public enum PNGEncoder {
         return bytes
     }
 }
+
+extension PNGEncoder {
+    /// An 8-bit PNG whose colours are described by gAMA (the stored encoding exponent,
+    /// 0.45455 for a 2.2 display gamma) and cHRM (white, red, green, blue; CIE x, y
+    /// each) instead of an sRGB chunk: the older way files say what their values mean,
+    /// for fixtures and test sets.
+    public static func encode(_ image: PixelBuffer, gamma: Double, chromaticities xy: [Double]) throws(ImagingError) -> [UInt8] {
+        guard xy.count == 8, gamma > 0 else { throw .invalidArgument("need a positive gamma and 8 chromaticity values") }
+        var message = CodecShim.messageBuffer()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = image.bytes.withUnsafeBufferPointer { pixels in
+            var format = tc_png_raw_format()
+            format.color_type = image.channels == 4 ? 6 : 2
+            format.bit_depth = 8
+            format.gamma = gamma
+            format.has_chrm = 1
+            format.chrm = (xy[0], xy[1], xy[2], xy[3], xy[4], xy[5], xy[6], xy[7])
+            return tc_png_encode_raw(
+                pixels.baseAddress, UInt32(image.width), UInt32(image.height), image.bytesPerRow, &format, 6,
+                &output, &length, &message)
+        }
+        let bytes = CodecShim.takeEncoded(output, count: length)
+        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        return bytes
+    }
+}

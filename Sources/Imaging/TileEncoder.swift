@@ -18,7 +18,7 @@ struct TileEncoder {
     init(quality: Int, format: PyramidPack.TileFormat = .jpeg) {
         settings = tc_jpeg_encode_options(
             quality: Int32(quality), progressive: 0, optimize_coding: 0, color: TC_JPEG_ENCODE_YCBCR,
-            exif_orientation: 0, icc: nil, icc_len: 0)
+            exif_orientation: 0, icc: nil, icc_len: 0, cmyk_input: 0)
         self.format = format
     }
 

@@ -26,6 +26,11 @@ public struct ImageDetails: Sendable, Codable, Equatable {
     public var height: Int?
     /// EXIF orientation 1-8 (JPEG), 1 when there is none.
     public var orientation: Int?
+    /// Frames of an animated GIF or WebP (derived files show the first); nil for a still image.
+    public var frames: Int?
+    /// What the file says about its colours and what decoding does with it:
+    /// "Display P3 (ICC profile, converted to sRGB)", or why a profile is ignored.
+    public var colour: String?
     public var kind: ImageKind
     public var derived: [Derived]
     public var urls: [String]
@@ -38,7 +43,7 @@ public struct ImageDetails: Sendable, Codable, Equatable {
     public var nearDuplicates: [NearDuplicate]
 
     enum CodingKeys: String, CodingKey {
-        case sha256, path, present, bytes, format, width, height, orientation, kind, derived, urls, references, pdq
+        case sha256, path, present, bytes, format, width, height, orientation, frames, colour, kind, derived, urls, references, pdq
         case contentType = "content_type"
         case decodeError = "decode_error"
         case pdqQuality = "pdq_quality"
@@ -86,6 +91,10 @@ public struct ImageDetails: Sendable, Codable, Equatable {
                 width = info.displayWidth
                 height = info.displayHeight
                 orientation = info.orientation.rawValue
+                frames = info.frames > 1 ? info.frames : nil
+                if let whole = try? [UInt8](Data(contentsOf: file)) {
+                    colour = (try? ImageDecoder.colorReport(of: whole))?.summary
+                }
             } catch {
                 decodeError = String(describing: error)
             }
@@ -113,6 +122,8 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         if let format { row("format", format + (contentType.map { " (\($0))" } ?? "")) }
         if let width, let height { row("dimensions", "\(width)x\(height)") }
         if let orientation { row("orientation", "\(orientation)\(orientation == 1 ? " (upright)" : "")") }
+        if let frames { row("frames", "\(frames) (thumbnails and tiles show the first)") }
+        if let colour { row("colour", colour) }
         row("kind", kind.rawValue)
         if let decodeError { row("decode", style.paint(decodeError, .warning)) }
         if let pdq, let pdqQuality {

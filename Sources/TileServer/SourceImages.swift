@@ -66,7 +66,7 @@ final class SourceImages: Sendable {
     }
 
     /// Format and displayed size from the header alone; 404 for a blob that is not
-    /// a JPEG or PNG (a video, a GIF), as there is no image to tile.
+    /// an image TweetCache decodes (a video, a document), as there is no image to tile.
     func facts(_ hash: BlobHash) async throws(HTTPFailure) -> Facts {
         if let known = facts.get(hash) { return known }
         let data = try await bytes(hash)

@@ -42,7 +42,7 @@ final class ManagedCounter: @unchecked Sendable {
 
 struct ThumbCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thumb", abstract: "Make thumbnails of image files (JPEG, PNG).",
+        commandName: "thumb", abstract: "Make thumbnails of image files (JPEG, PNG, GIF, WebP, AVIF, HEIF), in sRGB.",
         discussion: "Writes OUT/<name>.jpg (or .png for images with alpha), upright, the long edge SIZE pixels.")
 
     @Argument(help: "Image files.") var images: [String]

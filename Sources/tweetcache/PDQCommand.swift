@@ -6,7 +6,7 @@ import Imaging
 /// reference's photo hasher prints them, so lists made here and there can be compared.
 struct PDQCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "pdq", abstract: "Print the PDQ perceptual hash of image files (JPEG, PNG).",
+        commandName: "pdq", abstract: "Print the PDQ perceptual hash of image files (JPEG, PNG, GIF, WebP, AVIF, HEIF).",
         discussion: """
             Prints HASH,QUALITY,FILE per file (the reference hasher's format): 64 hex digits, \
             then 0-100 (below 50 the image is too flat for its hash to mean much). With \

@@ -1,4 +1,4 @@
-// tc-thumb-export: a PNG thumbnail of every JPEG/PNG in a folder, made by the
+// tc-thumb-export: a PNG thumbnail of every image (JPEG, PNG, WebP, GIF, AVIF, HEIC) in a folder, made by the
 // project's Thumbnailer, for scripts/compare-thumbs.sh to compare with
 // vipsthumbnail's. PNG, so no JPEG re-encoding muddies the comparison. Not a user tool.
 //
@@ -26,7 +26,7 @@ let thumbOptions = ThumbnailOptions(linearLight: linearLight, shrinkOnLoad: shri
 do {
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
-        .filter { ["jpg", "jpeg", "png"].contains($0.pathExtension.lowercased()) }
+        .filter { ["jpg", "jpeg", "png", "webp", "gif", "avif", "heic"].contains($0.pathExtension.lowercased()) }
         .sorted { $0.lastPathComponent < $1.lastPathComponent }
     guard !files.isEmpty else { arguments.fail("no .jpg/.jpeg/.png files in \(corpus.path)") }
     var failures: [String] = []

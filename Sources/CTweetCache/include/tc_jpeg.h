@@ -103,6 +103,7 @@ typedef struct tc_jpeg_encode_options {
     int exif_orientation;    /* 0: no Exif segment; 1-8: write an APP1 Exif IFD0 with this orientation */
     const uint8_t *icc;      /* NULL, or an ICC profile written as APP2 "ICC_PROFILE" segments */
     size_t icc_len;
+    int cmyk_input;          /* with CMYK or YCCK: the 4 channels are ink amounts (0 = none), not RGBX */
 } tc_jpeg_encode_options;
 
 /*

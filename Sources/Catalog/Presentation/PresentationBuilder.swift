@@ -5,7 +5,7 @@ import MediaTypes
 /// tile server (`/iiif/presentation/…`) and for `tweetcache export
 /// --iiif-presentation` alike, so the two cannot drift apart.
 ///
-/// Only photos the Image API can serve become Canvases: a cached JPEG or PNG whose
+/// Only photos the Image API can serve become Canvases: a cached image in a format TweetCache decodes whose
 /// pixel size is known. A Manifest needs at least one Canvas, so a search, tag or
 /// user without such a photo has no Manifest (nil) and is left out of the Collection.
 public struct PresentationBuilder: Sendable {

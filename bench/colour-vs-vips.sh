@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Colour accuracy: TweetCache's thumbnails of photos carrying colour profiles, against
+# `vipsthumbnail --export-profile srgb` (libvips uses Little CMS too), in CIEDE2000.
+#
+# Usage: bench/colour-vs-vips.sh [PHOTOS]
+#   PHOTOS  how many of the demo's sample photos to use (default 6), plus a saturated test card
+# Needs: libvips-tools, python3 with numpy, and Debian's ICC profiles: icc-profiles-free
+# (Adobe RGB compatible) and ghostscript (ROMM/ProPhoto RGB, default CMYK).
+#
+# The test set, made here from the project's own sample images (`tweetcache demo`):
+# each source converted from sRGB by `vips icc_transform` (relative colorimetric) into
+#   srgb      JPEG, sRGB profile embedded          p3        JPEG, Display P3 (made by Little CMS)
+#   adobe     JPEG, Adobe RGB (1998) compatible    prophoto  JPEG, ROMM RGB (ProPhoto)
+#   cmyk      CMYK JPEG, Ghostscript's default CMYK profile
+#   ycck      the same inks as a YCCK JPEG (written by tc-colour-set: vips cannot)
+#   png16     16-bit PNG, ProPhoto profile         chrm      PNG with gAMA + cHRM of Adobe RGB, no profile
+# Both sides make a 256 px PNG thumbnail, resampled on sRGB values as vips does
+# (tc-thumb-export --linear 0), so the comparison is about colour, not filters. The
+# reference for `chrm` is vips's thumbnail of the same pixels with the Adobe profile
+# embedded (vips does not read cHRM). Per image: median and 99th percentile CIEDE2000
+# over the pixels both thumbnails share. Target: median <= 1.0, p99 <= 3.0 on every image.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+photos=${1:-6}
+adobe=/usr/share/color/icc/compatibleWithAdobeRGB1998.icc
+prophoto=/usr/share/color/icc/ghostscript/rommrgb.icc
+cmyk=/usr/share/color/icc/ghostscript/default_cmyk.icc
+for f in "$adobe" "$prophoto" "$cmyk"; do
+  [ -f "$f" ] || { echo "error: $f missing (apt-get install icc-profiles-free ghostscript)" >&2; exit 2; }
+done
+command -v vipsthumbnail >/dev/null || { echo "error: vipsthumbnail missing (apt-get install libvips-tools)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/tc-colour.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+bin=$(tweetcache_binary .build-release)
+(cd "$repo" && swift build -c release -Xswiftc -enable-testing --scratch-path .build-tests \
+   --product tc-colour-set >&2 && swift build -c release -Xswiftc -enable-testing --scratch-path .build-tests \
+   --product tc-thumb-export >&2)
+tools=$repo/.build-tests/release
+
+echo "== sources: the demo's sample photos and a test card" >&2
+"$bin" demo --cache "$work/demo" >/dev/null 2>&1
+mkdir -p "$work/src" "$work/set" "$work/ref" "$work/ours" "$work/vips"
+# The largest JPEG originals the demo fetched (photos, not avatars).
+find "$work/demo/blobs" -type f -size +150k | head -n 400 | while read -r f; do
+  if [ "$(head -c 3 "$f" | od -An -tx1 | tr -d ' ')" = "ffd8ff" ]; then echo "$(stat -c %s "$f") $f"; fi
+done | sort -rn | head -n "$photos" | awk '{print $2}' | nl -w1 -s' ' | while read -r n f; do
+  vips copy "$f" "$work/src/photo$n.png"
+done
+python3 - "$work/src/card.png" <<'PY'
+import sys, numpy as np
+from PIL import Image
+# Saturated patches (primaries, secondaries, skin, sky, foliage) over hue and lightness ramps.
+h, w = 512, 768
+y, x = np.mgrid[0:h, 0:w]
+hue = x / w * 6
+c = np.clip(np.stack([abs(hue - 3) - 1, 2 - abs(hue - 2), 2 - abs(hue - 4)], -1), 0, 1)
+light = (y / h)[..., None]
+img = np.where(light < 0.5, c * light * 2, c + (1 - c) * (light - 0.5) * 2)
+patches = [(255,0,0),(0,255,0),(0,0,255),(0,255,255),(255,0,255),(255,255,0),(224,172,138),(90,150,220),(60,120,40),(128,128,128)]
+for i, p in enumerate(patches):
+    img[400:480, i * 76 + 4:i * 76 + 72] = np.array(p) / 255
+Image.fromarray((img * 255 + 0.5).astype(np.uint8)).save(sys.argv[1])
+PY
+
+echo "== the test set" >&2
+"$tools/tc-colour-set" profile p3 "$work/p3.icc"
+for src in "$work"/src/*.png; do
+  s=$(basename "$src" .png)
+  t() { vips icc_transform "$src" "$2" "$1" --input-profile srgb --intent relative; }
+  t srgb "$work/set/$s-srgb.jpg[Q=95]"
+  t "$work/p3.icc" "$work/set/$s-p3.jpg[Q=95]"
+  t "$adobe" "$work/set/$s-adobe.jpg[Q=95]"
+  t "$prophoto" "$work/set/$s-prophoto.jpg[Q=95]"
+  t "$cmyk" "$work/set/$s-cmyk.jpg[Q=95]"
+  t "$cmyk" "$work/$s-cmyk.v"
+  vips rawsave "$work/$s-cmyk.v" "$work/$s-cmyk.raw"
+  "$tools/tc-colour-set" cmyk "$work/$s-cmyk.raw" "$(vipsheader -f width "$src")" "$(vipsheader -f height "$src")" \
+    "$cmyk" "$work/set/$s-ycck.jpg" --ycck 1
+  vips icc_transform "$src" "$work/$s-16.v" "$prophoto" --input-profile srgb --intent relative --depth 16
+  vips pngsave "$work/$s-16.v" "$work/set/$s-png16.png"
+  t "$adobe" "$work/ref/$s-chrm.png"
+  "$tools/tc-colour-set" chrm "$work/ref/$s-chrm.png" adobe "$work/set/$s-chrm.png"
+done
+ls "$work/set" | wc -l | sed 's/^/images: /' >&2
+
+echo "== thumbnails" >&2
+"$tools/tc-thumb-export" "$work/set" "$work/ours" --size 256 --linear 0 >&2
+for f in "$work"/set/*; do
+  s=$(basename "${f%.*}")
+  case "$s" in *-chrm) f=$work/ref/$s.png ;; esac
+  vipsthumbnail -s 256 --export-profile srgb -o "$work/vips/$s.png" "$f"
+done
+
+python3 - "$work/ours" "$work/vips" <<'PY'
+import sys, os, numpy as np
+from PIL import Image
+ours, vips = sys.argv[1:3]
+
+def lab(rgb):
+    c = rgb / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    m = np.array([[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]])
+    xyz = lin @ m.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], -1)
+
+def ciede2000(lab1, lab2):
+    # CIEDE2000 (CIE 142-2001), kL = kC = kH = 1.
+    L1, a1, b1 = np.moveaxis(lab1, -1, 0); L2, a2, b2 = np.moveaxis(lab2, -1, 0)
+    C1, C2 = np.hypot(a1, b1), np.hypot(a2, b2)
+    Cm = (C1 + C2) / 2
+    G = 0.5 * (1 - np.sqrt(Cm ** 7 / (Cm ** 7 + 25.0 ** 7)))
+    a1p, a2p = (1 + G) * a1, (1 + G) * a2
+    C1p, C2p = np.hypot(a1p, b1), np.hypot(a2p, b2)
+    h1p = np.degrees(np.arctan2(b1, a1p)) % 360
+    h2p = np.degrees(np.arctan2(b2, a2p)) % 360
+    dLp = L2 - L1
+    dCp = C2p - C1p
+    dh = h2p - h1p
+    dh = np.where(C1p * C2p == 0, 0, np.where(dh > 180, dh - 360, np.where(dh < -180, dh + 360, dh)))
+    dHp = 2 * np.sqrt(C1p * C2p) * np.sin(np.radians(dh / 2))
+    Lmp = (L1 + L2) / 2
+    Cmp = (C1p + C2p) / 2
+    hsum = h1p + h2p
+    hmp = np.where(C1p * C2p == 0, hsum, np.where(abs(h1p - h2p) <= 180, hsum / 2,
+                   np.where(hsum < 360, (hsum + 360) / 2, (hsum - 360) / 2)))
+    T = (1 - 0.17 * np.cos(np.radians(hmp - 30)) + 0.24 * np.cos(np.radians(2 * hmp))
+         + 0.32 * np.cos(np.radians(3 * hmp + 6)) - 0.20 * np.cos(np.radians(4 * hmp - 63)))
+    dtheta = 30 * np.exp(-(((hmp - 275) / 25) ** 2))
+    Rc = 2 * np.sqrt(Cmp ** 7 / (Cmp ** 7 + 25.0 ** 7))
+    Sl = 1 + 0.015 * (Lmp - 50) ** 2 / np.sqrt(20 + (Lmp - 50) ** 2)
+    Sc = 1 + 0.045 * Cmp
+    Sh = 1 + 0.015 * Cmp * T
+    Rt = -np.sin(np.radians(2 * dtheta)) * Rc
+    return np.sqrt((dLp / Sl) ** 2 + (dCp / Sc) ** 2 + (dHp / Sh) ** 2 + Rt * (dCp / Sc) * (dHp / Sh))
+
+rows, fails = [], []
+for name in sorted(os.listdir(vips)):
+    a = np.asarray(Image.open(os.path.join(ours, name)).convert("RGB"), dtype=np.float64)
+    b = np.asarray(Image.open(os.path.join(vips, name)).convert("RGB"), dtype=np.float64)
+    h, w = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    d = ciede2000(lab(a[:h, :w]), lab(b[:h, :w])).ravel()
+    med, p99 = float(np.median(d)), float(np.percentile(d, 99))
+    kind = name.rsplit("-", 1)[1][:-4]
+    rows.append((kind, name, med, p99))
+    if med > 1.0 or p99 > 3.0: fails.append(name)
+print(f"{'variant':10} {'images':>6} {'median dE00 (worst image)':>26} {'p99 dE00 (worst image)':>23}")
+for kind in ["srgb", "p3", "adobe", "prophoto", "cmyk", "ycck", "png16", "chrm"]:
+    r = [x for x in rows if x[0] == kind]
+    if r: print(f"{kind:10} {len(r):6d} {max(x[2] for x in r):26.2f} {max(x[3] for x in r):23.2f}")
+print(f"all {len(rows)} images: median of medians {np.median([x[2] for x in rows]):.2f}, worst p99 {max(x[3] for x in rows):.2f}")
+print("target median <= 1.0 and p99 <= 3.0 per image: " + ("met" if not fails else "NOT met by " + ", ".join(fails)))
+sys.exit(1 if fails else 0)
+PY
