@@ -45,7 +45,10 @@ echo "== quality: 256 px PNG thumbnails, PSNR against vipsthumbnail's" >&2
 for d in webp gif avif p3; do
   mkdir -p "$work/q/$d/ours" "$work/q/$d/vips"
   "$tools/tc-thumb-export" "$work/$d" "$work/q/$d/ours" --size 256 --linear 0 >&2
-  (cd "$work/$d" && vipsthumbnail -s 256 --export-profile srgb -o "$work/q/$d/vips/%s.png" *)
+  # Only the P3 set carries a profile: for untagged files, --export-profile srgb makes
+  # vipsthumbnail 8.14 import them through another sRGB profile and shift them (+8 in red).
+  export=(); [ "$d" = p3 ] && export=(--export-profile srgb)
+  (cd "$work/$d" && vipsthumbnail -s 256 "${export[@]}" -o "$work/q/$d/vips/%s.png" * 2>/dev/null)
 done
 python3 - "$work/q" > "$work/quality.txt" <<'PY'
 import sys, os, numpy as np

@@ -8,6 +8,7 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 #include "tc_webp.h"
+#include "tc_jpeg.h"
 #include "tc_codec_private.h"
 
 #if TC_WEBP_MAX_DIMENSION != WEBP_MAX_DIMENSION
@@ -59,6 +60,28 @@ tc_status tc_webp_read_header(const uint8_t *data, size_t len, tc_webp_info *inf
     info->animated = features.has_animation ? 1 : 0;
     info->lossless = features.format == 2 ? 1 : 0;
     info->frames = 1;
+    info->orientation = 1;
+    if (features.has_animation || len >= 30) {
+        /* Only the extended (VP8X) container has an EXIF chunk; the demuxer reads just the chunk headers. */
+        WebPData whole = { data, len };
+        WebPDemuxer *demux = WebPDemux(&whole);
+        WebPChunkIterator chunk;
+        if (demux != NULL && (WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG)
+            && WebPDemuxGetChunk(demux, "EXIF", 1, &chunk)) {
+            const uint8_t *tiff = chunk.chunk.bytes;
+            size_t size = chunk.chunk.size;
+            int o;
+            /* The spec says the chunk is the TIFF structure; some writers keep JPEG's "Exif\0\0" in front. */
+            if (size >= 6 && memcmp(tiff, "Exif\0\0", 6) == 0) {
+                tiff += 6;
+                size -= 6;
+            }
+            o = tc_exif_orientation(tiff, size);
+            info->orientation = o == 0 ? 1 : o;
+            WebPDemuxReleaseChunkIterator(&chunk);
+        }
+        if (demux != NULL) WebPDemuxDelete(demux);
+    }
     if (info->animated) {
         WebPData whole = { data, len };
         WebPDemuxer *demux = WebPDemux(&whole);

@@ -185,3 +185,22 @@ private struct LinearSampler<Base: BoxSampler>: BoxSampler {
     }
     @inline(__always) func store(_ sum: UInt32) -> UInt8 { table.toSRGB[Int((sum &+ 2) >> 2)] }
 }
+
+extension PixelBuffer {
+    /// This image at half size (`ceil(width / 2) x ceil(height / 2)`), each pixel the
+    /// mean of the 2x2 it covers, alpha kept (colours weighted by it).
+    func halved(linearLight: Bool) -> PixelBuffer {
+        let size = PyramidReducer.reducedSize(width: width, height: height)
+        let out = PyramidReducer.outputChannels(source: channels, keepAlpha: true)
+        var result = [UInt8](repeating: 0, count: size.width * size.height * out)
+        bytes.withUnsafeBufferPointer { source in
+            result.withUnsafeMutableBufferPointer { destination in
+                guard let s = source.baseAddress, let d = destination.baseAddress else { return }
+                PyramidReducer.reduce(
+                    source: s, sourceStride: bytesPerRow, channels: channels, width: width, height: height,
+                    into: d, linearLight: linearLight, keepAlpha: true, workers: 1)
+            }
+        }
+        return PixelBuffer(unchecked: size.width, height: size.height, channels: out, bytes: result)
+    }
+}

@@ -11,9 +11,10 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Whether a source smaller than the requested size is enlarged. Off by
     /// default: upscaling only adds bytes and blur, a viewer can scale it.
     public var allowUpscale: Bool
-    /// Decode JPEGs at reduced size when the thumbnail is much smaller (see
-    /// ``ShrinkOnLoad``): several times faster for a barely measurable change.
-    /// Off gives the reference full-size decode.
+    /// Decode JPEGs and WebPs at reduced size when the thumbnail is much smaller
+    /// (see ``ShrinkOnLoad``), and halve other formats with a 2x2 box after decoding
+    /// while twice the target still fits: several times faster for a barely
+    /// measurable change. Off gives the reference full-size decode and one Lanczos pass.
     public var shrinkOnLoad: Bool
     /// How many times the target size a shrink-on-load decode must keep (see
     /// ``ShrinkOnLoad/scaleDenominator(sourceWidth:sourceHeight:targetWidth:targetHeight:headroom:)``).

@@ -20,13 +20,35 @@ public enum Thumbnailer {
             width: info.displayWidth, height: info.displayHeight, longEdge: longEdge, options: options)
         // Work in the stored orientation and turn only the small result upright.
         let stored = info.orientation.swapsDimensions ? (width: target.height, height: target.width) : target
+        if info.format == .webp, info.scalesOnLoad, options.shrinkOnLoad,
+           stored.width < info.width, stored.height < info.height {
+            // libwebp's rescaler averages the area each output pixel covers (unlike JPEG's 1/8
+            // IDCT, block means), so decoding straight at the thumbnail's size is a proper
+            // downscale, on encoded values, as libvips does it; no Lanczos pass is left to run.
+            try decoding.validate()
+            let image = try WebPDecoder.decode(data, info: info, width: stored.width, height: stored.height)
+            return try finish(
+                image.oriented(info.orientation),
+                sourceWidth: info.displayWidth, sourceHeight: info.displayHeight, options: options)
+        }
         if info.scalesOnLoad, options.shrinkOnLoad {
             decoding.scaleDenominator = ShrinkOnLoad.scaleDenominator(
                 sourceWidth: info.width, sourceHeight: info.height,
                 targetWidth: stored.width, targetHeight: stored.height, headroom: options.shrinkOnLoadHeadroom)
         }
-        let decoded = try ImageDecoder.decode(data, options: decoding)
-        let scale = Double(info.scalesOnLoad ? decoding.scaleDenominator : 1)
+        var decoded = try ImageDecoder.decode(data, options: decoding)
+        var scale = Double(info.scalesOnLoad ? decoding.scaleDenominator : 1)
+        if !info.scalesOnLoad, options.shrinkOnLoad {
+            // What the codec cannot do on load (GIF, AVIF, HEIF, PNG), a 2x2 box does after:
+            // halve while twice the target still fits, then Lanczos the rest, as libvips
+            // shrinks before it reduces. Cheap (each halving reads every pixel once) and it
+            // keeps the Lanczos kernel narrow.
+            while decoded.width / 2 >= options.shrinkOnLoadHeadroom * stored.width,
+                  decoded.height / 2 >= options.shrinkOnLoadHeadroom * stored.height {
+                decoded = decoded.halved(linearLight: options.linearLight)
+                scale *= 2
+            }
+        }
         let resized = try Resampler.resize(
             decoded, width: stored.width, height: stored.height,
             sourceExtent: (Double(info.width) / scale, Double(info.height) / scale),

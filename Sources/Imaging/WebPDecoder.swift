@@ -14,6 +14,7 @@ enum WebPDecoder {
         return ImageInfo(
             format: .webp, width: Int(header.width), height: Int(header.height),
             channels: hasAlpha ? 4 : 3, hasAlpha: hasAlpha,
+            orientation: ImageOrientation(rawValue: Int(header.orientation)) ?? .up,
             frames: Int(header.frames), scalesOnLoad: header.animated == 0
         )
     }
@@ -37,6 +38,15 @@ enum WebPDecoder {
         _ data: [UInt8], info: ImageInfo, scaleDenominator: Int, convert: Bool = true
     ) throws(ImagingError) -> PixelBuffer {
         let size = info.decodedSize(scaleDenominator: scaleDenominator)
+        return try decode(data, info: info, width: size.width, height: size.height, convert: convert)
+    }
+
+    /// Decodes a still image at exactly `width` x `height` (no larger than stored), or an
+    /// animation's first frame at its canvas size; the caller has checked the pixel limit.
+    static func decode(
+        _ data: [UInt8], info: ImageInfo, width: Int, height: Int, convert: Bool = true
+    ) throws(ImagingError) -> PixelBuffer {
+        let size = info.scalesOnLoad ? (width: width, height: height) : (width: info.width, height: info.height)
         let count = try PixelBuffer.byteCount(width: size.width, height: size.height, channels: info.channels)
         var message = CodecShim.messageBuffer()
         let (bytes, status) = CodecShim.fill(count: count) { out in

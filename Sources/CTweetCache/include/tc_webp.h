@@ -22,6 +22,7 @@ typedef struct tc_webp_info {
     int animated;      /* 1: an animation; decoding yields its first frame, composed on the canvas */
     int frames;        /* frames in the file (1 for a still image) */
     int lossless;      /* 1: VP8L, 0: lossy VP8 or mixed */
+    int orientation;   /* EXIF orientation 1-8 from an EXIF chunk, 1 when absent or unreadable */
 } tc_webp_info;
 
 tc_status tc_webp_read_header(const uint8_t *data, size_t len, tc_webp_info *info, char *msg);
