@@ -42,6 +42,26 @@ public enum ImageDecoder {
         return options.applyOrientation ? image.oriented(info.orientation) : image
     }
 
+    /// The colour source of an image whose decoded RGB(A) pixels can be converted
+    /// after decoding (anything but CMYK/YCCK JPEG and 16-bit PNG, which convert
+    /// inside their decoder), or nil. For callers that shrink first and convert the
+    /// small result: the conversion costs per pixel, and a thumbnail has few.
+    static func lateColorSource(of data: [UInt8], info: ImageInfo) -> ColorSource? {
+        let source: ColorSource
+        switch info.format {
+        case .jpeg:
+            guard let header = try? JPEGDecoder.header(of: data), JPEGDecoder.transformInput(header) == .rgb8 else { return nil }
+            source = JPEGDecoder.colorSource(of: data)
+        case .png:
+            guard let header = try? PNGDecoder.header(of: data), header.bit_depth != 16 else { return nil }
+            source = PNGDecoder.colorSource(of: data)
+        case .webp: source = WebPDecoder.colorSource(of: data)
+        case .gif: source = .sRGB
+        case .avif, .heic: source = HEIFDecoder.colorSource(of: data, format: info.format)
+        }
+        return source
+    }
+
     /// What the file says about its colours and what decoding does with that:
     /// the profile's name, and why a profile is ignored when it is (a profile that
     /// lies about its size or colour space is read as sRGB, as browsers do).

@@ -36,6 +36,12 @@ public enum Thumbnailer {
                 sourceWidth: info.width, sourceHeight: info.height,
                 targetWidth: stored.width, targetHeight: stored.height, headroom: options.shrinkOnLoadHeadroom)
         }
+        // A profile converts the thumbnail, not the (up to 16x larger) decode it is made from,
+        // as libvips does: a tenth of the work, and for the sRGB-curved spaces phones use
+        // (Display P3) the same result, since the conversion is linear in linear light.
+        // CMYK and 16-bit sources still convert inside their decoder.
+        let late = options.shrinkOnLoad ? ImageDecoder.lateColorSource(of: data, info: info) : nil
+        if late != nil { decoding.convertToSRGB = false }
         var decoded = try ImageDecoder.decode(data, options: decoding)
         var scale = Double(info.scalesOnLoad ? decoding.scaleDenominator : 1)
         if !info.scalesOnLoad, options.shrinkOnLoad {
@@ -49,10 +55,11 @@ public enum Thumbnailer {
                 scale *= 2
             }
         }
-        let resized = try Resampler.resize(
+        var resized = try Resampler.resize(
             decoded, width: stored.width, height: stored.height,
             sourceExtent: (Double(info.width) / scale, Double(info.height) / scale),
             options: options.resampling)
+        if let late { ColorConversion.apply(late, to: &resized) }
         return try finish(
             resized.oriented(info.orientation),
             sourceWidth: info.displayWidth, sourceHeight: info.displayHeight, options: options)
