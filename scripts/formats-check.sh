@@ -65,10 +65,10 @@ for f in A.webp B.gif C.avif D.jpg; do
   fi
   type=$(curl -s -o /dev/null -w '%{content_type}' "http://127.0.0.1:$serve_port/blob/$hash")
   prefers=$(curl -s "http://127.0.0.1:$serve_port/iiif/3/$hash/info.json" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("preferredFormats", ["jpg"])[0])')
-  webp=$(curl -s "http://127.0.0.1:$serve_port/iiif/3/$hash/full/400,/0/default.webp" | head -c 12 | tail -c 4)
-  "$repo/scripts/browser-check.sh" "http://127.0.0.1:$serve_port" "$hash" "$work/shots-$f" >/dev/null 2>&1 || true
-  tiles=$(grep -o 'data-tiles="[0-9]*/[0-9]*"' "$work/shots-$f/zoom.dom.html" 2>/dev/null | head -1 | cut -d'"' -f2)
-  native=$(grep -o 'data-tiles="[0-9]*/[0-9]*"' "$work/shots-$f/zoom-native.dom.html" 2>/dev/null | head -1 | cut -d'"' -f2)
+  webp=$(curl -s "http://127.0.0.1:$serve_port/iiif/3/$hash/full/400,/0/default.webp" | head -c 12 | tail -c 4 || true)
+  "$repo/scripts/browser-check.sh" "http://127.0.0.1:$serve_port" "$hash" "$work/shots-$f" >"$work/browser-$f.log" 2>&1 || tail -n 3 "$work/browser-$f.log" >&2
+  tiles=$(grep -o 'data-tiles="[0-9]*/[0-9]*"' "$work/shots-$f/zoom.dom.html" 2>/dev/null | head -1 | cut -d'"' -f2 || true)
+  native=$(grep -o 'data-tiles="[0-9]*/[0-9]*"' "$work/shots-$f/zoom-native.dom.html" 2>/dev/null | head -1 | cut -d'"' -f2 || true)
   ok=yes
   for t in "$tiles" "$native"; do [ -n "$t" ] && [ "${t%/*}" = "${t#*/}" ] || ok=no; done
   [ "$webp" = "WEBP" ] || ok=no
