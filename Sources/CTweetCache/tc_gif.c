@@ -128,6 +128,21 @@ static GifFileType *tc_gif_open(tc_gif_reader *r, const uint8_t *data, size_t le
     return DGifOpen(r, tc_gif_read_fn, error);
 }
 
+/*
+ * A frame's rows are LZW-decoded even where they fall outside the canvas, so its size
+ * bounds the work: a 65535 x 65535 frame over a small canvas would be a CPU bomb that
+ * the canvas's pixel limit never sees. Frames a little larger than their canvas exist
+ * (and are clipped); more than 4x its area (plus 64K pixels for tiny canvases) is refused.
+ */
+static int tc_gif_frame_ok(const GifFileType *gif, char *msg) {
+    size_t frame = (size_t)gif->Image.Width * (size_t)gif->Image.Height;
+    size_t canvas = (size_t)gif->SWidth * (size_t)gif->SHeight;
+    if (frame <= 4 * canvas + 65536) return 1;
+    tc_set_msg(msg, "GIF frame of %dx%d is far larger than its %dx%d canvas",
+               gif->Image.Width, gif->Image.Height, gif->SWidth, gif->SHeight);
+    return 0;
+}
+
 static int tc_gif_covers(const GifFileType *gif) {
     const GifImageDesc *d = &gif->Image;
     return d->Left == 0 && d->Top == 0 && d->Width >= gif->SWidth && d->Height >= gif->SHeight;
@@ -154,6 +169,10 @@ tc_status tc_gif_read_header(const uint8_t *data, size_t len, tc_gif_info *info,
         tc_status status = tc_gif_fail(&reader, gif->Error, msg);
         DGifCloseFile(gif, &error);
         return status;
+    }
+    if (!tc_gif_frame_ok(gif, msg)) {
+        DGifCloseFile(gif, &error);
+        return TC_ERR_CORRUPT;
     }
     info->width = (uint32_t)gif->SWidth;
     info->height = (uint32_t)gif->SHeight;
@@ -190,6 +209,10 @@ tc_status tc_gif_decode(const uint8_t *data, size_t len, int out_channels,
         tc_status status = tc_gif_fail(&reader, gif->Error, msg);
         DGifCloseFile(gif, &error);
         return status;
+    }
+    if (!tc_gif_frame_ok(gif, msg)) {
+        DGifCloseFile(gif, &error);
+        return TC_ERR_CORRUPT;
     }
     map = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
     if (map == NULL) {

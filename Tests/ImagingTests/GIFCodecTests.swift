@@ -56,6 +56,21 @@ import Testing
         #expect(throws: ImagingError.self) { try ImageDecoder.decode(noImage) }
     }
 
+    /// A frame's rows are decoded even off the canvas: one far larger than its canvas is refused
+    /// from its descriptor, before any LZW data is read.
+    @Test func aFrameFarLargerThanItsCanvasIsRefused() throws {
+        var file = try GIFEncoder.encode(indices: [1], width: 1, height: 1, palette: Self.palette)
+        // The image descriptor follows the screen (13 bytes), the 2-colour... 4-colour table and the GCE.
+        let descriptor = try #require(file.indices.first { file[$0] == 0x2C && $0 > 13 })
+        file[descriptor + 5] = 0x60; file[descriptor + 6] = 0xEA; file[descriptor + 7] = 0x60; file[descriptor + 8] = 0xEA
+        #expect(throws: ImagingError.self) { try ImageDecoder.info(of: file) }
+        #expect {
+            try ImageDecoder.decode(file)
+        } throws: { error in
+            (error as? ImagingError)?.description.contains("far larger than its 1x1 canvas") == true
+        }
+    }
+
     @Test func pixelLimitIsCheckedFromTheHeader() throws {
         // A 1x1 frame on a 60000 x 60000 canvas: refused before a canvas is allocated.
         var file = try GIFEncoder.encode(indices: [1], width: 1, height: 1, palette: Self.palette)
