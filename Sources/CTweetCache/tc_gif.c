@@ -148,25 +148,20 @@ static int tc_gif_covers(const GifFileType *gif) {
     return d->Left == 0 && d->Top == 0 && d->Width >= gif->SWidth && d->Height >= gif->SHeight;
 }
 
-tc_status tc_gif_read_header(const uint8_t *data, size_t len, tc_gif_info *info, char *msg) {
-    tc_gif_reader reader;
-    tc_gif_first first;
-    GifFileType *gif;
+/* Opens `data` and reads up to the first frame's descriptor, checked; on TC_OK the caller closes *out. */
+static tc_status tc_gif_open_first(tc_gif_reader *reader, const uint8_t *data, size_t len, GifFileType **out,
+                                   tc_gif_first *first, char *msg) {
     int error = 0;
-    if (data == NULL || info == NULL) {
-        tc_set_msg(msg, "no GIF data or no info to fill");
-        return TC_ERR_ARGUMENT;
-    }
-    memset(info, 0, sizeof *info);
-    gif = tc_gif_open(&reader, data, len, &error);
-    if (gif == NULL) return tc_gif_fail(&reader, error, msg);
+    GifFileType *gif = tc_gif_open(reader, data, len, &error);
+    *out = NULL;
+    if (gif == NULL) return tc_gif_fail(reader, error, msg);
     if (gif->SWidth <= 0 || gif->SHeight <= 0) {
         tc_set_msg(msg, "GIF with a %dx%d screen", gif->SWidth, gif->SHeight);
         DGifCloseFile(gif, &error);
         return TC_ERR_CORRUPT;
     }
-    if (tc_gif_to_first_image(gif, &first) == GIF_ERROR) {
-        tc_status status = tc_gif_fail(&reader, gif->Error, msg);
+    if (tc_gif_to_first_image(gif, first) == GIF_ERROR) {
+        tc_status status = tc_gif_fail(reader, gif->Error, msg);
         DGifCloseFile(gif, &error);
         return status;
     }
@@ -174,6 +169,23 @@ tc_status tc_gif_read_header(const uint8_t *data, size_t len, tc_gif_info *info,
         DGifCloseFile(gif, &error);
         return TC_ERR_CORRUPT;
     }
+    *out = gif;
+    return TC_OK;
+}
+
+tc_status tc_gif_read_header(const uint8_t *data, size_t len, tc_gif_info *info, char *msg) {
+    tc_gif_reader reader;
+    tc_gif_first first;
+    GifFileType *gif;
+    tc_status status;
+    int error = 0;
+    if (data == NULL || info == NULL) {
+        tc_set_msg(msg, "no GIF data or no info to fill");
+        return TC_ERR_ARGUMENT;
+    }
+    memset(info, 0, sizeof *info);
+    status = tc_gif_open_first(&reader, data, len, &gif, &first, msg);
+    if (status != TC_OK) return status;
     info->width = (uint32_t)gif->SWidth;
     info->height = (uint32_t)gif->SHeight;
     info->interlaced = gif->Image.Interlace ? 1 : 0;
@@ -191,28 +203,19 @@ tc_status tc_gif_decode(const uint8_t *data, size_t len, int out_channels,
     GifFileType *gif;
     const ColorMapObject *map;
     GifPixelType *line = NULL;
+    tc_status status;
     int error = 0, pass, row, x, width, height, left, top;
     uint32_t y;
     if (data == NULL || out == NULL || (out_channels != 3 && out_channels != 4)) {
         tc_set_msg(msg, "invalid GIF decode arguments (%d channels)", out_channels);
         return TC_ERR_ARGUMENT;
     }
-    gif = tc_gif_open(&reader, data, len, &error);
-    if (gif == NULL) return tc_gif_fail(&reader, error, msg);
-    if (gif->SWidth <= 0 || gif->SHeight <= 0
-        || !tc_rows_fit((size_t)gif->SWidth * (size_t)out_channels, (size_t)gif->SHeight, stride, out_capacity)) {
+    status = tc_gif_open_first(&reader, data, len, &gif, &first, msg);
+    if (status != TC_OK) return status;
+    if (!tc_rows_fit((size_t)gif->SWidth * (size_t)out_channels, (size_t)gif->SHeight, stride, out_capacity)) {
         tc_set_msg(msg, "a %dx%d GIF does not fit the %zu-byte buffer (stride %zu)", gif->SWidth, gif->SHeight, out_capacity, stride);
         DGifCloseFile(gif, &error);
         return TC_ERR_LIMIT;
-    }
-    if (tc_gif_to_first_image(gif, &first) == GIF_ERROR) {
-        tc_status status = tc_gif_fail(&reader, gif->Error, msg);
-        DGifCloseFile(gif, &error);
-        return status;
-    }
-    if (!tc_gif_frame_ok(gif, msg)) {
-        DGifCloseFile(gif, &error);
-        return TC_ERR_CORRUPT;
     }
     map = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
     if (map == NULL) {

@@ -39,6 +39,21 @@ enum CodecShim {
         return Array(UnsafeBufferPointer(start: pointer, count: count))
     }
 
+    /// The embedded ICC profile a shim reader (`tc_jpeg_read_icc`, `tc_webp_read_icc`,
+    /// `tc_heif_read_icc`) finds in `data`, or `.sRGB` when there is none or it cannot be read.
+    static func profile(
+        in data: [UInt8],
+        _ read: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                 UnsafeMutablePointer<Int>?, UnsafeMutablePointer<CChar>?) -> tc_status
+    ) -> ColorSource {
+        var message = messageBuffer()
+        var icc: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = data.withUnsafeBufferPointer { bytes in read(bytes.baseAddress, bytes.count, &icc, &length, &message) }
+        let bytes = takeEncoded(icc, count: length)
+        return status == TC_OK && !bytes.isEmpty ? .iccProfile(bytes) : .sRGB
+    }
+
     /// A buffer of `count` bytes filled by `fill`, which returns a shim status;
     /// nothing is kept when it fails.
     static func fill(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> tc_status) -> (bytes: [UInt8], status: tc_status) {

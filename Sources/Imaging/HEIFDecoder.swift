@@ -30,15 +30,8 @@ enum HEIFDecoder {
     /// BT.709 or unspecified primaries are sRGB. PQ and HLG (HDR) are not tone-mapped.
     static func colorSource(of data: [UInt8], format: ImageFormat) -> ColorSource {
         guard let header = try? header(of: data, format: format) else { return .sRGB }
-        if header.has_icc != 0 {
-            var message = CodecShim.messageBuffer()
-            var icc: UnsafeMutablePointer<UInt8>?
-            var length = 0
-            let status = data.withUnsafeBufferPointer { bytes in
-                tc_heif_read_icc(bytes.baseAddress, bytes.count, &icc, &length, &message)
-            }
-            let profile = CodecShim.takeEncoded(icc, count: length)
-            if status == TC_OK, !profile.isEmpty { return .iccProfile(profile) }
+        if header.has_icc != 0, case let profile = CodecShim.profile(in: data, tc_heif_read_icc), profile != .sRGB {
+            return profile
         }
         guard header.has_nclx != 0, header.primaries != 1, header.primaries != 2 else { return .sRGB }
         let xy = withUnsafeBytes(of: header.xy) { Array($0.bindMemory(to: Double.self)) }

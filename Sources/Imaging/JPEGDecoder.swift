@@ -23,16 +23,7 @@ enum JPEGDecoder {
     }
 
     /// The APP2 ICC profile, or `.sRGB` when there is none (or its chunks do not reassemble).
-    static func colorSource(of data: [UInt8]) -> ColorSource {
-        var message = CodecShim.messageBuffer()
-        var icc: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        let status = data.withUnsafeBufferPointer { bytes in
-            tc_jpeg_read_icc(bytes.baseAddress, bytes.count, &icc, &length, &message)
-        }
-        let profile = CodecShim.takeEncoded(icc, count: length)
-        return status == TC_OK && !profile.isEmpty ? .iccProfile(profile) : .sRGB
-    }
+    static func colorSource(of data: [UInt8]) -> ColorSource { CodecShim.profile(in: data, tc_jpeg_read_icc) }
 
     /// The layout libjpeg hands the colour transform: RGB for YCbCr, RGB and grey
     /// files, ink values (inverted when an Adobe marker says so) for CMYK and YCCK.

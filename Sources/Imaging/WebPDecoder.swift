@@ -20,16 +20,7 @@ enum WebPDecoder {
     }
 
     /// The ICCP chunk's profile, or `.sRGB`.
-    static func colorSource(of data: [UInt8]) -> ColorSource {
-        var message = CodecShim.messageBuffer()
-        var icc: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        let status = data.withUnsafeBufferPointer { bytes in
-            tc_webp_read_icc(bytes.baseAddress, bytes.count, &icc, &length, &message)
-        }
-        let profile = CodecShim.takeEncoded(icc, count: length)
-        return status == TC_OK && !profile.isEmpty ? .iccProfile(profile) : .sRGB
-    }
+    static func colorSource(of data: [UInt8]) -> ColorSource { CodecShim.profile(in: data, tc_webp_read_icc) }
 
     /// Decodes at 1/`scaleDenominator` size (still images: libwebp's rescaler
     /// averages the area each output pixel covers, so unlike JPEG's 1/8 IDCT it
