@@ -216,16 +216,23 @@ tc_status tc_webp_decode(const uint8_t *data, size_t len, uint32_t width, uint32
     return TC_OK;
 }
 
-/* Wraps a bitstream with an ICCP chunk (VP8X container) through libwebpmux. */
-static tc_status tc_webp_add_icc(uint8_t **bytes, size_t *size, const uint8_t *icc, size_t icc_len, char *msg) {
+/* Wraps a bitstream with ICCP and EXIF chunks (VP8X container) through libwebpmux. */
+static tc_status tc_webp_add_chunks(uint8_t **bytes, size_t *size, const uint8_t *icc, size_t icc_len,
+                                    int orientation, char *msg) {
+    /* A big-endian TIFF header and one IFD0 entry, Orientation (SHORT), as tc_jpeg writes Exif. */
+    const uint8_t tiff[] = { 'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0,
+                             (uint8_t)orientation, 0, 0, 0, 0, 0, 0 };
     WebPMux *mux;
-    WebPData image = { *bytes, *size }, profile = { icc, icc_len }, assembled = { NULL, 0 };
+    WebPData image = { *bytes, *size }, profile = { icc, icc_len }, exif = { tiff, sizeof tiff };
+    WebPData assembled = { NULL, 0 };
     mux = WebPMuxNew();
     if (mux == NULL) return TC_ERR_NOMEM;
-    if (WebPMuxSetImage(mux, &image, 1) != WEBP_MUX_OK || WebPMuxSetChunk(mux, "ICCP", &profile, 1) != WEBP_MUX_OK
+    if (WebPMuxSetImage(mux, &image, 1) != WEBP_MUX_OK
+        || (icc != NULL && icc_len > 0 && WebPMuxSetChunk(mux, "ICCP", &profile, 1) != WEBP_MUX_OK)
+        || (orientation > 0 && WebPMuxSetChunk(mux, "EXIF", &exif, 1) != WEBP_MUX_OK)
         || WebPMuxAssemble(mux, &assembled) != WEBP_MUX_OK) {
         WebPMuxDelete(mux);
-        tc_set_msg(msg, "could not add the ICC profile to the WebP");
+        tc_set_msg(msg, "could not add the ICC profile or Exif to the WebP");
         return TC_ERR_ARGUMENT;
     }
     WebPMuxDelete(mux);
@@ -277,8 +284,9 @@ tc_status tc_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
     memcpy(*out, encoded, size);
     WebPFree(encoded);
     *out_len = size;
-    if (o->icc != NULL && o->icc_len > 0) {
-        status = tc_webp_add_icc(out, out_len, o->icc, o->icc_len, msg);
+    if ((o->icc != NULL && o->icc_len > 0) || (o->exif_orientation > 0 && o->exif_orientation <= 8)) {
+        status = tc_webp_add_chunks(out, out_len, o->icc, o->icc_len,
+                                    o->exif_orientation > 0 && o->exif_orientation <= 8 ? o->exif_orientation : 0, msg);
         if (status != TC_OK) {
             free(*out);
             *out = NULL;

@@ -12,11 +12,16 @@ public enum WebPEncoder {
         public var lossless: Bool
         /// An ICC profile to embed (fixtures of wide-gamut WebP; TweetCache's own output is sRGB, untagged).
         public var iccProfile: [UInt8]?
+        /// When set, an EXIF chunk records this orientation (the pixels are not changed): fixtures.
+        public var exifOrientation: ImageOrientation?
 
-        public init(quality: Double = 75, lossless: Bool = false, iccProfile: [UInt8]? = nil) {
+        public init(
+            quality: Double = 75, lossless: Bool = false, iccProfile: [UInt8]? = nil, exifOrientation: ImageOrientation? = nil
+        ) {
             self.quality = quality
             self.lossless = lossless
             self.iccProfile = iccProfile
+            self.exifOrientation = exifOrientation
         }
     }
 
@@ -38,7 +43,8 @@ public enum WebPEncoder {
             icc.withUnsafeBufferPointer { profile in
                 var settings = tc_webp_encode_options(
                     quality: Float(options.quality), lossless: options.lossless ? 1 : 0,
-                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count)
+                    icc: profile.count > 0 ? profile.baseAddress : nil, icc_len: profile.count,
+                    exif_orientation: Int32(options.exifOrientation?.rawValue ?? 0))
                 return tc_webp_encode(
                     pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(image.channels),
                     image.bytesPerRow, &settings, &output, &length, &message)

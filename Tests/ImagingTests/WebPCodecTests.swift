@@ -49,6 +49,19 @@ import Testing
         #expect(TestImages.psnr(thumb.image, reference.image) > 30)
     }
 
+    /// Cameras and converters keep EXIF in WebP's EXIF chunk: the picture is turned upright,
+    /// in full decodes and in thumbnails decoded at their size, as browsers show it.
+    @Test func exifOrientationIsApplied() throws {
+        let image = TestImages.quadrants(width: 40, height: 20)
+        let file = try WebPEncoder.encode(image, options: .init(lossless: true, exifOrientation: .right))
+        let info = try ImageDecoder.info(of: file)
+        #expect(info.orientation == .right && info.displayWidth == 20 && info.displayHeight == 40)
+        let upright = try ImageDecoder.decode(file)
+        #expect(upright == image.oriented(.right))
+        let thumb = try Thumbnailer.thumbnail(file, longEdge: 20)
+        #expect(thumb.image.width == 10 && thumb.image.height == 20)
+    }
+
     @Test func animationGivesItsFirstFrameAndCountsFrames() throws {
         let red = TestImages.solid(width: 20, height: 10, color: [250, 10, 10])
         let blue = TestImages.solid(width: 20, height: 10, color: [10, 10, 250])

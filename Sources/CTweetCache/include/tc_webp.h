@@ -45,6 +45,7 @@ typedef struct tc_webp_encode_options {
     int lossless;           /* 1: VP8L */
     const uint8_t *icc;     /* NULL, or a profile written as an ICCP chunk */
     size_t icc_len;
+    int exif_orientation;   /* 0: none; 1-8: an EXIF chunk recording this orientation (pixels unchanged) */
 } tc_webp_encode_options;
 
 /* Encodes RGB (3) or RGBA (4) rows; *out is malloc'd (tc_codec_free). */
