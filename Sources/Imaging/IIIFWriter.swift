@@ -33,10 +33,10 @@ public struct IIIFWriter: Sendable {
     /// What `info.json` says.
     public var info: IIIFImageInfo {
         var info = IIIFImageInfo(geometry: geometry, id: id)
-        // A level-0 service promises only jpg: PNG tiles are named as an extra format too.
-        if format == .png {
-            info.preferredFormats = ["png"]
-            info.extraFormats = ["png"]
+        // A level-0 service promises only jpg: PNG or WebP tiles are named as an extra format too.
+        if format.keepsAlpha {
+            info.preferredFormats = [format.fileExtension]
+            info.extraFormats = [format.fileExtension]
         }
         return info
     }

@@ -29,10 +29,30 @@ public struct PyramidPack: Sendable, Hashable {
     /// How a tile's bytes are encoded.
     public enum TileFormat: UInt8, Sendable, Hashable {
         case jpeg = 1
+        /// Lossless tiles with alpha: what packs of transparent images held before WebP.
         case png = 2
+        /// Lossy tiles with lossless alpha: transparent images' pyramids at about a tenth
+        /// of PNG's bytes (docs/benchmarks.md, issue 28).
+        case webp = 3
 
-        public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
-        public var mediaType: String { self == .jpeg ? "image/jpeg" : "image/png" }
+        public var fileExtension: String {
+            switch self {
+            case .jpeg: "jpg"
+            case .png: "png"
+            case .webp: "webp"
+            }
+        }
+
+        public var mediaType: String {
+            switch self {
+            case .jpeg: "image/jpeg"
+            case .png: "image/png"
+            case .webp: "image/webp"
+            }
+        }
+
+        /// Whether tiles keep the image's alpha (every format but JPEG).
+        public var keepsAlpha: Bool { self != .jpeg }
     }
 
     /// Where one tile's bytes are, and their checksum.

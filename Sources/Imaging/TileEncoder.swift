@@ -29,7 +29,7 @@ struct TileEncoder {
         _ pixels: UnsafePointer<UInt8>, stride: Int, channels: Int, rect: TileRect
     ) throws(ImagingError) -> [UInt8] {
         let origin = pixels + rect.y * stride + rect.x * channels
-        if format == .png {
+        if format.keepsAlpha {
             let row = rect.width * channels
             let tile = [UInt8](unsafeUninitializedCapacity: row * rect.height) { out, count in
                 for y in 0..<rect.height {
@@ -37,8 +37,10 @@ struct TileEncoder {
                 }
                 count = row * rect.height
             }
-            return try PNGEncoder.encode(
-                PixelBuffer(unchecked: rect.width, height: rect.height, channels: channels, bytes: tile))
+            let image = PixelBuffer(unchecked: rect.width, height: rect.height, channels: channels, bytes: tile)
+            return format == .webp
+                ? try WebPEncoder.encode(image, options: .init(quality: Double(settings.quality)))
+                : try PNGEncoder.encode(image)
         }
         guard channels == 4 else {
             return try compress(origin, width: rect.width, height: rect.height, stride: stride)

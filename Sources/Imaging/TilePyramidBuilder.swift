@@ -103,7 +103,7 @@ public enum TilePyramidBuilder {
     ) throws(ImagingError) -> [PyramidSummary] {
         let writer = PyramidLevelWriter(
             sinks: sinks, quality: options.quality, format: options.format, workers: options.workerCount)
-        let keepAlpha = options.format == .png
+        let keepAlpha = options.format.keepsAlpha
         var tally = PyramidLevelWriter.Tally(sinks: sinks.count)
 
         // Full resolution, straight from the caller's pixels.
@@ -168,7 +168,11 @@ public enum TilePyramidBuilder {
             throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
         }
         let pixels = try tilePixels(of: image, level: level, column: column, row: row, layout: layout, options: options)
-        return options.format == .png ? try PNGEncoder.encode(pixels) : try JPEGEncoder.encode(pixels, quality: options.quality)
+        switch options.format {
+        case .png: return try PNGEncoder.encode(pixels)
+        case .webp: return try WebPEncoder.encode(pixels, options: .init(quality: Double(options.quality)))
+        case .jpeg: return try JPEGEncoder.encode(pixels, quality: options.quality)
+        }
     }
 
     /// The pixels of one tile, as ``tile(of:level:column:row:layout:options:)`` encodes them.
@@ -190,7 +194,7 @@ public enum TilePyramidBuilder {
                 """)
         }
         return try levelPixels(
-            of: image, level: level, rect: rect, linearLight: options.linearLight, keepAlpha: options.format == .png)
+            of: image, level: level, rect: rect, linearLight: options.linearLight, keepAlpha: options.format.keepsAlpha)
     }
 
     /// Any rectangle of any pyramid level, computed by halving only the part

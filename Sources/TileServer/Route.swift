@@ -165,7 +165,7 @@ extension Route {
         }
     }
 
-    /// `<hash>.dzi` or `<hash>_files/<level>/<column>_<row>.jpg` (`.png` for images with alpha).
+    /// `<hash>.dzi` or `<hash>_files/<level>/<column>_<row>.jpg` (`.webp`, or `.png` in older packs, for images with alpha).
     private static func parseDeepZoom(_ rest: [String]) throws(RouteError) -> Route {
         if rest.count == 1, rest[0].hasSuffix(".dzi") {
             return .dziDescriptor(try hash(String(rest[0].dropLast(4))))
@@ -173,13 +173,14 @@ extension Route {
         guard rest.count == 3, rest[0].hasSuffix("_files") else { throw .notFound }
         let id = try hash(String(rest[0].dropLast(6)))
         guard let level = number(rest[1]) else { throw .badRequest("tile level must be a number") }
-        let format: PyramidPack.TileFormat
-        if rest[2].hasSuffix(".jpg") { format = .jpeg } else if rest[2].hasSuffix(".png") { format = .png } else {
-            throw .notFound
-        }
-        let name = rest[2].dropLast(4).split(separator: "_", omittingEmptySubsequences: false)
+        guard let dot = rest[2].lastIndex(of: "."),
+              let format = [PyramidPack.TileFormat.jpeg, .png, .webp].first(where: {
+                  rest[2][rest[2].index(after: dot)...] == $0.fileExtension
+              })
+        else { throw .notFound }
+        let name = rest[2][..<dot].split(separator: "_", omittingEmptySubsequences: false)
         guard name.count == 2, let column = number(String(name[0])), let row = number(String(name[1])) else {
-            throw .badRequest("tile name must be <column>_<row>.jpg or .png")
+            throw .badRequest("tile name must be <column>_<row>.jpg, .png or .webp")
         }
         return .dziTile(id, level: level, column: column, row: row, format: format)
     }

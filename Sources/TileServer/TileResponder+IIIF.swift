@@ -40,7 +40,7 @@ extension TileResponder {
         var info = IIIFImageInfo(geometry: geometry, id: "\(iiifBase(request))/\(hash.hex)").level2(limits: iiifLimits)
         // Viewers ask for jpg unless told otherwise, and jpg has no alpha: for a transparent
         // image, WebP keeps it in a fraction of PNG's bytes, and PNG remains for older viewers.
-        if try await tileFormat(hash) == .png { info.preferredFormats = ["webp", "png"] }
+        if try await tileFormat(hash).keepsAlpha { info.preferredFormats = ["webp", "png"] }
         let body = try info.jsonBytes()
         // What it says depends on the request's host (the id) and the pack: the
         // validator is the bytes' own checksum, so a client revalidates for free.
