@@ -105,11 +105,11 @@ static void tc_jpeg_progress(j_common_ptr cinfo) {
     longjmp(err->jump, 1);
 }
 
-/* Creates the decompressor over `data` and reads the header (may longjmp). */
-static void tc_jpeg_open(j_decompress_ptr cinfo, const uint8_t *data, size_t len, int save_app1) {
+/* Creates the decompressor over `data`, keeping the segments of `save_marker` (0: none), and reads the header (may longjmp). */
+static void tc_jpeg_open(j_decompress_ptr cinfo, const uint8_t *data, size_t len, int save_marker) {
     jpeg_create_decompress(cinfo);
     jpeg_mem_src(cinfo, data, (unsigned long)len);
-    if (save_app1) jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    if (save_marker) jpeg_save_markers(cinfo, save_marker, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
 }
 
@@ -154,7 +154,7 @@ tc_status tc_jpeg_read_header(const uint8_t *data, size_t len, tc_jpeg_info *inf
         tc_set_msg(msg, "%s", err.message);
         return err.status;
     }
-    tc_jpeg_open(&cinfo, data, len, 1);
+    tc_jpeg_open(&cinfo, data, len, JPEG_APP0 + 1);
     info->width = cinfo.image_width;
     info->height = cinfo.image_height;
     info->components = cinfo.num_components;
@@ -186,10 +186,7 @@ tc_status tc_jpeg_read_icc(const uint8_t *data, size_t len, uint8_t **icc, size_
         tc_set_msg(msg, "%s", err.message);
         return err.status;
     }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)len);
-    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
-    jpeg_read_header(&cinfo, TRUE);
+    tc_jpeg_open(&cinfo, data, len, JPEG_APP0 + 2);
     /* FALSE with a warning for missing, out-of-order or duplicate chunks: no profile, not an error. */
     if (jpeg_read_icc_profile(&cinfo, &profile, &profile_len) && profile != NULL) {
         *icc = profile;

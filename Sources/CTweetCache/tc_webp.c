@@ -61,13 +61,18 @@ tc_status tc_webp_read_header(const uint8_t *data, size_t len, tc_webp_info *inf
     info->lossless = features.format == 2 ? 1 : 0;
     info->frames = 1;
     info->orientation = 1;
-    if (features.has_animation || len >= 30) {
-        /* Only the extended (VP8X) container has an EXIF chunk; the demuxer reads just the chunk headers. */
+    /* The container's chunk headers (not the image data): EXIF orientation, and an animation's
+     * canvas and frame count. A simple VP8/VP8L file has neither; its demuxer says so. */
+    {
         WebPData whole = { data, len };
         WebPDemuxer *demux = WebPDemux(&whole);
         WebPChunkIterator chunk;
-        if (demux != NULL && (WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG)
-            && WebPDemuxGetChunk(demux, "EXIF", 1, &chunk)) {
+        if (demux == NULL) {
+            if (!info->animated) return TC_OK;
+            tc_set_msg(msg, "WebP animation: unreadable container");
+            return TC_ERR_CORRUPT;
+        }
+        if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG) && WebPDemuxGetChunk(demux, "EXIF", 1, &chunk)) {
             const uint8_t *tiff = chunk.chunk.bytes;
             size_t size = chunk.chunk.size;
             int o;
@@ -80,18 +85,11 @@ tc_status tc_webp_read_header(const uint8_t *data, size_t len, tc_webp_info *inf
             info->orientation = o == 0 ? 1 : o;
             WebPDemuxReleaseChunkIterator(&chunk);
         }
-        if (demux != NULL) WebPDemuxDelete(demux);
-    }
-    if (info->animated) {
-        WebPData whole = { data, len };
-        WebPDemuxer *demux = WebPDemux(&whole);
-        if (demux == NULL) {
-            tc_set_msg(msg, "WebP animation: unreadable container");
-            return TC_ERR_CORRUPT;
+        if (info->animated) {
+            info->frames = (int)WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
+            info->width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
+            info->height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
         }
-        info->frames = (int)WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
-        info->width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
-        info->height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
         WebPDemuxDelete(demux);
         if (info->frames < 1) {
             tc_set_msg(msg, "WebP animation without frames");
