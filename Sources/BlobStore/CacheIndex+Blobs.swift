@@ -58,16 +58,19 @@ extension CacheIndex {
         guard !records.isEmpty else { return }
         try write("record \(records.count) derived file(s)") { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO derived (sha256, kind, size_param, path, width, height, bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO derived (sha256, kind, size_param, path, width, height, bytes, content_sha256)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(sha256, kind, size_param) DO UPDATE SET
                     path = excluded.path, width = excluded.width,
-                    height = excluded.height, bytes = excluded.bytes
+                    height = excluded.height, bytes = excluded.bytes,
+                    content_sha256 = CASE WHEN excluded.path = derived.path
+                        THEN coalesce(excluded.content_sha256, derived.content_sha256)
+                        ELSE excluded.content_sha256 END
                 """)
             for record in records {
                 try statement.execute(arguments: [
                     record.hash.hex, record.kind, record.sizeParameter, record.path,
-                    record.width, record.height, record.bytes,
+                    record.width, record.height, record.bytes, record.contentSHA256?.hex,
                 ])
             }
         }
@@ -85,6 +88,36 @@ extension CacheIndex {
             }
             return found
         }
+    }
+
+    /// The SHA-256s recorded for the derived file at `path` (made from `source`),
+    /// by this machine or by the manifests it synced; empty when none was
+    /// recorded. What a copy read back from disk or a bucket is checked against.
+    public func contentHashes(ofDerived path: String, source: BlobHash) throws(BlobStoreError) -> Set<BlobHash> {
+        try read("look up the hash of \(path)") { db in
+            let mine = try String.fetchAll(db, sql: "SELECT content_sha256 FROM derived WHERE sha256 = ? AND path = ?",
+                                           arguments: [source.hex, path])
+            let known = try String.fetchAll(db, sql: "SELECT sha256 FROM content_hashes WHERE path = ?", arguments: [path])
+            return Set((mine + known).compactMap(BlobHash.init(hex:)))
+        }
+    }
+
+    /// Records what derived files this machine may not hold hash to (a bucket's
+    /// thumbnails, from the manifests that name them), keeping what it knew.
+    public func recordContentHashes(_ hashes: [(path: String, sha256: BlobHash)]) throws(BlobStoreError) {
+        guard !hashes.isEmpty else { return }
+        try write("record \(hashes.count) content hash(es)") { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO content_hashes (path, sha256) VALUES (?, ?)")
+            for entry in hashes { try statement.execute(arguments: [entry.path, entry.sha256.hex]) }
+        }
+    }
+
+    /// Drops the recorded hashes of every file derived from `hash`: their paths all
+    /// start `derived/ab/<hex>.`, and `/` sorts right after `.`.
+    static func forgetContentHashes(of hash: BlobHash, in db: Database) throws {
+        let prefix = CacheLayout.derivedPrefix(hash)
+        try db.execute(sql: "DELETE FROM content_hashes WHERE path >= ? AND path < ?",
+                       arguments: [prefix, String(prefix.dropLast()) + "/"])
     }
 
     /// Every file derived from a blob.
@@ -107,6 +140,7 @@ extension CacheIndex {
             for table in ["urls", "blobs", "derived", "pdq"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE sha256 = ?", arguments: [hash.hex])
             }
+            try Self.forgetContentHashes(of: hash, in: db)
             return urls
         }
     }
@@ -156,7 +190,8 @@ extension DerivedRecord {
             path: try row.decode(String.self, forColumn: "path"),
             width: try row.decode(Int?.self, forColumn: "width"),
             height: try row.decode(Int?.self, forColumn: "height"),
-            bytes: try row.decode(Int?.self, forColumn: "bytes")
+            bytes: try row.decode(Int?.self, forColumn: "bytes"),
+            contentSHA256: try row.decode(String?.self, forColumn: "content_sha256").flatMap(BlobHash.init(hex:))
         )
     }
 }

@@ -36,6 +36,7 @@ extension CacheIndex {
                 for table in ["urls", "blobs", "derived", "pdq"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE sha256 = ?", arguments: [hash.hex])
                 }
+                try CacheIndex.forgetContentHashes(of: hash, in: db)
                 forgotten.append(hash)
             }
             return forgotten

@@ -60,6 +60,23 @@ extension CacheIndex {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v3: derived content hashes") { db in
+            // Derived files are named by their source; what they hash to is recorded
+            // when they are made, so a copy read back can be checked.
+            try db.execute(sql: "ALTER TABLE derived ADD COLUMN content_sha256 TEXT")
+            // The same for derived files this machine did not make and may not hold
+            // (a bucket's thumbnails, as its manifests record them): `derived` lists
+            // local files, which `verify` expects to find. Machines that made one
+            // thumbnail differently (another quality) each record theirs: a copy is
+            // sound when it is bytes some maker recorded.
+            try db.execute(sql: """
+                CREATE TABLE content_hashes (
+                    path TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    PRIMARY KEY (path, sha256)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

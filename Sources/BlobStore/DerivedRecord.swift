@@ -15,6 +15,10 @@ public struct DerivedRecord: Hashable, Sendable, Codable {
     public var height: Int?
     /// The derived file's size in bytes.
     public var bytes: Int?
+    /// The SHA-256 of the derived file's bytes, recorded when it was made (for
+    /// thumbnails): derived files are named by their source, so a copy read back
+    /// from disk or a bucket is checked against this instead of its name.
+    public var contentSHA256: BlobHash?
 
     public init(
         hash: BlobHash,
@@ -23,7 +27,8 @@ public struct DerivedRecord: Hashable, Sendable, Codable {
         path: String,
         width: Int? = nil,
         height: Int? = nil,
-        bytes: Int? = nil
+        bytes: Int? = nil,
+        contentSHA256: BlobHash? = nil
     ) {
         self.hash = hash
         self.kind = kind
@@ -32,5 +37,6 @@ public struct DerivedRecord: Hashable, Sendable, Codable {
         self.width = width
         self.height = height
         self.bytes = bytes
+        self.contentSHA256 = contentSHA256
     }
 }

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import Synchronization
 
@@ -12,6 +13,12 @@ import Synchronization
 /// Files are written under a temporary name and renamed, so a crash leaves at
 /// worst a stray temporary file, swept on the next start; nothing here is ever
 /// the only copy, so nothing is fsynced.
+///
+/// The bucket is not trusted (as restic and git trust no backend): a whole object
+/// read with the hashes it must have is checked before it is kept or returned, and
+/// a local copy is checked again when it is read back. Bytes that fail are never
+/// kept or returned: a copy of them goes to `quarantine` for a person to look at,
+/// and the caller gets ``S3Error/corrupt(key:)``.
 public final class ReadThroughCache: Sendable {
     public let client: S3Client
     public let folder: URL
@@ -54,12 +61,18 @@ public final class ReadThroughCache: Sendable {
         public var misses = 0
         public var evictions = 0
         public var bytes = 0
+        /// Copies that failed their check, from the bucket or read back from the folder.
+        public var corrupt = 0
     }
     private let counters = Mutex(Counters())
 
-    public init(client: S3Client, folder: URL, capacity: Int, absentFor: TimeInterval = 30,
+    /// Where bytes that failed their check are copied (`quarantine/bucket/<path>`), or nil.
+    public let quarantine: URL?
+
+    public init(client: S3Client, folder: URL, capacity: Int, absentFor: TimeInterval = 30, quarantine: URL? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         self.client = client
+        self.quarantine = quarantine
         self.folder = folder.standardizedFileURL
         self.capacity = max(0, capacity)
         self.absentFor = absentFor
@@ -75,15 +88,44 @@ public final class ReadThroughCache: Sendable {
     }
 
     /// The whole object at `path` (cache-relative), or nil when the bucket has none.
-    public func object(_ path: String, limit: Int) async throws(S3Error) -> [UInt8]? {
+    ///
+    /// With `expecting`, the bytes must hash to one of those SHA-256s (an original's
+    /// name, the hash a thumbnail's maker recorded): a local copy that does not is
+    /// dropped and read again, and a bucket's copy that does not throws
+    /// ``S3Error/corrupt(key:)`` and is neither kept nor remembered.
+    public func object(_ path: String, limit: Int, expecting: Set<BlobHash>? = nil) async throws(S3Error) -> [UInt8]? {
         let name = Self.fileName(path, range: nil)
-        if let bytes = hit(name) { return bytes }
+        if let bytes = hit(name) {
+            if Self.sound(bytes, expecting) { return bytes }
+            counters.withLock { $0.corrupt += 1 }
+            forget(path)
+        }
         guard let result = try await once(name, { [client] () throws(S3Error) -> S3Client.ReadResult? in
             try await client.read(path, maxBytes: limit)
         }) else { return nil }
         guard result.objectSize <= limit else { throw .server(status: 413, code: "TooLarge", message: "\(path) is over \(limit) bytes") }
+        guard Self.sound(result.bytes, expecting) else {
+            counters.withLock { $0.corrupt += 1 }
+            keepInQuarantine(path, result.bytes)
+            throw .corrupt(key: path)
+        }
         keep(name, result.bytes)
         return result.bytes
+    }
+
+    static func sound(_ bytes: [UInt8], _ expecting: Set<BlobHash>?) -> Bool {
+        guard let expecting else { return true }
+        return expecting.contains(BlobHash(hashing: bytes))
+    }
+
+    /// A copy of bytes that failed their check, for a person to look at: once per
+    /// path, never over a file already there.
+    private func keepInQuarantine(_ path: String, _ bytes: [UInt8]) {
+        guard let quarantine else { return }
+        let url = quarantine.appendingPathComponent(path)
+        guard !FileManager.default.fileExists(atPath: url.path) else { return }
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? Data(bytes).write(to: url, options: .withoutOverwriting)
     }
 
     /// `length` bytes at `offset` of the object at `path` and the object's size, or

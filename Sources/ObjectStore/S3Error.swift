@@ -21,6 +21,13 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(String)
     /// The object is larger than the caller accepts: not worth another attempt.
     case tooLarge(key: String, limit: Int)
+    /// The bucket's bytes for `key` are not what was stored under it (they do not
+    /// hash to the name or to the hash recorded when they were made): never served
+    /// or kept.
+    case corrupt(key: String)
+    /// The store has failed every recent request: answered at once, without
+    /// asking it, until a probe finds it back.
+    case down(since: String)
 
     public var description: String {
         switch self {
@@ -38,6 +45,8 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "the object store answered \(status) \(code)" + (message.isEmpty ? "" : ": \(message)")
         case let .malformed(why): return "the object store's answer could not be read: \(why)"
         case let .tooLarge(key, limit): return "\(key) is larger than the \(limit) bytes accepted here"
+        case let .corrupt(key): return "the bucket's copy of \(key) does not match its SHA-256; it is not used"
+        case let .down(since): return "the object store is not answering (since \(since)); retrying in the background"
         }
     }
 
@@ -54,6 +63,8 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .server: "store_error"
         case .malformed: "store_malformed"
         case .tooLarge: "store_too_large"
+        case .corrupt: "store_corrupt"
+        case .down: "store_down"
         }
     }
 

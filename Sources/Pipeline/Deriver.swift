@@ -168,7 +168,8 @@ struct Deriver: Sendable {
         let path = CacheLayout.thumbnail(hash, size: size, png: thumb.format == .png)
         try files.write(thumb.encoded, to: path)
         return DerivedRecord(hash: hash, kind: DerivedKind.thumbnail, sizeParameter: "\(size)", path: path,
-                             width: thumb.width, height: thumb.height, bytes: thumb.encoded.count)
+                             width: thumb.width, height: thumb.height, bytes: thumb.encoded.count,
+                             contentSHA256: BlobHash(hashing: thumb.encoded))
     }
 
     /// The whole pyramid as one pack, published like a blob (flushed, renamed).

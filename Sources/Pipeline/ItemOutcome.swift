@@ -15,7 +15,8 @@ enum ItemOutcome: Sendable {
                 ref.width = d.width
                 ref.height = d.height
                 ref.thumbnails = d.records.filter { $0.kind == "thumb" }
-                    .map { ThumbnailRef(size: Int($0.sizeParameter) ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0) }
+                    .map { ThumbnailRef(size: Int($0.sizeParameter) ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0,
+                                        sha256: $0.contentSHA256?.hex) }
                     .sorted { $0.size < $1.size }
                 if let pack = d.records.first(where: { $0.kind == DerivedKind.pack }) {
                     ref.tiles = TileRefs(pack: pack.path, tileSize: Int(pack.sizeParameter) ?? 0, bytes: pack.bytes)

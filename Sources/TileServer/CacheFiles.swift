@@ -1,3 +1,4 @@
+import BlobStore
 import CTweetCache
 import Pipeline
 import Foundation
@@ -19,17 +20,22 @@ final class CacheFiles: Sendable {
     let root: URL
     private let rootDescriptor: Int32
     let remote: ReadThroughCache?
+    /// What whole files read back must hash to; nil checks nothing (tests of the confinement).
+    let integrity: IntegrityGuard?
 
     enum Failure: Error, Equatable {
         case missing
         case tooLarge(Int)
         case unreadable(String)
         /// The bucket did not answer (or refused): worth a retry, not a repair.
-        case remote(String)
+        case remote(S3Error)
+        /// Every copy found failed its check (on disk and, with a bucket, there).
+        case corrupt
     }
 
-    init(root: URL, remote: ReadThroughCache? = nil) throws {
+    init(root: URL, remote: ReadThroughCache? = nil, integrity: IntegrityGuard? = nil) throws {
         self.remote = remote
+        self.integrity = integrity
         self.root = root.standardizedFileURL
         let fd = open(self.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -58,20 +64,38 @@ final class CacheFiles: Sendable {
         return (Self.read(fd, offset: offset, count: max(0, min(length, size - offset))), size)
     }
 
-    /// The whole file at `relative`: the local one, else the bucket's.
+    /// The whole file at `relative`: the local one, else the bucket's, checked
+    /// against what it must hash to (``IntegrityGuard``). A local copy that fails is
+    /// moved aside and the bucket's read instead; when no sound copy is found this
+    /// throws ``Failure/corrupt``. A thumbnail whose hash nobody recorded counts as
+    /// missing, so it is made again rather than served unchecked.
     func load(_ relative: String, limit: Int = 64 << 20) async throws(Failure) -> [UInt8] {
+        let expectation = integrity?.expectation(for: relative) ?? .unchecked
+        if expectation == .unknown { throw .missing }
+        var expected: Set<BlobHash>? = nil
+        if case let .sha256(hashes) = expectation { expected = hashes }
+        var corrupt = false
         do {
-            return try read(relative, limit: limit)
+            let bytes = try read(relative, limit: limit)
+            if expected.map({ $0.contains(BlobHash(hashing: bytes)) }) ?? true { return bytes }
+            integrity?.corrupt(relative, source: .disk)
+            corrupt = true
         } catch {
-            guard error == .missing, let remote else { throw error }
-            let found: [UInt8]?
-            do { found = try await remote.object(relative, limit: limit) } catch {
-                if case let .tooLarge(_, limit) = error { throw .tooLarge(limit) }
-                throw .remote(error.description)
-            }
-            guard let found else { throw .missing }
-            return found
+            guard error == .missing else { throw error }
         }
+        guard let remote else { throw corrupt ? .corrupt : .missing }
+        let found: [UInt8]?
+        do { found = try await remote.object(relative, limit: limit, expecting: expected) } catch {
+            switch error {
+            case let .tooLarge(_, limit): throw .tooLarge(limit)
+            case .corrupt:
+                integrity?.corrupt(relative, source: .bucket)
+                throw .corrupt
+            default: throw .remote(error)
+            }
+        }
+        guard let found else { throw corrupt ? .corrupt : .missing }
+        return found
     }
 
     /// `length` bytes at `offset` of the file at `relative` and its size: the local
@@ -83,7 +107,7 @@ final class CacheFiles: Sendable {
             guard error == .missing, let remote else { throw error }
             let found: S3Client.ReadResult?
             do { found = try await remote.range(relative, offset: offset, length: length) } catch {
-                throw .remote(error.description)
+                throw .remote(error)
             }
             guard let found else { throw .missing }
             return (found.bytes, found.objectSize)

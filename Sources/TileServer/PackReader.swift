@@ -8,14 +8,20 @@ import Synchronization
 /// `pread` at its offset, checked against its CRC-32 and JPEG markers before
 /// it is served.
 ///
-/// A damaged pack is never served as garbage: the request gets 500, the
-/// problem is logged once per pack (not once per tile a viewer asks for), and
-/// `tweetcache verify --repair` rebuilds it from the original.
+/// A damaged pack is never served as garbage: its tiles are cut from the
+/// original instead (checked against its name like every original), the problem
+/// is logged once per pack (not once per tile a viewer asks for) and counted, a
+/// local pack is moved to `quarantine/` (so the server builds a new one), and
+/// `tweetcache verify --repair` rebuilds a bucket's from the original.
 final class PackReader: Sendable {
     private let files: CacheFiles
     private let indexes: MemoryCache<BlobHash, CachedPack>
     private let reported = Mutex(Set<BlobHash>())
+    /// Packs found damaged, and when: read again only after ``retryDamagedAfter``
+    /// (the bucket may be repaired meanwhile).
+    private let damagedAt = Mutex([BlobHash: ContinuousClock.Instant]())
     private let logger: Logger
+    static let retryDamagedAfter = Duration.seconds(60)
 
     init(files: CacheFiles, capacity: Int = 16 << 20, logger: Logger) {
         self.files = files
@@ -23,10 +29,17 @@ final class PackReader: Sendable {
         self.logger = logger
     }
 
-    /// The pack of `hash`, or nil when it has none (not made yet, or an image
-    /// that needs none). Throws 500 for a pack that cannot be used.
+    /// A pack that failed its checks: the tile asked for is cut from the original.
+    struct Damaged: Error {}
+
+    /// The pack of `hash`, or nil when it has none (not made yet, an image that
+    /// needs none, or a pack found damaged: its tiles are then cut from the original).
     func pack(_ hash: BlobHash) async throws(HTTPFailure) -> PyramidPack? {
         if let known = indexes.get(hash) { return known.pack }
+        if let since = damagedAt.withLock({ $0[hash] }) {
+            if ContinuousClock.now - since < Self.retryDamagedAfter { return nil }
+            _ = damagedAt.withLock { $0.removeValue(forKey: hash) }
+        }
         let relative = CacheLayout.pack(hash)
         do {
             var (head, size) = try await files.load(relative, offset: 0, length: 4096)
@@ -41,17 +54,20 @@ final class PackReader: Sendable {
             return pack
         } catch let failure as CacheFiles.Failure {
             if failure == .missing { return nil }
-            if case let .remote(why) = failure { throw HTTPFailure.unavailable("the object store: \(why)") }
-            throw damaged(hash, "\(failure)")
+            if case let .remote(why) = failure { throw HTTPFailure.store(why, what: "the pyramid of \(hash.hex)") }
+            damaged(hash, "\(failure)")
+            return nil
         } catch {
-            throw damaged(hash, "\(error)")
+            damaged(hash, "\(error)")
+            return nil
         }
     }
 
     /// One tile's checked bytes. `tile` names it in the pack's grid, so a pack
     /// rewritten since its index was read (a repair, another process) is read
-    /// afresh once before the tile is called damaged.
-    func tile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int) async throws(HTTPFailure) -> [UInt8]? {
+    /// afresh once before the tile is called damaged. Throws ``Damaged`` for a
+    /// pack that fails its checks, an ``HTTPFailure`` when the bucket fails.
+    func tile(_ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int) async throws -> [UInt8]? {
         var current = pack
         for attempt in 0..<2 {
             guard let entry = current.entry(level: level, column: column, row: row) else { return nil }
@@ -64,13 +80,16 @@ final class PackReader: Sendable {
                 return bytes
             } catch {
                 if case let .remote(why) = error as? CacheFiles.Failure {
-                    throw HTTPFailure.unavailable("the object store: \(why)")
+                    throw HTTPFailure.store(why, what: "the pyramid of \(hash.hex)")
                 }
                 indexes.remove(hash)
                 // Over a bucket, the pack may have been replaced or deleted there since
                 // its head was copied: read it afresh before calling it damaged.
                 files.forgetRemote(CacheLayout.pack(hash))
-                guard attempt == 0, let fresh = try await self.pack(hash), fresh != current else { throw damaged(hash, "\(error)") }
+                guard attempt == 0, let fresh = try await self.pack(hash), fresh != current else {
+                    damaged(hash, "\(error)")
+                    throw Damaged()
+                }
                 current = fresh
             }
         }
@@ -81,14 +100,23 @@ final class PackReader: Sendable {
     func forget(_ hash: BlobHash) {
         indexes.remove(hash)
         _ = reported.withLock { $0.remove(hash) }
+        _ = damagedAt.withLock { $0.removeValue(forKey: hash) }
     }
 
-    private func damaged(_ hash: BlobHash, _ why: String) -> HTTPFailure {
+    /// Records a pack that failed its checks: not read again for a while, moved
+    /// aside when local, logged once, counted.
+    private func damaged(_ hash: BlobHash, _ why: String) {
+        let relative = CacheLayout.pack(hash)
+        indexes.remove(hash)
+        damagedAt.withLock { $0[hash] = ContinuousClock.now }
+        let local = files.exists(relative)
+        files.forgetRemote(relative)
+        files.integrity?.corrupt(relative, source: local ? .disk : .bucket, log: false)
         let first = reported.withLock { $0.insert(hash).inserted }
         if first {
-            logger.error("damaged pyramid pack \(CacheLayout.pack(hash)): \(why); `tweetcache verify --repair` rebuilds it")
+            let until = local ? "" : " until `tweetcache verify --store --repair` rebuilds it"
+            logger.error("damaged pyramid pack \(relative): \(why); its tiles are cut from the original\(until)")
         }
-        return HTTPFailure(status: 500, message: "the pyramid of \(hash.hex) is damaged")
     }
 }
 

@@ -82,6 +82,16 @@ package final class ServerMetrics: Sendable {
         }
     }
 
+    static var integrityName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "integrity_failures", unitName: "total",
+        helpText: "Files read back from disk or the bucket that did not match their SHA-256 (never served).") }
+
+    /// Counts a file that failed its check: `kind` original, thumbnail or pack,
+    /// `source` disk or bucket.
+    func integrityFailure(kind: String, source: String) {
+        registry.makeCounter(descriptor: Self.integrityName, labels: [("kind", kind), ("source", source)]).increment()
+    }
+
     func memoryHit() { memoryHits.increment() }
     func diskHit() { diskHits.increment() }
 

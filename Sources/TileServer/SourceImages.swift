@@ -41,27 +41,36 @@ final class SourceImages: Sendable {
         self.capacity = capacity
     }
 
-    /// The original's bytes; 404 when the cache does not hold it.
+    /// The original's bytes, checked against their name; 404 when the cache does
+    /// not hold it, 502 when every copy found is damaged.
     func bytes(_ hash: BlobHash) async throws(HTTPFailure) -> [UInt8] {
         do {
             return try await files.load(CacheLayout.blob(hash))
-        } catch .missing {
-            throw .notFound("no image \(hash.hex) in this cache")
-        } catch .remote(let why) {
-            throw .unavailable("the object store: \(why)")
         } catch {
-            throw .unavailable("cannot read \(hash.hex): \(error)")
+            throw Self.failure(error, hash)
         }
     }
 
-    /// The original's bytes from the local cache only, for blocking reads off the event loop.
+    /// The original's bytes from the local cache only, checked against their name,
+    /// for blocking reads off the event loop.
     func localBytes(_ hash: BlobHash) throws(HTTPFailure) -> [UInt8] {
-        do {
-            return try files.read(CacheLayout.blob(hash))
-        } catch .missing {
-            throw .notFound("no image \(hash.hex) in this cache")
-        } catch {
-            throw .unavailable("cannot read \(hash.hex): \(error)")
+        let relative = CacheLayout.blob(hash)
+        let bytes: [UInt8]
+        do { bytes = try files.read(relative) } catch { throw Self.failure(error, hash) }
+        guard BlobHash(hashing: bytes) == hash else {
+            files.integrity?.corrupt(relative, source: .disk)
+            throw .corrupt(hash.hex)
+        }
+        return bytes
+    }
+
+    static func failure(_ error: CacheFiles.Failure, _ hash: BlobHash) -> HTTPFailure {
+        switch error {
+        case .missing: return .notFound("no image \(hash.hex) in this cache")
+        case .corrupt: return .corrupt(hash.hex)
+        case let .remote(why): return .store(why, what: hash.hex)
+        case .tooLarge: return .init(status: 413, message: "\(hash.hex) is larger than this server serves")
+        case .unreadable: return .unavailable("cannot read \(hash.hex)")
         }
     }
 

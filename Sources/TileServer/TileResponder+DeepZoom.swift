@@ -80,7 +80,8 @@ extension TileResponder {
         "tile:\(hash.hex)/\(geometry.tileSize)+\(geometry.overlap)/\(level)/\(column)/\(row).\(format.fileExtension)"
     }
 
-    /// A tile read out of a pack (and kept in memory).
+    /// A tile read out of a pack (and kept in memory); cut from the original with
+    /// the pack's geometry and format when the pack proves damaged.
     func packTile(
         _ hash: BlobHash, _ pack: PyramidPack, level: Int, column: Int, row: Int, key: String, etag: String
     ) async -> Reply {
@@ -92,8 +93,26 @@ extension TileResponder {
             let body = ByteBuffer(bytes: bytes)
             memory.put(key, .init(body: body, contentType: pack.format.mediaType))
             return Reply(body: body, contentType: pack.format.mediaType, etag: etag, cacheControl: Reply.immutable)
+        } catch is PackReader.Damaged {
+            let options = TilePyramidOptions(tileSize: pack.geometry.tileSize, overlap: pack.geometry.overlap,
+                                             quality: configuration.quality, format: pack.format)
+            do {
+                return try await made(key, contentType: pack.format.mediaType, etag: etag, persist: false) { [sources, pool] in
+                    let image = try await sources.pixels(hash)
+                    return try await pool.run {
+                        try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row,
+                                                    layout: .deepZoom, options: options)
+                    }
+                }
+            } catch let failure as HTTPFailure {
+                return Self.error(failure)
+            } catch {
+                return Self.error(.init(status: 500, message: "the tile could not be made"))
+            }
+        } catch let failure as HTTPFailure {
+            return Self.error(failure)
         } catch {
-            return Self.error(error)
+            return Self.error(.init(status: 500, message: "the tile could not be read"))
         }
     }
 

@@ -205,6 +205,7 @@ struct TileResponder: HTTPResponder {
             if persist {
                 // A failed write still serves: a read-only cache can be viewed, just not added to.
                 try? files.write(bytes, to: relative)
+                files.integrity?.recordMade(relative, bytes: bytes)
             }
             metrics.rendered(ContinuousClock.now - started)
             let body = ByteBuffer(bytes: bytes)
@@ -252,6 +253,7 @@ struct TileResponder: HTTPResponder {
     static func error(_ failure: HTTPFailure) -> Reply {
         var reply = Reply(text: failure.message + "\n", contentType: "text/plain; charset=utf-8", cacheControl: "no-store")
         reply.status = HTTPResponse.Status(code: failure.status)
+        if let seconds = failure.retryAfter { reply.headers[.retryAfter] = String(seconds) }
         return reply
     }
 

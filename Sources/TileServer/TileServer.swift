@@ -75,7 +75,9 @@ public final class TileServer: Sendable {
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
-        let files = try CacheFiles(root: configuration.cacheRoot, remote: configuration.store)
+        let metrics = ServerMetrics()
+        let integrity = IntegrityGuard(cacheRoot: configuration.cacheRoot, logger: logger, metrics: metrics)
+        let files = try CacheFiles(root: configuration.cacheRoot, remote: configuration.store, integrity: integrity)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = SharedPort(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
@@ -95,7 +97,7 @@ public final class TileServer: Sendable {
             packs: packs,
             lazyPacks: lazyPacks,
             pool: pool,
-            metrics: ServerMetrics(),
+            metrics: metrics,
             catalog: CatalogCache(cacheRoot: files.root),
             liveSearches: liveSearches,
             boundPort: { boundPort.port })

@@ -38,7 +38,9 @@ struct StoreOptions: ParsableArguments {
     /// The bounded local copy of the bucket's objects under `cacheRoot`.
     func readThrough(_ client: S3Client, cacheRoot: URL) throws -> ReadThroughCache {
         do {
-            return try ReadThroughCache(client: client, folder: CacheLayout(root: cacheRoot).objectsURL, capacity: localMaxBytes)
+            let layout = CacheLayout(root: cacheRoot)
+            return try ReadThroughCache(client: client, folder: layout.objectsURL, capacity: localMaxBytes,
+                                        quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         } catch {
             throw CleanExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
         }

@@ -168,17 +168,24 @@ public struct ThumbnailRef: Codable, Sendable, Equatable {
     public var path: String
     public var width: Int
     public var height: Int
+    /// The SHA-256 of the thumbnail's bytes when it was made: a thumbnail is named
+    /// by its original, not by its content, so this is what a copy read back from a
+    /// bucket is checked against before anyone is served it. Absent in manifests
+    /// written before it was recorded.
+    public var sha256: String?
 
     public init(
         size: Int,
         path: String,
         width: Int,
-        height: Int
+        height: Int,
+        sha256: String? = nil
     ) {
         self.size = size
         self.path = path
         self.width = width
         self.height = height
+        self.sha256 = sha256
     }
 }
 

@@ -372,6 +372,7 @@ struct ManifestJSONWriter {
         beginObject()
         key("height"); int(t.height)
         key("path"); string(t.path)
+        key("sha256", t.sha256)
         key("size"); int(t.size)
         key("width"); int(t.width)
         endObject()

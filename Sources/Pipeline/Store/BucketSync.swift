@@ -73,8 +73,16 @@ public struct BucketSync: Sendable {
     private func recordInIndex(_ manifest: ManifestFile, index: CacheIndex) -> Int {
         var urls: [String: URLRecord] = [:]
         var blobs: [BlobHash: BlobRecord] = [:]
+        var contentHashes: [(path: String, sha256: BlobHash)] = []
         var recorded = 0
         let date = manifest.header.generatedAt
+        /// What the thumbnails hash to, as their maker recorded: what serving checks
+        /// the bucket's copies against.
+        func add(thumbnails: [ThumbnailRef]?) {
+            for thumbnail in thumbnails ?? [] where CacheLayout.isSharedObject(thumbnail.path) {
+                if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { contentHashes.append((thumbnail.path, hash)) }
+            }
+        }
         func add(url: String?, sha256: String?, bytes: Int?, contentType: String?, width: Int?, height: Int?) {
             guard let url, let hex = sha256, let hash = BlobHash(hex: hex), let size = bytes else { return }
             urls[url] = URLRecord(url: url, hash: hash, size: size, contentType: contentType, httpStatus: 200,
@@ -83,7 +91,8 @@ public struct BucketSync: Sendable {
                                      createdAt: date, lastAccess: date)
         }
         func flush() {
-            defer { urls = [:]; blobs = [:] }
+            defer { urls = [:]; blobs = [:]; contentHashes = [] }
+            try? index.recordContentHashes(contentHashes)
             guard !urls.isEmpty else { return }
             let known = (try? index.lookup(urls: Array(urls.keys))) ?? [:]
             let fresh = urls.values.filter { known[$0.url] == nil }
@@ -99,10 +108,13 @@ public struct BucketSync: Sendable {
             guard let tweet = try? manifest.post(at: range) else { return }
             if let a = tweet.author.avatar {
                 add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height)
+                add(thumbnails: a.thumbnails)
             }
             for m in tweet.media {
                 add(url: m.url, sha256: m.sha256, bytes: m.bytes, contentType: m.contentType, width: m.width, height: m.height)
+                add(thumbnails: m.thumbnails)
                 if let v = m.video {
+                    add(thumbnails: v.thumbnails)
                     add(url: v.url, sha256: v.sha256, bytes: v.bytes, contentType: v.contentType, width: nil, height: nil)
                 }
             }

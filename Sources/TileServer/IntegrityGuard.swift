@@ -1,0 +1,100 @@
+import BlobStore
+import Foundation
+import Logging
+import Synchronization
+
+/// What every file read back from the cache directory or the bucket must hash to,
+/// and what happens to one that does not.
+///
+/// The server never trusts what it reads back (as restic and git trust no
+/// backend): an original must hash to its name; a thumbnail, which is named by
+/// its original, to a hash recorded when it was made (by the pipeline in the
+/// index, by another machine in the manifest `sync` read, or by this server when
+/// it made one). Packs are checked tile by tile by ``PackReader``; manifests are
+/// parsed before use. A file that fails is never served: it is moved to
+/// `quarantine/` (a bucket's copy is copied there), logged once, and counted in
+/// `/metrics`; the answer is made again from a sound original where it can be.
+final class IntegrityGuard: Sendable {
+    enum Source: String, Sendable { case disk, bucket }
+
+    private let layout: CacheLayout
+    private let index: CacheIndex?
+    private let logger: Logger
+    private let metrics: ServerMetrics
+    private let reported = Mutex(Set<String>())
+    /// Hashes of thumbnails this server made, for when the index cannot be written.
+    private let made = Mutex([String: BlobHash]())
+
+    init(cacheRoot: URL, logger: Logger, metrics: ServerMetrics) {
+        layout = CacheLayout(root: cacheRoot)
+        // Only an index that exists: a server pointed at a folder does not create one.
+        index = FileManager.default.fileExists(atPath: layout.indexURL.path) ? try? CacheIndex(path: layout.indexURL) : nil
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// What a whole file read back must hash to.
+    enum Expectation: Equatable {
+        /// Nothing to check by hash: a manifest (parsed before use), a pack (each
+        /// tile has its CRC), a file of the old layout.
+        case unchecked
+        /// One of these.
+        case sha256(Set<BlobHash>)
+        /// A thumbnail whose hash nobody recorded: it is made again rather than
+        /// served unchecked.
+        case unknown
+    }
+
+    func expectation(for relative: String) -> Expectation {
+        let parts = relative.split(separator: "/")
+        if parts.first == "blobs", let name = parts.last, let hash = BlobHash(hex: name) { return .sha256([hash]) }
+        guard relative.hasPrefix(CacheLayout.derivedFolder + "/"), relative.contains(".thumb-"),
+              let name = parts.last, let owner = CacheLayout.derivedOwner(fileName: String(name))
+        else { return .unchecked }
+        var known = (try? index?.contentHashes(ofDerived: relative, source: owner)) ?? []
+        if let mine = made.withLock({ $0[relative] }) { known.insert(mine) }
+        return known.isEmpty ? .unknown : .sha256(known)
+    }
+
+    /// Remembers what a thumbnail this server made hashes to (in the index too, so
+    /// the next server run finds it).
+    func recordMade(_ relative: String, bytes: [UInt8]) {
+        let hash = BlobHash(hashing: bytes)
+        made.withLock { table in
+            if table.count >= 65_536 { table.removeAll(keepingCapacity: true) }
+            table[relative] = hash
+        }
+        try? index?.recordContentHashes([(relative, hash)])
+    }
+
+    /// A file that failed its check: moved aside when it is on disk, logged the
+    /// first time, counted every time.
+    func corrupt(_ relative: String, source: Source, log: Bool = true) {
+        let kind = relative.hasPrefix("blobs/") ? "original" : relative.hasSuffix(CacheLayout.packSuffix) ? "pack" : "thumbnail"
+        metrics.integrityFailure(kind: kind, source: source.rawValue)
+        if source == .disk { quarantine(relative) }
+        let first = reported.withLock { seen -> Bool in
+            if seen.count >= 65_536 { seen.removeAll(keepingCapacity: true) }
+            return seen.insert(relative).inserted
+        }
+        if log, first {
+            logger.error("\(source == .disk ? "the cache's" : "the bucket's") copy of \(relative) does not match its SHA-256: not served\(source == .disk ? ", moved to \(CacheLayout.quarantineFolder)/" : ", copied to \(CacheLayout.quarantineFolder)/bucket/")")
+        }
+    }
+
+    /// Moves a damaged file out of the way (`quarantine/<hex>` for an original, as
+    /// `verify --repair` does; `quarantine/<path>` for the rest), so the next
+    /// request makes it again instead of finding it.
+    private func quarantine(_ relative: String) {
+        let parts = relative.split(separator: "/")
+        let target: String
+        if parts.first == "blobs", let name = parts.last, let hash = BlobHash(hex: name) {
+            target = CacheLayout.quarantined(hash)
+        } else {
+            target = CacheLayout.quarantineFolder + "/" + relative
+        }
+        let destination = layout.url(target)
+        try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if rename(layout.path(relative), destination.path) != 0 { unlink(layout.path(relative)) }
+    }
+}
