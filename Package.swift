@@ -186,6 +186,7 @@ let package = Package(
             name: "TileServerTests",
             dependencies: [
                 "Catalog", "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
+                "ObjectStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -23,6 +23,12 @@ extension HTTPFetcher {
         if Task.isCancelled { return .failure(.cancelled) }
         var limits = configuration
         limits.maxBytes = max(0, request.maxBytes)
+        if let timeout = request.timeout {
+            // libcurl counts in milliseconds; a deadline already past still gets one.
+            let bounded = max(timeout, .milliseconds(1))
+            limits.totalTimeout = min(limits.totalTimeout, bounded)
+            limits.connectTimeout = min(limits.connectTimeout, bounded)
+        }
         limits.byteCounter = nil
         let body = UncheckedBox(MemorySink())
         let transfer: CurlTransfer

@@ -18,11 +18,16 @@ public final class S3Client: Sendable {
     public let settings: S3Settings
     private let fetcher: HTTPFetcher
     private let clock: any WallClock
+    /// With one, a store that stops answering is marked down after a few failures
+    /// and requests fail at once until a probe finds it back (`serve`).
+    public let health: StoreHealth?
 
-    public init(location: S3Location, settings: S3Settings, clock: any WallClock = SystemWallClock()) throws(S3Error) {
+    public init(location: S3Location, settings: S3Settings, clock: any WallClock = SystemWallClock(),
+                health: StoreHealth? = nil) throws(S3Error) {
         self.location = location
         self.settings = settings
         self.clock = clock
+        self.health = health
         do { fetcher = try HTTPFetcher(configuration: settings.fetch) } catch {
             throw .unreachable(endpoint: settings.endpointDescription, reason: "the HTTP client did not start: \(error)")
         }
@@ -180,6 +185,19 @@ public final class S3Client: Sendable {
             url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
             headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20), key: nil)
         guard response.isSuccess else { throw classify(response, key: nil) }
+        // A listing is XML that names the bucket: an endpoint that is not S3 (a web
+        // server's HTML page) must not pass for an empty bucket.
+        _ = try S3XML.listing(response.body)
+    }
+
+    /// One listing attempt within `timeout`, past the health check: how a store
+    /// marked down is found back.
+    func healthProbe(timeout: Duration) async -> Bool {
+        let request = HTTPRequest(
+            url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
+            headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20, timeout: timeout)
+        guard let response = try? await send(request, key: nil, probing: true) else { return false }
+        return response.status < 500
     }
 
     /// Creates the bucket (tests, and users setting up a store); one that exists and is ours is fine.
@@ -282,14 +300,27 @@ public final class S3Client: Sendable {
         return key
     }
 
-    /// One request, retried while the failure is transient. 404 and 412 are answers
-    /// for the caller; everything else not 2xx is classified here.
-    private func send(_ request: HTTPRequest, key: String?) async throws(S3Error) -> HTTPResponse {
+    /// One request, retried while the failure is transient and the caller's
+    /// deadline (``S3Deadline``) allows. 404 and 412 are answers for the caller;
+    /// everything else not 2xx is classified here. With ``health``, a store marked
+    /// down is not asked at all, and a request that gets no answer counts towards
+    /// marking it down.
+    private func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(S3Error) -> HTTPResponse {
+        if !probing { try health?.admit() }
         var request = request
         request.signing = settings.signature
+        let deadline = S3Deadline.current
         var attempt = 0
         while true {
             attempt += 1
+            if let deadline {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    throw noAnswer(.unreachable(endpoint: settings.endpointDescription, reason: "no answer within the deadline"),
+                                   probing: probing)
+                }
+                request.timeout = min(request.timeout ?? remaining, remaining)
+            }
             let error: S3Error
             switch await fetcher.perform(request) {
             case let .failure(failure):
@@ -297,16 +328,33 @@ public final class S3Client: Sendable {
                 if case let .tooLarge(limit) = failure { throw .tooLarge(key: key ?? location.bucket, limit: limit) }
                 error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
             case let .success(response):
+                if response.status < 500, !probing { health?.succeeded() }
                 if response.isSuccess || [304, 412, 416].contains(response.status) {
                     return response
                 }
                 if response.status == 404, S3XML.error(response.body)?.code != "NoSuchBucket" { return response }
                 error = classify(response, key: key)
             }
-            guard error.isTransient, attempt < settings.attempts, !Task.isCancelled else { throw error }
-            let exponent = min(attempt - 1, 10)
-            try? await clock.sleep(for: settings.backoffBase * (1 << exponent) * Double.random(in: 0.5...1.0))
+            let backoff = settings.backoffBase * (1 << min(attempt - 1, 10)) * Double.random(in: 0.5...1.0)
+            let timeLeft = deadline.map { $0 - ContinuousClock.now > backoff } ?? true
+            guard error.isTransient, attempt < (probing ? 1 : settings.attempts), timeLeft, !Task.isCancelled else {
+                throw error.isTransient ? noAnswer(error, probing: probing) : error
+            }
+            try? await clock.sleep(for: backoff)
         }
+    }
+
+    /// A request that got no usable answer: counted towards marking the store
+    /// down (and probing starts when this one did).
+    private func noAnswer(_ error: S3Error, probing: Bool) -> S3Error {
+        guard let health, !probing else { return error }
+        if health.failed(error.description) {
+            let timeout = health.probeTimeout
+            health.probeUntilUp(sleep: { [clock] in try await clock.sleep(for: $0) }) { [weak self] in
+                await self?.healthProbe(timeout: timeout) ?? false
+            }
+        }
+        return error
     }
 
     private func classify(_ response: HTTPResponse, key: String?) -> S3Error {

@@ -15,6 +15,11 @@ enum S3XML {
     static func listing(_ bytes: [UInt8]) throws(S3Error) -> Listing {
         let reader = ElementReader()
         try reader.parse(bytes)
+        // Every listing names its bucket: a page that parses as XML but is not one
+        // (an HTML index from an endpoint that is not S3) is not an empty bucket.
+        guard reader.values.keys.contains(where: { $0.hasPrefix("ListBucketResult/") }) else {
+            throw .malformed("the endpoint answered a listing with something that is not an S3 listing (is it an S3 endpoint?)")
+        }
         var listing = Listing()
         listing.truncated = reader.values["ListBucketResult/IsTruncated"]?.first == "true"
         listing.nextToken = reader.values["ListBucketResult/NextContinuationToken"]?.first

@@ -92,6 +92,25 @@ package final class ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.integrityName, labels: [("kind", kind), ("source", source)]).increment()
     }
 
+    static var storeUpName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "store_up",
+        helpText: "1 while the object store answers, 0 while it is marked down.") }
+    static var storeChangesName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "store_state_changes", unitName: "total",
+        helpText: "Times the object store was marked down or up again.") }
+
+    /// The object store's state (only servers with one report it).
+    func storeUp(_ up: Bool) {
+        let gauge = registry.makeGauge(descriptor: Self.storeUpName)
+        let previous = storeState.withLock { state -> Bool? in
+            defer { state = up }
+            return state
+        }
+        gauge.set(Int64(up ? 1 : 0))
+        if let previous, previous != up { registry.makeCounter(descriptor: Self.storeChangesName).increment() }
+    }
+    private let storeState = Mutex<Bool?>(nil)
+
     func memoryHit() { memoryHits.increment() }
     func diskHit() { diskHits.increment() }
 

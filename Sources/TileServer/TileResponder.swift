@@ -6,6 +6,7 @@ import Imaging
 import Logging
 import NIOCore
 import NIOHTTP1
+import ObjectStore
 import Synchronization
 
 /// Answers every request of the tile server.
@@ -45,7 +46,15 @@ struct TileResponder: HTTPResponder {
             do {
                 let route = try Route.parse(path: request.uri.path)
                 label = route.metricLabel
-                reply = try await self.reply(to: route, request: request)
+                if files.remote != nil {
+                    // Every bucket request this one makes, whatever names it tries,
+                    // ends by the request's deadline, retries included.
+                    reply = try await S3Deadline.$current.withValue(started + configuration.requestTimeout) {
+                        try await self.reply(to: route, request: request)
+                    }
+                } else {
+                    reply = try await self.reply(to: route, request: request)
+                }
             } catch let failure as HTTPFailure {
                 reply = Self.error(failure)
             } catch let failure as RouteError {
@@ -127,7 +136,7 @@ struct TileResponder: HTTPResponder {
     private func reply(to route: Route, request: Request) async throws -> Reply {
         switch route {
         case .healthz:
-            return Reply(text: "{\"status\":\"ok\"}\n", contentType: "application/json", cacheControl: "no-store")
+            return health()
         case .metrics:
             return Reply(bytes: metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8",
                          etag: nil, cacheControl: "no-store")
@@ -166,6 +175,36 @@ struct TileResponder: HTTPResponder {
         case let .presentation(target):
             return try await offload { try presentation(target, request: request) }
         }
+    }
+
+    /// `/healthz`: `ok`, or `degraded` with the reason while the object store is
+    /// down (still 200: what is warm is still served).
+    func health() -> Reply {
+        guard case let .down(since, reason) = files.remote?.client.health?.state else {
+            return Reply(text: "{\"status\":\"ok\"}\n", contentType: "application/json", cacheControl: "no-store")
+        }
+        struct Degraded: Encodable {
+            var status = "degraded"
+            var store: String
+            var reason: String
+            var since: String
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(Degraded(
+            store: "down", reason: Self.publicReason(reason), since: ISO8601DateFormatter().string(from: since)))) ?? Data()
+        return Reply(bytes: [UInt8](body) + [10], contentType: "application/json", etag: nil, cacheControl: "no-store")
+    }
+
+    /// A store failure as clients may read it: without the endpoint's address.
+    static func publicReason(_ reason: String) -> String {
+        let text = reason.lowercased()
+        if text.contains("timed out") || text.contains("timeout") || text.contains("deadline") {
+            return "the object store did not answer in time"
+        }
+        if text.contains("connect") { return "the object store refused the connection" }
+        if text.contains("answered 5") { return "the object store answered with server errors" }
+        return "the object store did not answer"
     }
 
     /// Serves a derived file from memory or disk, or nil when neither has it.

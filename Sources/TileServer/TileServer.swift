@@ -76,6 +76,19 @@ public final class TileServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
         let metrics = ServerMetrics()
+        if let health = configuration.store?.client.health {
+            metrics.storeUp(true)
+            health.onChange { state in
+                switch state {
+                case .up:
+                    metrics.storeUp(true)
+                    logger.notice("the object store answers again")
+                case let .down(_, reason):
+                    metrics.storeUp(false)
+                    logger.error("the object store is down (\(reason)); its requests answer 503 until a probe finds it back")
+                }
+            }
+        }
         let integrity = IntegrityGuard(cacheRoot: configuration.cacheRoot, logger: logger, metrics: metrics)
         let files = try CacheFiles(root: configuration.cacheRoot, remote: configuration.store, integrity: integrity)
         let pool = RenderPool(width: configuration.renderConcurrency)

@@ -1,6 +1,7 @@
 import Catalog
 import ArgumentParser
 import Foundation
+import ObjectStore
 import LiveSearch
 import Logging
 import MediaFetch
@@ -92,13 +93,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxArea = maxSize * maxSize
         configuration.requestTimeout = .seconds(timeout)
         configuration.liveSearch = try liveSearch(root)
-        if let client = try await storage.client() {
+        if let client = try await storage.client(health: StoreHealth()) {
             // The bucket's runs become this server's catalog; its files are read on demand.
             do {
-                let report = try await BucketSync(client: client, cacheRoot: root).run()
+                // A store that hangs delays the start by this much at most, not by every retry.
+                let report = try await S3Deadline.$current.withValue(.now + .seconds(max(30, timeout))) {
+                    try await BucketSync(client: client, cacheRoot: root).run()
+                }
                 FileHandle.standardError.write(Data("serve: \(client.location): \(report.listed) runs, \(report.copied) new\n".utf8))
             } catch {
-                FileHandle.standardError.write(Data("serve: could not list the bucket's runs: \(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("serve: could not list the bucket's runs: \(error)\n".utf8))
             }
             configuration.store = try storage.readThrough(client, cacheRoot: root)
         }

@@ -70,7 +70,7 @@ struct StoreOptions: ParsableArguments {
     /// With `explicit`, only `--store` counts, not `$TWEETCACHE_STORE`: commands that
     /// delete (`gc`, `verify --repair`) act on a shared bucket only when told on
     /// their own command line.
-    func client(probe: Bool = true, explicit: Bool = false) async throws -> S3Client? {
+    func client(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil) async throws -> S3Client? {
         if explicit, store == nil {
             if storeText != nil {
                 FileHandle.standardError.write(Data(
@@ -81,7 +81,7 @@ struct StoreOptions: ParsableArguments {
         guard let text = storeText else { return nil }
         let client: S3Client
         do {
-            client = try S3Client(location: S3Location(url: text), settings: S3Settings.fromEnvironment())
+            client = try S3Client(location: S3Location(url: text), settings: S3Settings.fromEnvironment(), health: health)
         } catch {
             throw CleanExit.message(error.description, code: 2)
         }

@@ -10,14 +10,17 @@ import Foundation
 ///   and any other section (`[NAME]` without `profile `) are not profiles and are skipped.
 ///   Credentials file: `[NAME]` is profile NAME, with no `profile ` prefix.
 /// - `key = value`, both trimmed; keys are case-insensitive (lowercased), profile and
-///   section names are not. Only `=` separates (configparser also accepts `:`; no AWS
-///   document shows it, and a `:` in a key line is more likely part of a URL).
+///   section names are not (they are trimmed: `[ dev ]` is `dev`, where botocore would
+///   keep the spaces). `[profile default]` is the same profile as `[default]`. Only `=`
+///   separates (configparser also accepts `:`; no AWS document shows it, and a `:` in a
+///   key line is more likely part of a URL).
 /// - Whole-line comments start with `#` or `;`, indented or not.
 /// - A key with an empty value followed by lines indented deeper is a sub-section
 ///   (`s3 =` then `  endpoint_url = http://…`); one level only, as botocore.
 /// - Inline comments: botocore strips none (`RawConfigParser` without
 ///   `inline_comment_prefixes`; aws-cli issue #320), so `region = x # y` reaches it as
-///   `x # y`, while the Java and Rust SDKs strip ` #` and ` ;` preceded by whitespace.
+///   `x # y`, while other AWS SDKs (the Kotlin SDK's profile parser, for one) end a
+///   value at ` #` or ` ;`.
 ///   Here, in the config file only, a `#` or `;` preceded by whitespace ends a value
 ///   (and a sub-section value) — except for `credential_process`, a shell command whose
 ///   own quoting decides what `#` means (`/bin/sh` drops an unquoted ` # …` anyway).
@@ -89,16 +92,13 @@ struct AWSConfigFile: Sendable, Equatable {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved),
               attributes[.type] as? FileAttributeType == .typeRegular
         else { return nil }
-        if let size = attributes[.size] as? NSNumber, size.int64Value > Int64(limit) {
-            throw .fileTooLarge(path: path, limit: limit)
-        }
         guard let handle = FileHandle(forReadingAtPath: resolved) else {
             throw .unreadableFile(path: path, reason: "permission denied")
         }
         defer { try? handle.close() }
         let data: Data
         do {
-            // One byte over the limit: a file that grew since its size was read is still caught.
+            // One byte over the limit tells a file that is too large, without reading all of it.
             data = try handle.read(upToCount: limit + 1) ?? Data()
         } catch {
             throw .unreadableFile(path: path, reason: error.localizedDescription)

@@ -249,7 +249,7 @@ public final class CredentialProvider: Sendable {
 
 /// One run of a `credential_process` command: `/bin/sh -c COMMAND` (as the Java, Go and
 /// Rust SDKs run it; botocore splits the line itself and runs no shell), stdin from
-/// /dev/null, stderr discarded (helpers print tokens and prompts there), stdout read up
+/// /dev/null, stderr discarded (helpers print prompts and tokens there), stdout read up
 /// to a limit, the whole under a deadline after which the process group is stopped.
 enum CredentialProcess {
     enum Outcome: Sendable, Equatable {
@@ -268,13 +268,13 @@ enum CredentialProcess {
         process.standardError = FileHandle.nullDevice
         let pipe = Pipe()
         process.standardOutput = pipe
-        let run = Run(output: pipe.fileHandleForReading, limit: limit)
+        let output = pipe.fileHandleForReading
+        let run = Run(limit: limit)
         return await withCheckedContinuation { continuation in
             run.start(continuation)
-            pipe.fileHandleForReading.readabilityHandler = { handle in run.received(handle.availableData) }
             process.terminationHandler = { process in
-                run.exited(process.terminationReason == .exit ? .exited(process.terminationStatus, [])
-                    : .signalled(process.terminationStatus))
+                run.exited(process.terminationReason == .uncaughtSignal ? .signalled(process.terminationStatus)
+                    : .exited(process.terminationStatus, []))
             }
             do {
                 try process.run()
@@ -283,6 +283,10 @@ enum CredentialProcess {
                 return
             }
             run.started(pid: process.processIdentifier, deadline: deadline)
+            // A thread of its own reads stdout to its end: FileHandle's readabilityHandler
+            // was seen to miss the end of output now and then on Linux. The thread ends at
+            // the end of output, which stopping the process group brings about.
+            Thread { run.read(output) }.start()
         }
     }
 
@@ -293,19 +297,19 @@ enum CredentialProcess {
             var output: [UInt8] = []
             var endOfOutput = false
             var exit: Outcome?
-            var pid: Int32?
+            /// The child's pid, which is also its process group's ID.
+            var group: Int32?
             var timer: Task<Void, Never>?
             var finished = false
+
+            /// Something of the group may still run: the shell, or a child holding stdout.
+            var running: Bool { exit == nil || !endOfOutput }
         }
 
         private let state = Mutex(State())
-        private let output: FileHandle
         private let limit: Int
 
-        init(output: FileHandle, limit: Int) {
-            self.output = output
-            self.limit = limit
-        }
+        init(limit: Int) { self.limit = limit }
 
         func start(_ continuation: CheckedContinuation<Outcome, Never>) {
             state.withLock { $0.continuation = continuation }
@@ -317,33 +321,36 @@ enum CredentialProcess {
                 finish(.timedOut)
             }
             let alreadyFinished = state.withLock { state in
-                // The exit may have been seen already: a dead pid is never signalled.
-                if state.exit == nil { state.pid = pid }
+                state.group = pid
                 if !state.finished { state.timer = timer }
                 return state.finished
             }
             if alreadyFinished { timer.cancel() }
         }
 
-        func received(_ data: Data) {
-            let outcome: Outcome? = state.withLock { state in
-                guard !state.finished else { return nil }
-                if data.isEmpty {
-                    state.endOfOutput = true
-                } else {
-                    state.output.append(contentsOf: data)
-                    if state.output.count > limit { return .tooMuchOutput }
+        /// Reads `output` until its end, or until the run is over.
+        func read(_ output: FileHandle) {
+            defer { try? output.close() }
+            while true {
+                let chunk = (try? output.read(upToCount: 16 << 10)) ?? nil
+                let (outcome, done): (Outcome?, Bool) = state.withLock { state in
+                    guard let chunk, !chunk.isEmpty else {
+                        state.endOfOutput = true
+                        return (state.finished ? nil : Self.complete(state), true)
+                    }
+                    guard !state.finished else { return (nil, true) }
+                    state.output.append(contentsOf: chunk)
+                    if state.output.count > limit { return (.tooMuchOutput, true) }
+                    return (nil, false)
                 }
-                return Self.complete(state)
+                if let outcome { finish(outcome) }
+                if done { return }
             }
-            if data.isEmpty { output.readabilityHandler = nil }
-            if let outcome { finish(outcome) }
         }
 
         func exited(_ outcome: Outcome) {
             let complete: Outcome? = state.withLock { state in
                 state.exit = outcome
-                state.pid = nil
                 return state.finished ? nil : Self.complete(state)
             }
             if let complete { finish(complete) }
@@ -357,29 +364,32 @@ enum CredentialProcess {
         }
 
         func finish(_ outcome: Outcome) {
-            let (continuation, timer, pid): (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?, Int32?) = state.withLock { state in
-                guard !state.finished else { return (nil, nil, nil) }
+            let taken: (CheckedContinuation<Outcome, Never>, Task<Void, Never>?, Int32?)? = state.withLock { state in
+                guard !state.finished, let continuation = state.continuation else { return nil }
                 state.finished = true
                 defer { state.continuation = nil; state.timer = nil }
-                return (state.continuation, state.timer, state.pid)
+                return (continuation, state.timer, state.running ? state.group : nil)
             }
-            guard let continuation else { return }
+            guard let (continuation, timer, group) = taken else { return }
             timer?.cancel()
-            output.readabilityHandler = nil
-            // Still running: a deadline or too much output. Its whole group goes, so a
-            // child of the shell (`sleep` in `sleep 100; echo`) does not outlive it.
-            if let pid { stop(pid) }
+            // A deadline or too much output: the whole group goes, so that a child of the
+            // shell (`sleep` in `sleep 100; echo`) does not outlive it holding stdout.
+            if let group { stop(group) }
             continuation.resume(returning: outcome)
         }
 
-        /// SIGTERM to the process group (Foundation's Process starts the child in its
-        /// own), then SIGKILL two seconds later for one that ignored it.
-        private func stop(_ pid: Int32) {
-            if kill(-pid, SIGTERM) != 0 { _ = kill(pid, SIGTERM) }
+        /// SIGTERM to the process group (Foundation's Process starts the child in a group
+        /// of its own), then SIGKILL two seconds later if something of it still runs.
+        private func stop(_ group: Int32) {
+            signal(group, SIGTERM)
             Task { [self] in
                 try? await Task.sleep(for: .seconds(2))
-                if state.withLock({ $0.pid }) == pid, kill(-pid, SIGKILL) != 0 { _ = kill(pid, SIGKILL) }
+                if state.withLock({ $0.running }) { signal(group, SIGKILL) }
             }
+        }
+
+        private func signal(_ group: Int32, _ number: Int32) {
+            if kill(-group, number) != 0, state.withLock({ $0.exit == nil }) { _ = kill(group, number) }
         }
     }
 }

@@ -1,0 +1,235 @@
+import BlobStore
+import Foundation
+import Imaging
+import Logging
+import MediaFetch
+import ObjectStore
+import Pipeline
+import Testing
+import TestSupport
+@testable import TileServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `serve` over a bucket (a real RADOS Gateway on loopback) on a machine that did
+/// not fetch: the bucket is never trusted, and a store that hangs does not hang it.
+@Suite(.serialized) struct BucketServingTests {
+    /// A bucket holding one run (a 1200x900 JPEG with its pack and thumbnails, and
+    /// an avatar), published by a first machine; its client and the photo's hash.
+    struct Published {
+        var client: S3Client
+        var photo: BlobHash
+        var photoBytes: [UInt8]
+        var avatar: BlobHash
+        var scratch: URL
+    }
+
+    static func publish(_ hint: String, environment: [String: String]? = nil) async throws -> Published {
+        let rgwEnvironment: [String: String]
+        if let environment { rgwEnvironment = environment } else { rgwEnvironment = try await RGWServer.running().environment }
+        let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
+                                  settings: S3Settings.fromEnvironment(rgwEnvironment))
+        try await client.createBucket()
+        let photo = try JPEGEncoder.encode(ServerFixture.quadrants(width: 1200, height: 900), quality: 90)
+        let avatar = try JPEGEncoder.encode(ServerFixture.quadrants(width: 400, height: 400), quality: 80)
+        let origin = try LoopbackHTTPServer { request in
+            if request.path.contains("Photo1") { return .respond(status: 200, body: photo) }
+            if request.path.contains("face_400x400") { return .respond(status: 200, body: avatar) }
+            return .respond(status: 404)
+        }
+        defer { origin.stop() }
+        let scratch = try ScratchDirectory.make("tc-bucket-serve")
+        var fetch = FetchConfiguration()
+        fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
+        var options = PipelineOptions(cacheRoot: scratch.appendingPathComponent("first"), fetch: fetch)
+        var derive = DeriveOptions()
+        derive.tiles = .eager
+        options.derive = derive
+        options.publisher = StorePublisher(client: client, cacheRoot: options.cacheRoot).session()
+        let page = """
+            {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"#zoom",
+             "extended_entities":{"media":[{"id_str":"m1","type":"photo","media_url_https":"https://pbs.twimg.com/media/Photo1.jpg"}]},
+             "user":{"id_str":"u1","screen_name":"eve","name":"Eve",
+                     "profile_image_url_https":"https://pbs.twimg.com/profile_images/1/face_normal.jpg"}}]}
+            """
+        let result = try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(page.utf8))])
+        #expect(result.summary.store?.failed == 0)
+        #expect(result.summary.store?.manifestKey != nil)
+        return Published(client: client, photo: BlobHash(hashing: photo), photoBytes: photo, avatar: BlobHash(hashing: avatar),
+                         scratch: scratch)
+    }
+
+    /// A second machine's server over the bucket: its catalog synced, nothing else local.
+    static func secondMachine(_ published: Published, name: String = "second", health: StoreHealth? = nil,
+                              timeout: Duration = .seconds(30), log: RecordedLog = RecordedLog()) async throws -> TileServer {
+        let root = published.scratch.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let client = try S3Client(location: published.client.location, settings: published.client.settings, health: health)
+        _ = try await BucketSync(client: client, cacheRoot: root).run()
+        let layout = CacheLayout(root: root)
+        var configuration = TileServerConfiguration(cacheRoot: root)
+        configuration.port = 0
+        configuration.buildsPacks = false
+        configuration.requestTimeout = timeout
+        configuration.store = try ReadThroughCache(client: client, folder: layout.objectsURL, capacity: 64 << 20,
+                                                   quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
+        var logger = Logger(label: "test") { _ in log }
+        logger.logLevel = .notice
+        return try await TileServer.start(configuration, logger: logger)
+    }
+
+    /// Replaces an object behind every server's back.
+    static func replace(_ client: S3Client, _ path: String, with bytes: [UInt8]) async throws {
+        try await client.delete(path)
+        #expect(try await client.put(path, bytes: bytes) == .stored)
+    }
+
+    @Test func aGarbageOrTruncatedOriginalIsNeverServedAndNeverKept() async throws {
+        let published = try await Self.publish("garbage")
+        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+        let path = CacheLayout.blob(published.photo)
+        try await Self.replace(published.client, path, with: Array("not the original".utf8))
+        let log = RecordedLog()
+        let server = try await Self.secondMachine(published, log: log)
+        defer { Task { await server.stop() } }
+        let root = published.scratch.appendingPathComponent("second")
+
+        for attempt in 0..<2 {
+            let answer = try await fetch(server, "/blob/\(published.photo.hex)?n=\(attempt)")
+            #expect(answer.status == 502)
+            #expect(!answer.text.contains("127.0.0.1") && !answer.text.contains("http"), "\(answer.text)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path), "never kept")
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("quarantine/bucket/" + path).path))
+        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"bucket\"}") == 2)
+        #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1)
+        // Truncated: the same.
+        try await Self.replace(published.client, path, with: Array(published.photoBytes.prefix(published.photoBytes.count / 2)))
+        #expect(try await fetch(server, "/blob/\(published.photo.hex)?n=3").status == 502)
+        #expect(try await fetch(server, "/iiif/3/\(published.photo.hex)/full/300,/0/default.jpg").status != 200)
+
+        // Repaired in the bucket: served, and kept.
+        try await Self.replace(published.client, path, with: published.photoBytes)
+        let repaired = try await fetch(server, "/blob/\(published.photo.hex)?n=4")
+        #expect(repaired.status == 200 && repaired.body == published.photoBytes)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path))
+        // A local copy damaged later is not served either: read again from the bucket.
+        try Data("rot".utf8).write(to: root.appendingPathComponent("objects/" + path))
+        let reread = try await fetch(server, "/blob/\(published.photo.hex)?n=5")
+        #expect(reread.status == 200 && reread.body == published.photoBytes)
+    }
+
+    @Test func aGarbageThumbnailOrPackIsMadeAgainFromTheOriginal() async throws {
+        let published = try await Self.publish("thumbpack")
+        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+        let hash = published.photo
+        let thumbPath = try #require(try await published.client.list("derived/").map(\.key).first { $0.contains(published.photo.hex + ".thumb-") })
+        let size = try #require(Int(thumbPath.split(separator: "-").last?.split(separator: ".").first ?? ""))
+        // A sound JPEG of another picture: only its hash gives it away.
+        let other = try JPEGEncoder.encode(ServerFixture.quadrants(width: 300, height: 200), quality: 70)
+        try await Self.replace(published.client, thumbPath, with: other)
+        var pack = try #require(try await published.client.get(CacheLayout.pack(hash)))
+        let parsed = try PyramidPack(pack)
+        let entry = try #require(parsed.entry(level: parsed.geometry.maxLevel, column: 1, row: 1))
+        pack[entry.offset + entry.length / 2] ^= 0x10
+        try await Self.replace(published.client, CacheLayout.pack(hash), with: pack)
+
+        let server = try await Self.secondMachine(published)
+        defer { Task { await server.stop() } }
+        let thumb = try await fetch(server, "/thumb/\(hash.hex)/\(size)")
+        #expect(thumb.status == 200)
+        #expect(thumb.body != other)
+        #expect(max(try ImageDecoder.info(of: thumb.body).width, try ImageDecoder.info(of: thumb.body).height) == size)
+        let tile = try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/1_1.jpg")
+        #expect(tile.status == 200)
+        #expect(try ImageDecoder.info(of: tile.body).width > 0)
+        #expect(try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/0_0.jpg").status == 200)
+        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"thumbnail\",source=\"bucket\"}") >= 1)
+        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"pack\",source=\"bucket\"}") >= 1)
+    }
+
+    /// The gateway stopped with SIGSTOP: connections are accepted and never
+    /// answered. Every request ends within its deadline, the store is marked down
+    /// (503 with Retry-After at once, `/healthz` degraded, one log line, a metric),
+    /// warm objects are still served, and it is found back within 2 s of returning.
+    @Test func aHungStoreIsAnsweredWithinTheDeadlineAndFoundBack() async throws {
+        let rgw = try await RGWServer.startOwn()
+        let published = try await Self.publish("hung", environment: rgw.environment)
+        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+        let health = StoreHealth(failureThreshold: 3, probeInterval: .milliseconds(500), probeTimeout: .milliseconds(500))
+        let changes = AsyncStream<StoreHealth.State> { continuation in health.onChange { continuation.yield($0) } }
+        var events = changes.makeAsyncIterator()
+        let log = RecordedLog()
+        let timeout = Duration.seconds(2)
+        let server = try await Self.secondMachine(published, health: health, timeout: timeout, log: log)
+        let hex = published.photo.hex
+        #expect(try await fetch(server, "/blob/\(hex)").status == 200, "warm before the store hangs")
+
+        let pid = try #require(pid_t(String(contentsOf: rgw.directory.appendingPathComponent("run/3-rgw.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, SIGSTOP) == 0)
+        var stopped = true
+        defer { if stopped { kill(pid, SIGCONT) }; Task { await server.stop(); await rgw.stop() } }
+
+        // Cold requests, each asking the bucket: none outlives its deadline. (A
+        // thumbnail of the warm original is made from the local copy: answered.)
+        let clock = ContinuousClock()
+        let avatar = published.avatar.hex
+        for target in ["/blob/\(avatar)?1", "/dzi/\(hex).dzi", "/blob/\(avatar)?2"] {
+            let started = clock.now
+            let answer = try await fetch(server, target)
+            #expect(clock.now - started < timeout + .seconds(1), "\(target)")
+            #expect(answer.status == 503, "\(target): \(answer.status)")
+            #expect(!answer.text.contains("127.0.0.1"))
+        }
+        let thumbStarted = clock.now
+        #expect(try await fetch(server, "/thumb/\(hex)/150").status == 200, "made from the warm original")
+        #expect(clock.now - thumbStarted < .seconds(1), "the store is down: not asked")
+        guard case .down = health.state else {
+            Issue.record("the store was not marked down")
+            return
+        }
+        #expect(await events.next().map { if case .down = $0 { true } else { false } } == true)
+        let started = clock.now
+        let refused = try await fetch(server, "/blob/\(avatar)?3")
+        #expect(clock.now - started < .seconds(1))
+        #expect(refused.status == 503 && refused.header("retry-after") != nil)
+        let healthz = try await fetch(server, "/healthz")
+        #expect(healthz.text.contains("degraded") && !healthz.text.contains("127.0.0.1"), "\(healthz.text)")
+        #expect(try await metric(server, "tweetcache_store_up") == 0)
+        #expect(try await fetch(server, "/blob/\(hex)").status == 200, "warm objects are still served")
+        #expect(log.messages.filter { $0.contains("the object store is down") }.count == 1)
+
+        #expect(kill(pid, SIGCONT) == 0)
+        stopped = false
+        let resumed = clock.now
+        // Waits for the probe's event, bounded so a broken probe fails the test instead of hanging it.
+        let up = await Self.first(of: &events, within: .seconds(10))
+        #expect(up == .up)
+        #expect(clock.now - resumed < .seconds(2))
+        #expect(try await fetch(server, "/blob/\(avatar)?4").status == 200)
+        #expect(try await fetch(server, "/healthz").text.contains("\"ok\""))
+        #expect(try await metric(server, "tweetcache_store_up") == 1)
+        #expect(log.messages.filter { $0.contains("answers again") }.count == 1)
+    }
+
+    /// The next element, or nil when none comes within `limit`.
+    static func first(of events: inout AsyncStream<StoreHealth.State>.Iterator, within limit: Duration) async -> StoreHealth.State? {
+        let box = UncheckedIterator(iterator: events)
+        defer { events = box.iterator }
+        return await withTaskGroup(of: StoreHealth.State?.self) { group in
+            group.addTask { await box.next() }
+            group.addTask { try? await Task.sleep(for: limit); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    final class UncheckedIterator: @unchecked Sendable {
+        var iterator: AsyncStream<StoreHealth.State>.Iterator
+        init(iterator: AsyncStream<StoreHealth.State>.Iterator) { self.iterator = iterator }
+        func next() async -> StoreHealth.State? { await iterator.next() }
+    }
+}
