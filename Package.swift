@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore",
+                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

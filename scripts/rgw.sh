@@ -6,6 +6,10 @@
 #   scripts/rgw.sh start DIR [PORT]   prints the environment to use (also in DIR/env):
 #                                     AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 #                                     AWS_SECRET_ACCESS_KEY, AWS_REGION
+#                                     and, for HTTPS with a private CA, AWS_ENDPOINT_URL_HTTPS
+#                                     and RGW_CA_BUNDLE (a throw-away CA that signed its certificate)
+#   scripts/rgw.sh user DIR UID       adds an S3 user; prints its AWS_ACCESS_KEY_ID and
+#                                     AWS_SECRET_ACCESS_KEY (for tests of bucket policies)
 #   scripts/rgw.sh stop DIR           stops what `start DIR` started, removes DIR
 #
 # PORT defaults to a free one. Needs root and `apt-get install ceph ceph-mon ceph-osd
@@ -38,8 +42,18 @@ start() {
     [ -z "$(ls -A "$dir" 2>/dev/null)" ] || { echo "rgw.sh: $dir is not empty" >&2; return 1; }
     mkdir -p "$dir"/{mon,osd,rgw,log,run}
     dir=$(cd "$dir" && pwd)
-    local conf=$dir/ceph.conf mon_port fsid
+    local conf=$dir/ceph.conf mon_port fsid tls_port
     mon_port=$(free_port)
+    tls_port=$(free_port)
+    # A CA of its own and a certificate for 127.0.0.1 signed by it: HTTPS as a private store has it.
+    mkdir -p "$dir/tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=TweetCache test CA" \
+        -keyout "$dir/tls/ca.key" -out "$dir/tls/ca.pem" > /dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$dir/tls/server.key" -out "$dir/tls/server.csr" > /dev/null 2>&1
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$dir/tls/san.ext"
+    openssl x509 -req -in "$dir/tls/server.csr" -CA "$dir/tls/ca.pem" -CAkey "$dir/tls/ca.key" -CAcreateserial \
+        -days 2 -extfile "$dir/tls/san.ext" -out "$dir/tls/server.pem" > /dev/null 2>&1
     fsid=$(cat /proc/sys/kernel/random/uuid)
     export CEPH_CONF=$conf
     cat > "$conf" <<CONF
@@ -77,7 +91,7 @@ memstore device bytes = ${RGW_MEMORY_BYTES:-8589934592}
 [client]
 ms mon client mode = crc
 rgw data = $dir/rgw
-rgw frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
+rgw frontends = beast endpoint=127.0.0.1:$port ssl_endpoint=127.0.0.1:$tls_port ssl_certificate=$dir/tls/server.pem ssl_private_key=$dir/tls/server.key tcp_nodelay=1
 rgw thread pool size = 64
 rgw enable usage log = false
 rgw enable lc threads = false
@@ -112,8 +126,21 @@ AWS_ENDPOINT_URL=http://127.0.0.1:$port
 AWS_ACCESS_KEY_ID=$key
 AWS_SECRET_ACCESS_KEY=$secret
 AWS_REGION=us-east-1
+AWS_ENDPOINT_URL_HTTPS=https://127.0.0.1:$tls_port
+RGW_CA_BUNDLE=$dir/tls/ca.pem
 ENV
     cat "$dir/env"
+}
+
+user() {
+    local dir=$1 uid=$2
+    [ -f "$dir/ceph.conf" ] || { echo "rgw.sh: $dir was not made by rgw.sh start" >&2; return 1; }
+    local key secret
+    key=$(python3 -c 'import secrets; print("TC" + secrets.token_hex(9).upper())')
+    secret=$(python3 -c 'import secrets; print(secrets.token_hex(20))')
+    CEPH_CONF=$dir/ceph.conf radosgw-admin user create --uid="$uid" --display-name="$uid" \
+        --access-key="$key" --secret-key="$secret" > "$dir/log/user-$uid.json"
+    printf 'AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n' "$key" "$secret"
 }
 
 stop() {
@@ -134,5 +161,6 @@ stop() {
 case "${1:-}" in
     start) shift; start "$@" ;;
     stop) shift; stop "$@" ;;
-    *) echo "usage: $0 start DIR [PORT] | stop DIR" >&2; exit 2 ;;
+    user) shift; user "$@" ;;
+    *) echo "usage: $0 start DIR [PORT] | user DIR UID | stop DIR" >&2; exit 2 ;;
 esac

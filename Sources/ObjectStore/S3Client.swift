@@ -49,12 +49,21 @@ public final class S3Client: Sendable {
 
     /// Stores `bytes` at `path` (below the location's prefix) unless something is there.
     /// `sha256` is the body's hash when the caller knows it already (a blob's name).
+    ///
+    /// The body's SHA-256 also goes as `x-amz-checksum-sha256`: a store that keeps
+    /// checksums (AWS) stores it and answers it to a HEAD, so a later "already
+    /// there" can be checked without reading the object back. With `replace`, the
+    /// PUT is unconditional: it puts back an object found damaged.
     public func put(_ path: String, bytes: [UInt8], sha256: String? = nil,
-                    contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
+                    contentType: String = "application/octet-stream", replace: Bool = false) async throws(S3Error) -> PutResult {
         let key = try checkedKey(path)
+        let digest = SHA256.hash(data: bytes)
+        let hex = sha256 ?? BlobHash(digest: digest).hex
+        var headers = ["x-amz-content-sha256": hex, "Content-Type": contentType,
+                       "x-amz-checksum-sha256": Data(digest).base64EncodedString()]
+        if !replace { headers["If-None-Match"] = "*" }
         let response = try await send(HTTPRequest(
-            url: settings.url(bucket: location.bucket, key: key),
-            headers: ["x-amz-content-sha256": sha256 ?? Self.sha256(bytes), "If-None-Match": "*", "Content-Type": contentType],
+            url: settings.url(bucket: location.bucket, key: key), headers: headers,
             body: bytes, maxBytes: 1 << 20, method: "PUT"), key: key)
         switch response.status {
         case 412: return .alreadyStored
@@ -146,6 +155,74 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// What a HEAD says of an object: its size, ETag and, where the store keeps
+    /// checksums, the SHA-256 it computed (base64).
+    public struct Head: Sendable, Equatable {
+        public var size: Int
+        public var etag: String?
+        public var checksumSHA256: String?
+        public var contentType: String?
+    }
+
+    /// The object's head, or nil when there is no such key.
+    public func head(_ path: String) async throws(S3Error) -> Head? {
+        let key = try checkedKey(path)
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key),
+            headers: ["x-amz-content-sha256": Self.emptySHA256, "x-amz-checksum-mode": "ENABLED"],
+            maxBytes: 1 << 40, method: "HEAD"), key: key)
+        switch response.status {
+        case 404: return nil
+        case 200..<300:
+            return Head(size: response.header("content-length").flatMap { Int($0) } ?? 0,
+                        etag: response.header("etag")?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                        checksumSHA256: response.header("x-amz-checksum-sha256"),
+                        contentType: response.header("content-type"))
+        default: throw classify(response, key: key)
+        }
+    }
+
+    /// Whether the object at `path` holds the bytes of `file`, judged by what the
+    /// store computed itself: its SHA-256 checksum where it keeps one, else its
+    /// ETag (the MD5 of the bytes, or of each `partSize` part's MD5 for a multipart
+    /// upload), and the size. A store that answers neither (an ETag of another
+    /// kind) has the object read back and hashed when it is at most `readBackLimit`.
+    public enum Match: Sendable, Equatable {
+        case same
+        case different(String)
+        case absent
+        /// Same size, and nothing more the store can say cheaply.
+        case sizeOnly
+    }
+
+    public func compare(_ path: String, file: URL, partSize: Int = 8 << 20, readBackLimit: Int = 16 << 20) async throws(S3Error) -> Match {
+        guard let head = try await head(path) else { return .absent }
+        guard let digests = LocalDigests(file: file, partSize: partSize) else {
+            throw .invalidLocation("cannot read \(file.path)")
+        }
+        guard head.size == digests.size else { return .different("\(head.size) bytes in the bucket, \(digests.size) here") }
+        if let checksum = head.checksumSHA256 {
+            return checksum == digests.sha256Base64 ? .same : .different("its SHA-256 checksum differs")
+        }
+        if let etag = head.etag?.lowercased(), let expected = digests.etag(parts: etag.split(separator: "-").count == 2) {
+            if etag.utf8.count >= 32, etag.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || $0 == 45 }) {
+                return etag == expected ? .same : .different("its ETag (MD5) differs")
+            }
+        }
+        guard head.size <= readBackLimit, let bytes = try await get(path, maxBytes: readBackLimit + 1) else { return .sizeOnly }
+        return SHA256.hash(data: bytes).withUnsafeBytes { Data($0) }.base64EncodedString() == digests.sha256Base64
+            ? .same : .different("its bytes differ")
+    }
+
+    /// Checks that these credentials may write here: one small object put and
+    /// deleted. Read-only credentials fail with ``S3Error/accessDenied(bucket:code:)``
+    /// before a run, not once per file in it.
+    public func checkWritable() async throws(S3Error) {
+        let path = "\(CacheLayout.leasesFolder)/.write-check-\(UInt64.random(in: .min ... .max))"
+        _ = try await put(path, bytes: Array("{}".utf8), contentType: "application/json")
+        try? await delete(path)
+    }
+
     public func delete(_ path: String) async throws(S3Error) {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
@@ -211,6 +288,16 @@ public final class S3Client: Sendable {
         throw error
     }
 
+    /// Sets the bucket's policy (a JSON document): for setting up a store, such as
+    /// read-only access for serving machines.
+    public func setBucketPolicy(_ policy: [UInt8]) async throws(S3Error) {
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, query: "policy="),
+            headers: ["x-amz-content-sha256": Self.sha256(policy), "Content-Type": "application/json"],
+            body: policy, method: "PUT"), key: nil)
+        guard response.isSuccess else { throw classify(response, key: nil) }
+    }
+
     // MARK: - Multipart
 
     /// Stores the file at `path` in parts of `partSize` bytes (S3's minimum is 5 MiB,
@@ -218,7 +305,7 @@ public final class S3Client: Sendable {
     /// last step completes; on any failure the upload is aborted, and a process
     /// killed before that leaves parts the store expires, never a visible object.
     public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20, sha256: String? = nil,
-                        contentType: String = "application/octet-stream") async throws(S3Error) -> PutResult {
+                        contentType: String = "application/octet-stream", replace: Bool = false) async throws(S3Error) -> PutResult {
         let key = try checkedKey(path)
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: file) } catch {
@@ -235,9 +322,9 @@ public final class S3Client: Sendable {
                 throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
             }
             guard bytes.count == total else { throw .invalidLocation("\(file.path) changed while it was read") }
-            return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType)
+            return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType, replace: replace)
         }
-        if try await size(path) != nil { return .alreadyStored }
+        if !replace, try await size(path) != nil { return .alreadyStored }
         let objectURL = settings.url(bucket: location.bucket, key: key)
         let created = try await send(HTTPRequest(
             url: objectURL + "?uploads=", headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType],
@@ -308,7 +395,7 @@ public final class S3Client: Sendable {
     private func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(S3Error) -> HTTPResponse {
         if !probing { try health?.admit() }
         var request = request
-        request.signing = settings.signature
+        request.signing = try await settings.signature()
         let deadline = S3Deadline.current
         var attempt = 0
         while true {
@@ -378,5 +465,42 @@ public final class S3Client: Sendable {
     static func xmlEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
+
+/// A local file's SHA-256 and MD5 digests, whole and by part, read once: what a
+/// store's checksum or ETag is compared with.
+struct LocalDigests {
+    var size: Int
+    var sha256Base64: String
+    var md5: String
+    var partMD5s: [[UInt8]]
+
+    init?(file: URL, partSize: Int) {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? handle.close() }
+        var whole = SHA256()
+        var wholeMD5 = Insecure.MD5()
+        var parts: [[UInt8]] = []
+        var total = 0
+        while let chunk = try? handle.read(upToCount: partSize), !chunk.isEmpty {
+            whole.update(data: chunk)
+            wholeMD5.update(data: chunk)
+            parts.append(Array(Insecure.MD5.hash(data: chunk)))
+            total += chunk.count
+        }
+        size = total
+        sha256Base64 = Data(whole.finalize()).base64EncodedString()
+        md5 = Data(wholeMD5.finalize()).map { String(format: "%02x", $0) }.joined()
+        partMD5s = parts
+    }
+
+    /// The ETag S3 gives these bytes: the MD5 of a single PUT, or the MD5 of the
+    /// parts' MD5s and the part count for a multipart upload.
+    func etag(parts multipart: Bool) -> String? {
+        guard multipart else { return md5 }
+        guard partMD5s.count > 1 else { return nil }
+        let joined = Insecure.MD5.hash(data: partMD5s.flatMap { $0 })
+        return Data(joined).map { String(format: "%02x", $0) }.joined() + "-\(partMD5s.count)"
     }
 }

@@ -5,6 +5,9 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidLocation(String)
     /// The environment lacks these variables.
     case missingCredentials([String])
+    /// No usable credentials: the AWS configuration's own message (names of
+    /// variables, files and profiles; never a value).
+    case credentials(String)
     /// No answer from the endpoint after the retries.
     case unreachable(endpoint: String, reason: String)
     /// 403: the credentials may not do this to the bucket.
@@ -33,6 +36,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .invalidLocation(why): return why
         case let .missingCredentials(names): return "object storage needs \(names.joined(separator: " and ")) in the environment"
+        case let .credentials(why): return "no credentials for the object store: \(why)"
         case let .unreachable(endpoint, reason): return "the object store at \(endpoint) did not answer: \(reason)"
         case let .accessDenied(bucket, code):
             return "access to bucket \(bucket) denied (\(code)): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"
@@ -55,6 +59,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidLocation: "store_invalid"
         case .missingCredentials: "store_credentials_missing"
+        case .credentials: "store_credentials"
         case .unreachable: "store_unreachable"
         case .accessDenied: "store_access_denied"
         case .noSuchBucket: "store_no_such_bucket"

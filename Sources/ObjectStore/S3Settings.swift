@@ -1,58 +1,100 @@
 import Foundation
 import MediaFetch
 
-/// How to reach an S3-compatible store, from the variables AWS tools already use:
-/// `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` (path-style addressing, for RGW,
-/// MinIO, R2 and the like; without one, AWS itself, virtual-hosted), `AWS_REGION` or
-/// `AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
+/// How to reach an S3-compatible store, from the configuration AWS tools already
+/// use (``AWSConfiguration``): the environment (`AWS_ENDPOINT_URL_S3`,
+/// `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`, …), then `AWS_PROFILE`'s
+/// profile in `~/.aws/credentials` and `~/.aws/config` (`endpoint_url`, a
+/// `services` section, `region`, `ca_bundle`, `credential_process`), then the
+/// container and instance metadata endpoints. With an endpoint, path-style
+/// addressing (RGW, MinIO, R2 and the like); without one, AWS itself,
+/// virtual-hosted. A configured endpoint is always used: never AWS instead.
 public struct S3Settings: Sendable {
     /// `http(s)://host[:port]` without a trailing `/`; nil for AWS.
     public var endpoint: String?
-    public var signature: AWSSignature
+    public var region: String
+    /// Where the keys that sign each request come from (refreshed when temporary).
+    public var credentials: CredentialProvider
     /// Attempts per request when the store does not answer or answers 5xx/429.
     public var attempts = 4
     public var backoffBase: Duration = .milliseconds(200)
     public var fetch = FetchConfiguration()
+    /// Where each setting came from, for the debug line (never a value).
+    public var sources: [String: String] = [:]
 
-    public init(endpoint: String?, signature: AWSSignature) {
+    public init(endpoint: String?, region: String, credentials: CredentialProvider) {
         self.endpoint = endpoint.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        self.signature = signature
+        self.region = region
+        self.credentials = credentials
         // Each request carries its own limit (a listing's, a part's, an original's).
         fetch.maxBytes = 8 << 30
     }
 
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(S3Error) -> S3Settings {
-        func value(_ name: String) -> String? {
-            environment[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-        let missing = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"].filter { value($0) == nil }
-        guard missing.isEmpty, let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
-            throw .missingCredentials(missing)
-        }
-        let endpoint = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
-        if let endpoint {
-            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
-                  url.query == nil, (url.path.isEmpty || url.path == "/"),
-                  // Credentials come from their own variables, never inside a URL that error messages show.
-                  url.user == nil, url.password == nil
-            else {
-                // The value is not repeated: it may hold a password.
-                throw .invalidLocation("AWS_ENDPOINT_URL must be http(s)://HOST[:PORT], without a path, query or user")
+    /// Fixed keys (tests, and callers that resolved their own).
+    public init(endpoint: String?, signature: AWSSignature) {
+        self.init(endpoint: endpoint, region: signature.region, credentials: CredentialProvider(
+            source: .keys(AWSKeys(accessKeyID: signature.accessKeyID, secretAccessKey: signature.secretAccessKey,
+                                  sessionToken: signature.sessionToken), source: "the caller"),
+            http: { _, _, _ in nil }))
+    }
+
+    /// The settings the AWS CLI would use here. `certificateAuthorities` (from
+    /// `--cacert`) wins over `AWS_CA_BUNDLE` and a profile's `ca_bundle`, which win
+    /// over curl's own variables (`CURL_CA_BUNDLE`, `SSL_CERT_FILE`, `SSL_CERT_DIR`).
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil,
+        certificateAuthorities: CertificateAuthorities? = nil
+    ) throws(S3Error) -> S3Settings {
+        let configuration: AWSConfiguration
+        do { configuration = try AWSConfiguration(environment: environment, homeDirectory: homeDirectory) } catch {
+            if case let .partialCredentials(missing, source) = error, source == "environment variables" {
+                throw .missingCredentials([missing])
             }
+            throw .invalidLocation(error.description)
         }
-        let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
-        guard region.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || $0 == UInt8(ascii: "-") }) else {
-            throw .invalidLocation("AWS_REGION '\(region)' is not a region name")
+        var trust = certificateAuthorities ?? configuration.caBundle.map { CertificateAuthorities(bundleFile: $0) }
+            ?? CertificateAuthorities.fromEnvironment(environment)
+        if trust.bundleFile == nil, trust.directory == nil { trust = .system }
+        if let problem = trust.problem { throw .invalidLocation(problem) }
+        // Container and instance-metadata credentials come over plain HTTP from a
+        // local endpoint, quickly or not at all.
+        var metadata = FetchConfiguration()
+        metadata.connectTimeout = .seconds(1)
+        metadata.totalTimeout = .seconds(5)
+        metadata.maxAttempts = 1
+        let fetcher = try? HTTPFetcher(configuration: metadata)
+        let provider = CredentialProvider(source: configuration.credentials) { method, url, headers in
+            guard let fetcher else { return nil }
+            let request = HTTPRequest(url: url, headers: headers, body: method == "PUT" ? [] : nil,
+                                      maxBytes: 64 << 10, method: method)
+            guard case let .success(response) = await fetcher.perform(request) else { return nil }
+            return (response.status, response.body)
         }
-        return S3Settings(endpoint: endpoint, signature: AWSSignature(
-            region: region, accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN")))
+        var settings = S3Settings(endpoint: configuration.endpoint, region: configuration.region, credentials: provider)
+        settings.fetch.certificateAuthorities = trust
+        settings.sources = [
+            "credentials": configuration.credentials.description,
+            "endpoint": configuration.endpointSource ?? "AWS (no endpoint configured)",
+            "region": configuration.regionSource,
+            "profile": configuration.profile,
+        ]
+        return settings
+    }
+
+    /// The signature for the next request: current keys (a temporary set is
+    /// fetched again before it expires).
+    public func signature() async throws(S3Error) -> AWSSignature {
+        let keys: AWSKeys
+        do { keys = try await credentials.keys() } catch { throw .credentials(error.description) }
+        return AWSSignature(region: region, accessKeyID: keys.accessKeyID, secretAccessKey: keys.secretAccessKey,
+                            sessionToken: keys.sessionToken)
     }
 
     /// The URL of `key` in `bucket` (keys are checked ASCII: see ``S3Location``).
     func url(bucket: String, key: String = "", query: String? = nil) -> String {
-        let base = endpoint.map { "\($0)/\(bucket)" } ?? "https://\(bucket).s3.\(signature.region).amazonaws.com"
+        let base = endpoint.map { "\($0)/\(bucket)" } ?? "https://\(bucket).s3.\(region).amazonaws.com"
         return base + "/" + key + (query.map { "?" + $0 } ?? "")
     }
 
-    var endpointDescription: String { endpoint ?? "https://s3.\(signature.region).amazonaws.com" }
+    var endpointDescription: String { endpoint ?? "https://s3.\(region).amazonaws.com" }
 }

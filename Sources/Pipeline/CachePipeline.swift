@@ -124,17 +124,18 @@ public final class CachePipeline: Sendable {
         // What the run remembered and its connections are let go before the catalog
         // reads the manifest: the run's peak memory is one or the other, not both.
         let summary = ledger.summary
+        let fromStore = (copied: ledger.copiedFromStore, bytes: ledger.bytesFromStore)
         ledger = RunLedger()
         loader.shutdown()
         return try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
-                                started: started)
+                                started: started, fromStore: fromStore)
     }
 
     /// Writes the manifest's tail, publishes it where a publisher says, and puts it in
     /// place; the catalog learns of it last.
     private func finish(
         writer: ManifestStreamWriter, summary: RunSummary, sources: [Manifest.Source], generatedAt: Date,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant, fromStore: (copied: Int, bytes: Int) = (0, 0)
     ) async throws(PipelineError) -> RunResult {
         var summary = summary
         summary.tweets = writer.postCount
@@ -143,6 +144,10 @@ public final class CachePipeline: Sendable {
         if let publisher = options.publisher {
             let (store, failures) = await publisher.finishObjects()
             summary.store = store
+            if options.blobSource != nil {
+                summary.store?.copiedFromStore = fromStore.copied
+                summary.store?.bytesFromStore = fromStore.bytes
+            }
             extraFailures = failures
         }
         var names = ManifestNames(directory: self.store.layout.manifestsURL, generatedAt: generatedAt,
@@ -213,6 +218,17 @@ public final class CachePipeline: Sendable {
         }
         var toFetch: [FetchPlan.Item] = []
         let indexed = (try? index.lookup(urls: unknown.map(\.url))) ?? [:]
+        if let source = options.blobSource {
+            // Known by URL (another machine's run, synced) but not on this disk: read
+            // from the shared store, checked against its hash, not from the origin.
+            let absent = Array(Set(indexed.values.map(\.hash).filter { !store.contains($0) }))
+            if !absent.isEmpty {
+                let copied = await source.copy(absent, into: store)
+                ledger.copiedFromStore += copied.hashes.count
+                ledger.bytesFromStore += copied.bytes
+                phase.mark("from the store \(copied.hashes.count)/\(absent.count)")
+            }
+        }
         var touched: [String] = []
         for item in unknown {
             // Met before in this run and forgotten by the ledger: the index has it now,

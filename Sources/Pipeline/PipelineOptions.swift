@@ -24,6 +24,10 @@ public struct PipelineOptions: Sendable {
     /// Where the run's files go besides the local cache, batch by batch (object
     /// storage); nil keeps them local.
     public var publisher: (any RunPublisher)? = nil
+    /// Where originals this cache's index knows by URL (from a shared bucket's
+    /// manifests) but does not hold are read from before their origin is asked;
+    /// nil asks the origin.
+    public var blobSource: (any BlobSource)? = nil
     /// Posts per batch: large enough that a batch's downloads keep the network busy,
     /// small enough that a batch's posts, outcomes and entries are a few megabytes.
     public var batchSize = 4096

@@ -22,9 +22,6 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "Transfers at once to one host over HTTP/1.1 (its connections); over HTTP/2 one connection carries up to --concurrency.")
     var perHost: Int = 8
 
-    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file (a TLS-inspecting proxy's, a private mirror's) in place of the system bundle (the system CA directory, if libcurl has one, still applies, as with curl); default: $CURL_CA_BUNDLE, else $SSL_CERT_FILE / $SSL_CERT_DIR, else the system's.", valueName: "FILE"))
-    var cacert: String?
-
     @Option(name: .long, help: ArgumentHelp("Largest body accepted, e.g. 32MB, 500KB.", valueName: "SIZE"))
     var maxSize: String = "32MB"
 
@@ -79,7 +76,7 @@ struct FetchOptions: ParsableArguments {
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
         do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
         if let problem = certificateAuthorities.problem {
-            throw ValidationError(cacert != nil ? "--cacert: \(problem)" : "\(problem) (named by CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR)")
+            throw ValidationError(storage.cacert != nil ? "--cacert: \(problem)" : "\(problem) (named by CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR)")
         }
     }
 
@@ -90,7 +87,7 @@ struct FetchOptions: ParsableArguments {
 
     /// `--cacert`, or what the environment names the way curl reads it.
     var certificateAuthorities: CertificateAuthorities {
-        cacert.map { CertificateAuthorities(bundleFile: $0) }
+        storage.cacert.map { CertificateAuthorities(bundleFile: $0) }
             ?? .fromEnvironment(ProcessInfo.processInfo.environment)
     }
 

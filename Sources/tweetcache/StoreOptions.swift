@@ -1,6 +1,8 @@
 import ArgumentParser
 import BlobStore
 import Foundation
+import Logging
+import MediaFetch
 import ObjectStore
 import Pipeline
 
@@ -8,13 +10,18 @@ import Pipeline
 /// S3-compatible object storage, shared by machines, with the local `--cache`
 /// holding the index and a bounded read-through copy.
 ///
-/// Endpoint, region and credentials come from the variables AWS tools use, never
-/// from flags, so they do not end up in shell history or `ps`.
+/// Endpoint, region and credentials come from the configuration AWS tools use
+/// (the environment, `AWS_PROFILE` in `~/.aws/credentials` and `~/.aws/config`,
+/// `credential_process`, container and instance metadata), never from flags, so
+/// they do not end up in shell history or `ps`.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Object storage for the cache's files, s3://BUCKET[/PREFIX] (default: $TWEETCACHE_STORE). Endpoint, region and credentials from AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3), AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.",
+        "Object storage for the cache's files, s3://BUCKET[/PREFIX] (default: $TWEETCACHE_STORE). Endpoint, region and credentials as the AWS CLI finds them: AWS_ENDPOINT_URL(_S3), AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, else AWS_PROFILE's profile in ~/.aws/credentials and ~/.aws/config (endpoint_url, services, region, ca_bundle, credential_process), else the container or instance metadata endpoint.",
         valueName: "URL"))
     var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file (a TLS-inspecting proxy's, a private mirror's, a private object store's) in place of the system bundle (the system CA directory, if libcurl has one, still applies, as with curl); default: $AWS_CA_BUNDLE or the profile's ca_bundle for the store, $CURL_CA_BUNDLE, else $SSL_CERT_FILE / $SSL_CERT_DIR, else the system's.", valueName: "FILE"))
+    var cacert: String?
 
     @Option(name: .long, help: ArgumentHelp("With --store: the most disk the local copy of the bucket's objects may use (LRU).", valueName: "SIZE"))
     var localMax: String = "2GB"
@@ -34,6 +41,9 @@ struct StoreOptions: ParsableArguments {
     }
 
     var localMaxBytes: Int { ByteCount.parse(localMax) ?? (2 << 30) }
+
+    /// Where settings came from, at debug level (`TWEETCACHE_LOG=debug`): sources, never values.
+    static let logger = Logger(label: "tweetcache.store")
 
     /// The bounded local copy of the bucket's objects under `cacheRoot`.
     func readThrough(_ client: S3Client, cacheRoot: URL) throws -> ReadThroughCache {
@@ -70,7 +80,9 @@ struct StoreOptions: ParsableArguments {
     /// With `explicit`, only `--store` counts, not `$TWEETCACHE_STORE`: commands that
     /// delete (`gc`, `verify --repair`) act on a shared bucket only when told on
     /// their own command line.
-    func client(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil) async throws -> S3Client? {
+    /// With `writes`, the credentials must also be allowed to write (one small
+    /// object put and deleted): read-only keys stop a run here with status 2.
+    func client(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil, writes: Bool = false) async throws -> S3Client? {
         if explicit, store == nil {
             if storeText != nil {
                 FileHandle.standardError.write(Data(
@@ -81,14 +93,25 @@ struct StoreOptions: ParsableArguments {
         guard let text = storeText else { return nil }
         let client: S3Client
         do {
-            client = try S3Client(location: S3Location(url: text), settings: S3Settings.fromEnvironment(), health: health)
+            let settings = try S3Settings.fromEnvironment(certificateAuthorities: cacert.map { CertificateAuthorities(bundleFile: $0) })
+            Self.logger.debug("object store settings", metadata: [
+                "credentials": "\(settings.sources["credentials"] ?? "?")", "endpoint": "\(settings.sources["endpoint"] ?? "?")",
+                "region": "\(settings.sources["region"] ?? "?")", "profile": "\(settings.sources["profile"] ?? "?")",
+            ])
+            client = try S3Client(location: S3Location(url: text), settings: settings, health: health)
         } catch {
             throw CleanExit.message(error.description, code: 2)
         }
         guard probe else { return client }
-        do { try await client.probe() } catch {
+        do {
+            try await client.probe()
+            if writes { try await client.checkWritable() }
+        } catch {
             switch error {
             case .unreachable: FileHandle.standardError.write(Data("tweetcache: \(error.description)\n".utf8))
+            case .accessDenied where writes:
+                client.shutdown()
+                throw CleanExit.message("\(error.description); these credentials may not write to \(client.location) (read-only?)", code: 2)
             default:
                 client.shutdown()
                 throw CleanExit.message(error.description, code: 2)

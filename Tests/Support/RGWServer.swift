@@ -80,6 +80,19 @@ public struct RGWServer: Sendable {
         stop.waitUntilExit()
     }
 
+    /// A new S3 user of this gateway (no buckets of its own): its key and secret as
+    /// `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`.
+    public func addUser(_ uid: String) async throws -> [String: String] {
+        let output = try await CommandRunner.run(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "user", directory.path, uid])
+        guard output.status == 0 else { throw Failure(description: "rgw.sh user failed: \(output.stderr)") }
+        var keys: [String: String] = [:]
+        for line in output.stdout.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            keys[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return keys
+    }
+
     /// A bucket name no other test uses.
     public static func bucketName(_ hint: String) -> String {
         let clean = hint.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30)

@@ -559,13 +559,23 @@ public struct StoreSummary: Codable, Sendable, Equatable {
     public var bytesUploaded = 0
     /// The manifest's key in the bucket; nil when it was not uploaded (something failed).
     public var manifestKey: String?
+    /// Originals read from the bucket (their hash checked) instead of downloaded
+    /// from their origin, because another machine had stored them; nil in
+    /// manifests from before this was counted.
+    public var copiedFromStore: Int?
+    public var bytesFromStore: Int?
+    /// Objects the bucket held under their name with other bytes (damaged, or
+    /// replaced behind its back), put back from this machine's verified copy.
+    public var replaced: Int?
 
     public init(location: String) { self.location = location }
 
     enum CodingKeys: String, CodingKey {
-        case location, uploaded, failed
+        case location, uploaded, failed, replaced
         case alreadyStored = "already_stored"
         case bytesUploaded = "bytes_uploaded"
         case manifestKey = "manifest_key"
+        case copiedFromStore = "copied_from_store"
+        case bytesFromStore = "bytes_from_store"
     }
 }

@@ -291,10 +291,13 @@ struct ManifestJSONWriter {
     private mutating func write(_ s: StoreSummary) {
         beginObject()
         key("already_stored"); int(s.alreadyStored)
+        key("bytes_from_store", s.bytesFromStore)
         key("bytes_uploaded"); int(s.bytesUploaded)
+        key("copied_from_store", s.copiedFromStore)
         key("failed"); int(s.failed)
         key("location"); string(s.location)
         key("manifest_key", s.manifestKey)
+        key("replaced", s.replaced)
         key("uploaded"); int(s.uploaded)
         endObject()
     }

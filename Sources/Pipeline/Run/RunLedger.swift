@@ -10,6 +10,9 @@ import TweetModel
 /// failed (kept whole: a URL is tried at most once per run).
 struct RunLedger {
     var summary = RunSummary()
+    /// Originals read from the shared store instead of their origin, and their bytes.
+    var copiedFromStore = 0
+    var bytesFromStore = 0
     var topPosts = PostIDSet()
     var includedPosts = PostIDSet()
     /// Hashes of every URL met, to count each once.

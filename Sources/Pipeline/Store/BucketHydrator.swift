@@ -7,7 +7,7 @@ public import ObjectStore
 /// read files whole and by path (`export`, `info`): the originals through the
 /// blob store (hashed again, fsynced, named by what they hash to), derived files
 /// published atomically. What the directory has already is not fetched again.
-public struct BucketHydrator: Sendable {
+public struct BucketHydrator: BlobSource {
     public let client: S3Client
     public let store: BlobStore
     /// Objects fetched at once.
@@ -64,6 +64,20 @@ public struct BucketHydrator: Sendable {
         return report
     }
 
+    public func copy(_ hashes: [BlobHash], into store: BlobStore) async -> (hashes: Set<BlobHash>, bytes: Int) {
+        let hydrator = BucketHydrator(client: client, store: store)
+        var copied = Set<BlobHash>()
+        var bytes = 0
+        await concurrently(hashes, width: concurrency, { hash in
+            (hash, await hydrator.copy(CacheLayout.blob(hash)) == nil)
+        }) { hash, done in
+            guard done else { return }
+            copied.insert(hash)
+            bytes += ((try? FileManager.default.attributesOfItem(atPath: store.path(for: hash).path))?[.size] as? Int) ?? 0
+        }
+        return (copied, bytes)
+    }
+
     /// The largest object copied (in memory, `concurrency` at a time).
     public static let maxObjectBytes = 512 << 20
 
@@ -79,10 +93,12 @@ public struct BucketHydrator: Sendable {
         do {
             if path.hasPrefix(CacheLayout.blobsFolder + "/") {
                 let name = String(path.split(separator: "/").last ?? "")
-                let stored = try store.put(bytes)
-                guard stored.hash.hex == name else {
-                    return "the bucket's bytes hash to \(stored.hash.hex), not to their name (`verify --store` finds such objects)"
+                // Checked before the store keeps them: garbage is not kept under its own hash either.
+                let actual = BlobHash(hashing: bytes)
+                guard actual.hex == name else {
+                    return "the bucket's bytes hash to \(actual.hex), not to their name (`verify --store` finds such objects)"
                 }
+                _ = try store.put(bytes)
             } else {
                 try store.publishDerived(bytes, at: path)
             }

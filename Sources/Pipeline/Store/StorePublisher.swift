@@ -2,6 +2,7 @@ import Catalog
 public import BlobStore
 public import Foundation
 public import ObjectStore
+import MediaTypes
 import Synchronization
 
 /// Puts what a run cached into object storage: every original, pack and
@@ -103,7 +104,7 @@ public struct StorePublisher: Sendable {
             let uploads = StorePublisher.uploads(of: posts).filter { recent.get($0.path) == nil }
             for upload in uploads { recent.set(upload.path, true) }
             let publisher = self.publisher, outage = self.outage
-            var results: [(Upload, Result<(S3Client.PutResult, Int), S3Error>)] = []
+            var results: [(Upload, Result<(StorePublisher.Outcome, Int), S3Error>)] = []
             await concurrently(uploads, width: publisher.concurrency, { upload in
                 (upload, await publisher.put(upload, outage: outage))
             }) { upload, result in
@@ -112,7 +113,7 @@ public struct StorePublisher: Sendable {
             for (upload, result) in results { tally(upload, result) }
         }
 
-        private func tally(_ upload: Upload, _ result: Result<(S3Client.PutResult, Int), S3Error>) {
+        private func tally(_ upload: Upload, _ result: Result<(StorePublisher.Outcome, Int), S3Error>) {
             switch result {
             case let .success((.stored, bytes)):
                 summary.uploaded += 1
@@ -120,6 +121,9 @@ public struct StorePublisher: Sendable {
             case .success((.alreadyStored, _)):
                 summary.alreadyStored += 1
                 found.append(upload)
+            case let .success((.replaced, bytes)):
+                summary.replaced = (summary.replaced ?? 0) + 1
+                summary.bytesUploaded += bytes
             case let .failure(error):
                 summary.failed += 1
                 failures.append(publisher.failure(upload.path, error))
@@ -178,7 +182,14 @@ public struct StorePublisher: Sendable {
         }
     }
 
-    func put(_ upload: Upload, outage: Outage) async -> Result<(S3Client.PutResult, Int), S3Error> {
+    /// What one upload came to.
+    enum Outcome: Sendable {
+        case stored, alreadyStored
+        /// The bucket held other bytes under the name: put back.
+        case replaced
+    }
+
+    func put(_ upload: Upload, outage: Outage) async -> Result<(Outcome, Int), S3Error> {
         if let down = outage.current { return .failure(down) }
         let file = layout.url(upload.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
@@ -186,19 +197,42 @@ public struct StorePublisher: Sendable {
             return .failure(.invalidLocation("\(upload.path) is named by the manifest but not in the local cache"))
         }
         do {
+            let type = Self.contentType(upload.path, file: file)
             let result = try await client.putFile(upload.path, file: file, partSize: partSize, sha256: upload.sha256,
-                                                  contentType: Self.contentType(upload.path))
-            return .success((result, size))
+                                                  contentType: type)
+            guard result == .alreadyStored else { return .success((.stored, size)) }
+            // "Already there" is trusted only once the store's own checksum (or ETag)
+            // says it is these bytes: a damaged or replaced object is put back.
+            switch try await client.compare(upload.path, file: file, partSize: partSize) {
+            case .same, .sizeOnly: return .success((.alreadyStored, size))
+            case .absent, .different:
+                _ = try await client.putFile(upload.path, file: file, partSize: partSize, sha256: upload.sha256,
+                                             contentType: type, replace: true)
+                return .success((.replaced, size))
+            }
         } catch {
             outage.record(error)
             return .failure(error)
         }
     }
 
-    static func contentType(_ path: String) -> String {
+    /// The type an object is stored with, so a bucket served as a website (or
+    /// looked at in a console) says what it holds: an original's from its first
+    /// bytes (never `text/html`: a stored page must not run as the bucket's
+    /// script), a pack's its own (docs/pack-format.md).
+    static func contentType(_ path: String, file: URL? = nil) -> String {
         if path.hasSuffix(".jpg") { return "image/jpeg" }
         if path.hasSuffix(".png") { return "image/png" }
         if path.hasSuffix(".json") { return "application/json" }
+        if path.hasSuffix(CacheLayout.packSuffix) { return packContentType }
+        if path.hasPrefix(CacheLayout.blobsFolder + "/"), let file,
+           let head = FileHandle(forReadingAtPath: file.path).flatMap({ try? $0.read(upToCount: ContentKind.sniffLength) }) {
+            let kind = ContentKind.sniff([UInt8](head))
+            return kind == .html ? ContentKind.unknown.mimeType : kind.mimeType
+        }
         return "application/octet-stream"
     }
+
+    /// A pyramid pack's media type (docs/pack-format.md).
+    public static let packContentType = "application/vnd.tweetcache.pyramid-pack"
 }
