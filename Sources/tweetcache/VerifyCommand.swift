@@ -11,9 +11,11 @@ struct VerifyCommand: AsyncParsableCommand {
             --repair moves corrupt blobs to <cache>/quarantine/, drops index rows whose blob is \
             gone (the next fetch downloads them again) and makes missing derived files again. \
             Exit status 1 when problems remain. With --store, the bucket is verified instead: \
-            every original re-hashed against its name, every pack's header and index read; \
-            --repair deletes the objects that fail (a machine holding the right bytes puts them \
-            back on its next fetch).
+            every original re-hashed against its name, every pack and each of its tiles checked, \
+            every thumbnail against the hash recorded when it was made, and every object the \
+            bucket's manifests name looked for; --repair puts back what this cache holds a \
+            verified copy of and deletes the rest of what fails (a machine holding the right \
+            bytes puts them back on its next fetch).
             """)
 
     @Flag(name: .long, help: "Fix what can be fixed.")
@@ -32,7 +34,9 @@ struct VerifyCommand: AsyncParsableCommand {
             var maintenance = BucketMaintenance(client: client)
             if let jobs { maintenance.concurrency = max(1, jobs) }
             let report: BucketMaintenance.VerifyReport
-            do { report = try await maintenance.verify(repair: repair) } catch { throw CleanExit.message(error.description, code: 2) }
+            do { report = try await maintenance.verify(repair: repair, localRoot: options.cacheURL) } catch {
+                throw CleanExit.message(error.description, code: 2)
+            }
             if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
             if report.remaining > 0 { throw ExitCode(1) }
             return

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Imaging
 import ObjectStore
 import Testing
 import TestSupport
@@ -158,5 +159,47 @@ extension StoreCommandTests {
         #expect(try await f.client.head(victim.key)?.contentType?.hasPrefix("image/") == true)
         let pack = try #require(try await f.client.list("derived/").first { $0.key.hasSuffix(".pack") })
         #expect(try await f.client.head(pack.key)?.contentType == "application/vnd.tweetcache.pyramid-pack")
+    }
+
+    @Test func verifyOverABucketChecksThumbnailsTilesAndMissingObjectsAndRepairsFromALocalCopy() async throws {
+        let f = try await fixture("verify2")
+        defer { f.close() }
+        let cache = f.dir.appendingPathComponent("a")
+        _ = try await sampleFetched(into: cache, f.environment)
+        let derived = try await f.client.list("derived/")
+        let thumb = try #require(derived.first { $0.key.contains(".thumb-") }?.key)
+        let packKey = try #require(derived.first { $0.key.hasSuffix(".pack") }?.key)
+        let goodThumb = try #require(try await f.client.get(thumb))
+        var pack = try #require(try await f.client.get(packKey))
+        let goodPack = pack
+        // A tile's byte, past the header and index: only a check of every tile finds it.
+        let parsed = try PyramidPack(pack)
+        let entry = try #require(parsed.entries.last)
+        pack[entry.offset + entry.length / 2] ^= 0x01
+        try await f.client.delete(packKey)
+        _ = try await f.client.put(packKey, bytes: pack)
+        // A sound image of the right kind, but not the one made.
+        var otherThumb = goodThumb
+        otherThumb[otherThumb.count - 3] ^= 0x01
+        try await f.client.delete(thumb)
+        _ = try await f.client.put(thumb, bytes: otherThumb)
+        let missing = try #require(try await f.client.list("blobs/").first?.key)
+        try await f.client.delete(missing)
+
+        let args = ["verify", "--cache", cache.path, "--store", f.client.location.description]
+        let found = try await CommandRunner.run(bin, args, environment: f.environment)
+        #expect(found.status == 1)
+        #expect(found.stdout.contains(thumb) && found.stdout.contains(packKey) && found.stdout.contains(missing), "\(found.stdout)")
+        #expect(found.stdout.contains("named by a manifest but not in the bucket"))
+
+        let repaired = try await CommandRunner.run(bin, args + ["--repair"], environment: f.environment)
+        #expect(repaired.status == 0, "\(repaired.stdout) \(repaired.stderr)")
+        #expect(repaired.stdout.contains("put back"))
+        #expect(try await f.client.get(thumb) == goodThumb)
+        #expect(try await f.client.get(packKey) == goodPack)
+        #expect(try await f.client.size(missing) != nil)
+        let clean = try await CommandRunner.run(bin, args, environment: f.environment)
+        #expect(clean.status == 0, "\(clean.stdout)")
+        #expect(clean.stdout.contains("no problems"))
     }
 }

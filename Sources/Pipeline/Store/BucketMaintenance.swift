@@ -23,6 +23,8 @@ public struct BucketMaintenance: Sendable {
         public var unverified: Bool = false
         /// `--repair` deleted the object (the next fetch that has it uploads it again).
         public var deleted: Bool
+        /// `--repair` put back this machine's verified copy.
+        public var restored = false
     }
 
     /// What checking one object found.
@@ -40,21 +42,27 @@ public struct BucketMaintenance: Sendable {
         public var blobsChecked = 0
         public var bytesHashed = 0
         public var packsChecked = 0
+        public var thumbnailsChecked = 0
+        /// Objects the bucket's manifests name.
+        public var named = 0
         public var problems: [Problem] = []
 
-        public var remaining: Int { problems.filter { !$0.deleted }.count }
+        public var remaining: Int { problems.filter { !$0.deleted && !$0.restored }.count }
 
         enum CodingKeys: String, CodingKey {
-            case problems
+            case problems, named
             case blobsChecked = "blobs_checked"
             case bytesHashed = "bytes_hashed"
             case packsChecked = "packs_checked"
+            case thumbnailsChecked = "thumbnails_checked"
         }
 
         public var text: String {
-            var lines = ["bucket: \(blobsChecked) originals re-hashed (\(ByteCount.format(bytesHashed))), \(packsChecked) packs checked"]
+            var lines = ["bucket: \(blobsChecked) originals re-hashed (\(ByteCount.format(bytesHashed))), \(packsChecked) packs"
+                + " and every tile in them checked, \(thumbnailsChecked) thumbnails checked, \(named) objects named by manifests"]
             for problem in problems {
-                lines.append("  \(problem.path): \(problem.message)" + (problem.deleted ? " (deleted)" : ""))
+                lines.append("  \(problem.path): \(problem.message)"
+                    + (problem.restored ? " (put back from this machine's verified copy)" : problem.deleted ? " (deleted)" : ""))
             }
             lines.append(problems.isEmpty ? "no problems" : "\(problems.count) problems, \(remaining) remaining"
                 + (problems.contains(where: \.unverified) ? " (objects that could not be read are never deleted)" : ""))
@@ -62,80 +70,171 @@ public struct BucketMaintenance: Sendable {
         }
     }
 
-    /// Re-hashes every original in the bucket against its name, and reads every
-    /// pack's header and index (by range) to check it is a pack of that original.
-    /// With `repair`, objects that fail are deleted: a wrong byte under a content
-    /// address is worse than none, and any machine holding the right bytes puts
-    /// them back on its next fetch.
-    public func verify(repair: Bool) async throws(S3Error) -> VerifyReport {
+    /// Checks the bucket against what it must hold: every original re-hashed
+    /// against its name, every pack read whole (header, index, each tile's CRC,
+    /// and that it is a pack of its original), every thumbnail against the hash its
+    /// maker recorded in the manifest (one that none recorded must at least be an
+    /// image), and every object a manifest names present.
+    ///
+    /// With `repair`, a wrong or missing object is put back from `localRoot` (this
+    /// machine's cache) when a copy there passes the same check; a wrong one with
+    /// no sound copy is deleted (a wrong byte under a content address is worse than
+    /// none, and a machine holding the right bytes puts them back on its next fetch).
+    public func verify(repair: Bool, localRoot: URL? = nil) async throws(S3Error) -> VerifyReport {
         var report = VerifyReport()
-        let blobs = try await client.list(CacheLayout.blobsFolder + "/")
-        let packs = try await client.list(CacheLayout.derivedFolder + "/").filter { $0.key.hasSuffix(CacheLayout.packSuffix) }
-        enum Outcome: Sendable { case blob(Int, Finding), pack(Finding) }
-        let jobs: [(S3Object, Bool)] = blobs.map { ($0, true) } + packs.map { ($0, false) }
-        var outcomes: [(String, Outcome)] = []
-        await concurrently(jobs, width: concurrency, { [client] job -> (String, Outcome) in
-            let (object, isBlob) = job
-            if isBlob { return (object.key, .blob(object.size, await Self.checkBlob(client, object))) }
-            return (object.key, .pack(await Self.checkPack(client, object)))
-        }) { outcomes.append($0) }
-        for (key, outcome) in outcomes.sorted(by: { $0.0 < $1.0 }) {
+        let named = try await namedObjects()
+        report.named = named.count
+        let listed = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")
+        enum Kind: Sendable { case blob, pack, thumbnail }
+        var jobs: [(S3Object, Kind)] = []
+        for object in listed {
+            if object.key.hasPrefix(CacheLayout.blobsFolder + "/") { jobs.append((object, .blob)) }
+            else if object.key.hasSuffix(CacheLayout.packSuffix) { jobs.append((object, .pack)) }
+            else if object.key.contains(".thumb-") { jobs.append((object, .thumbnail)) }
+        }
+        var outcomes: [(String, Kind, Int, Finding)] = []
+        await concurrently(jobs, width: concurrency, { [client] job -> (String, Kind, Int, Finding) in
+            let (object, kind) = job
             let finding: Finding
-            switch outcome {
-            case let .blob(size, found):
+            switch kind {
+            case .blob: finding = await Self.checkBlob(client, object)
+            case .pack: finding = await Self.checkPack(client, object)
+            case .thumbnail: finding = await Self.checkThumbnail(client, object, expected: named[object.key] ?? [])
+            }
+            return (object.key, kind, object.size, finding)
+        }) { outcomes.append($0) }
+        let present = Set(listed.map(\.key))
+        for (key, kind, size, finding) in outcomes.sorted(by: { $0.0 < $1.0 }) {
+            switch kind {
+            case .blob:
                 report.blobsChecked += 1
-                if case .good = found { report.bytesHashed += size }
-                finding = found
-            case let .pack(found):
-                report.packsChecked += 1
-                finding = found
+                if case .good = finding { report.bytesHashed += size }
+            case .pack: report.packsChecked += 1
+            case .thumbnail: report.thumbnailsChecked += 1
             }
             switch finding {
             case .good: continue
             case let .unreadable(why):
                 report.problems.append(Problem(path: key, message: why, unverified: true, deleted: false))
             case let .wrong(why):
-                var deleted = false
-                if repair { deleted = (try? await client.delete(key)) != nil }
-                report.problems.append(Problem(path: key, message: why, deleted: deleted))
+                var problem = Problem(path: key, message: why, deleted: false)
+                if repair {
+                    if await putBack(key, expected: named[key] ?? [], from: localRoot) { problem.restored = true }
+                    else { problem.deleted = (try? await client.delete(key)) != nil }
+                }
+                report.problems.append(problem)
             }
         }
+        for (key, expected) in named.sorted(by: { $0.key < $1.key }) where !present.contains(key) {
+            var problem = Problem(path: key, message: "named by a manifest but not in the bucket", deleted: false)
+            if repair, await putBack(key, expected: expected, from: localRoot) { problem.restored = true }
+            report.problems.append(problem)
+        }
         return report
+    }
+
+    /// Every original, pack and thumbnail the bucket's manifests name, with the
+    /// SHA-256s recorded for it (an original's is its name; a thumbnail's, what
+    /// each maker recorded; none for a pack, which checks itself).
+    public func namedObjects() async throws(S3Error) -> [String: Set<BlobHash>] {
+        var named: [String: Set<BlobHash>] = [:]
+        for object in try await client.list(CacheLayout.manifestsFolder + "/") where CacheLayout.isManifestPath(object.key) {
+            // Copied to a scratch file and read a post at a time: a manifest is any size.
+            let scratch = FileManager.default.temporaryDirectory
+                .appendingPathComponent("tweetcache-manifest-\(UInt64.random(in: .min ... .max)).json")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            guard try await client.download(object.key, to: scratch) else { continue }
+            // A manifest that cannot be read names nothing we can see: stop rather than
+            // act on what it might name.
+            let unreadable = S3Error.malformed("\(object.key) is not a manifest; stopping while it cannot be read")
+            guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
+            do {
+                try manifest.forEachPost(releasing: true) { _, range in
+                    let post = try manifest.post(at: range)
+                    for upload in StorePublisher.uploads(of: [post]) {
+                        var hashes = named[upload.path] ?? []
+                        if let hex = upload.sha256, let hash = BlobHash(hex: hex) { hashes.insert(hash) }
+                        named[upload.path] = hashes
+                    }
+                    for thumbnail in StorePublisher.thumbnails(of: post) {
+                        if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { named[thumbnail.path, default: []].insert(hash) }
+                    }
+                }
+            } catch {
+                throw unreadable
+            }
+        }
+        return named
+    }
+
+    /// Puts `key` back from the local cache when a copy there passes the check an
+    /// object under that name must pass; true when it did.
+    private func putBack(_ key: String, expected: Set<BlobHash>, from localRoot: URL?) async -> Bool {
+        guard let localRoot, CacheLayout.isSharedObject(key) else { return false }
+        let file = CacheLayout(root: localRoot).url(key)
+        guard let bytes = FileManager.default.contents(atPath: file.path).map({ [UInt8]($0) }) else { return false }
+        switch Self.check(key, bytes: bytes, expected: expected) {
+        case .good: break
+        default: return false
+        }
+        let hex = key.hasPrefix(CacheLayout.blobsFolder + "/") ? String(key.split(separator: "/").last ?? "") : nil
+        return (try? await client.put(key, bytes: bytes, sha256: hex, contentType: StorePublisher.contentType(key, file: file),
+                                      replace: true)) != nil
+    }
+
+    /// What an object's bytes must be: an original its name's hash; a pack sound
+    /// throughout and cut from its original; a thumbnail one of the recorded
+    /// hashes, or at least an image when none was recorded.
+    static func check(_ key: String, bytes: [UInt8], expected: Set<BlobHash>) -> Finding {
+        let name = String(key.split(separator: "/").last ?? "")
+        if key.hasPrefix(CacheLayout.blobsFolder + "/") {
+            guard let hash = BlobHash(hex: name) else { return .unreadable("not a name an original is stored under; left alone") }
+            let actual = BlobHash(hashing: bytes)
+            return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
+        }
+        guard let owner = CacheLayout.derivedOwner(fileName: name) else { return .unreadable("not a name TweetCache writes; left alone") }
+        if key.hasSuffix(CacheLayout.packSuffix) {
+            do {
+                let pack = try PyramidPack(bytes)
+                try pack.checkAll(bytes)
+                return pack.source == owner.bytes ? .good : .wrong("a pack of another original")
+            } catch {
+                return .wrong("damaged: \(error)")
+            }
+        }
+        if !expected.isEmpty {
+            return expected.contains(BlobHash(hashing: bytes)) ? .good
+                : .wrong("its bytes are not the thumbnail its maker recorded (SHA-256 differs)")
+        }
+        return (try? ImageDecoder.info(of: bytes)) != nil ? .good : .wrong("not an image")
     }
 
     private static func checkBlob(_ client: S3Client, _ object: S3Object) async -> Finding {
         guard let name = object.key.split(separator: "/").last, let hash = BlobHash(hex: String(name)),
               object.key == CacheLayout.blob(hash)
         else { return .unreadable("not a name an original is stored under; left alone") }
-        guard object.size <= maxVerifiedBytes else {
-            return .unreadable("\(ByteCount.format(object.size)), larger than verify re-hashes here")
-        }
-        do {
-            guard let bytes = try await client.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
-            let actual = BlobHash(hashing: bytes)
-            return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
-        } catch {
-            return .unreadable("could not be read: \(error.description)")
-        }
+        return await read(client, object) { check(object.key, bytes: $0, expected: []) }
     }
 
     private static func checkPack(_ client: S3Client, _ object: S3Object) async -> Finding {
-        guard CacheLayout.isSharedObject(object.key), let name = object.key.split(separator: "/").last,
-              let hash = CacheLayout.derivedOwner(fileName: String(name))
-        else { return .unreadable("not a pack's name; left alone") }
+        guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a pack's name; left alone") }
+        return await read(client, object) { check(object.key, bytes: $0, expected: []) }
+    }
+
+    private static func checkThumbnail(_ client: S3Client, _ object: S3Object, expected: Set<BlobHash>) async -> Finding {
+        guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a thumbnail's name; left alone") }
+        return await read(client, object) { check(object.key, bytes: $0, expected: expected) }
+    }
+
+    private static func read(_ client: S3Client, _ object: S3Object, _ judge: ([UInt8]) -> Finding) async -> Finding {
+        guard object.size <= maxVerifiedBytes else {
+            return .unreadable("\(ByteCount.format(object.size)), larger than verify reads here")
+        }
         do {
-            guard var head = try await client.read(object.key, range: 0..<4096) else { return .unreadable("listed but gone") }
-            guard let end = PyramidPack.indexEnd(header: head.bytes) else { return .wrong("not a pyramid pack") }
-            if end > head.bytes.count {
-                guard let whole = try await client.read(object.key, range: 0..<end) else { return .unreadable("listed but gone") }
-                head = whole
-            }
-            let pack = try PyramidPack(headerAndIndex: head.bytes, fileLength: head.objectSize)
-            return pack.source == hash.bytes ? .good : .wrong("a pack of another original")
-        } catch let error as S3Error {
-            return .unreadable("could not be read: \(error.description)")
+            guard let bytes = try await client.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
+            return judge(bytes)
         } catch {
-            return .wrong("damaged: \(error)")
+            return .unreadable("could not be read: \(error.description)")
         }
     }
 
@@ -231,27 +330,7 @@ public struct BucketMaintenance: Sendable {
         var report = CollectReport(dryRun: dryRun)
         report.blockedBy = try await runsUploading(now: now)
         if !report.blockedBy.isEmpty { return report }
-        var referenced = Set<String>()
-        for object in try await client.list(CacheLayout.manifestsFolder + "/") where object.key.hasSuffix(".json") {
-            // Copied to a scratch file and read a post at a time: a manifest is any size.
-            let scratch = FileManager.default.temporaryDirectory
-                .appendingPathComponent("tweetcache-gc-\(UInt64.random(in: .min ... .max)).json")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            guard try await client.download(object.key, to: scratch) else { continue }
-            // A manifest that cannot be read names nothing we can see: stop rather than
-            // delete what it might name.
-            let unreadable = S3Error.malformed("\(object.key) is not a manifest; not collecting while it cannot be read")
-            guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
-            do {
-                try manifest.forEachPost(releasing: true) { _, range in
-                    for upload in StorePublisher.uploads(of: [try manifest.post(at: range)]) {
-                        referenced.insert(upload.path)
-                    }
-                }
-            } catch {
-                throw unreadable
-            }
-        }
+        let referenced = Set(try await namedObjects().keys)
         report.referenced = referenced.count
         let candidates = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")
         for object in candidates where !referenced.contains(object.key) {

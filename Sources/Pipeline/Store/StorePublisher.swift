@@ -71,6 +71,17 @@ public struct StorePublisher: Sendable {
         return list
     }
 
+    /// The thumbnails `post` names (its author's avatar's, its media's), for the
+    /// hashes their makers recorded.
+    static func thumbnails(of post: ManifestTweet) -> [ThumbnailRef] {
+        var list = post.author.avatar?.thumbnails ?? []
+        for media in post.media {
+            list += media.thumbnails ?? []
+            list += media.video?.thumbnails ?? []
+        }
+        return list.filter { CacheLayout.isSharedObject($0.path) }
+    }
+
     /// A run's publishing: the ``RunPublisher`` a run is given.
     public func session() -> Session { Session(publisher: self) }
 
