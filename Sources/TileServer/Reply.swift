@@ -12,6 +12,8 @@ struct Reply: Sendable {
     var etag: String?
     var cacheControl: String
     var headers: HTTPFields = [:]
+    /// Answers `Range` requests (originals: a video is sought, a large image resumed).
+    var acceptsRanges = false
 
     /// For what a hash names: the bytes behind a URL never change.
     static let immutable = "public, max-age=31536000, immutable"
@@ -68,5 +70,42 @@ package enum ConditionalRequest {
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
         if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = tag.dropFirst().dropLast() }
         return tag
+    }
+}
+
+/// One `Range: bytes=…` request against a body of `length` bytes, as RFC 9110
+/// §14.1.2 reads it: `first-last`, `first-` or `-suffix`. Several ranges at once
+/// are answered whole (allowed, and no client of an image server needs them).
+enum ByteRange: Equatable {
+    /// Serve these bytes with 206.
+    case satisfiable(Range<Int>)
+    /// 416: the range starts past the end.
+    case unsatisfiable
+    /// Not a range this server answers: serve the whole body (200).
+    case ignored
+
+    static func parse(_ header: String, length: Int) -> ByteRange {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { return .ignored }
+        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return .ignored }
+        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        func number(_ digits: Substring) -> Int? {
+            guard !digits.isEmpty, digits.utf8.count <= 18, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+            return Int(digits)
+        }
+        if first.isEmpty {
+            guard let suffix = number(last) else { return .ignored }
+            guard suffix > 0, length > 0 else { return .unsatisfiable }
+            return .satisfiable(max(0, length - suffix)..<length)
+        }
+        guard let start = number(first) else { return .ignored }
+        let end: Int
+        if last.isEmpty { end = length - 1 } else {
+            guard let given = number(last), given >= start else { return .ignored }
+            end = min(given, length - 1)
+        }
+        guard start < length else { return .unsatisfiable }
+        return .satisfiable(start..<(end + 1))
     }
 }

@@ -53,7 +53,9 @@ extension TileResponder {
     }
 
     func blobReply(_ bytes: [UInt8], _ hash: BlobHash) -> Reply {
-        Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
+        var reply = Reply(bytes: bytes, contentType: Self.sniffType(bytes), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
+        reply.acceptsRanges = true
+        return reply
     }
 
     /// What the bytes are (the same magic-byte check the fetcher applies); never

@@ -126,11 +126,36 @@ struct TileResponder: HTTPResponder {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers, body: .init())
         }
-        if request.method == .head {
-            headers[.contentLength] = String(reply.body.readableBytes)
-            return Response(status: reply.status, headers: headers, body: .init())
+        var status = reply.status
+        var body = reply.body
+        if reply.acceptsRanges {
+            headers[.acceptRanges] = "bytes"
+            // If-Range with another validator (or a date, which a hash-named body never
+            // needs) means the client's copy is stale: the whole body instead.
+            let current = request.headers[.ifRange].map { $0 == reply.etag } ?? true
+            if reply.status == .ok, current, let range = request.headers[.range] {
+                let length = body.readableBytes
+                switch ByteRange.parse(range, length: length) {
+                case let .satisfiable(bytes):
+                    status = .partialContent
+                    headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(length)"
+                    body = body.getSlice(at: body.readerIndex + bytes.lowerBound, length: bytes.count) ?? body
+                case .unsatisfiable:
+                    headers[.contentRange] = "bytes */\(length)"
+                    headers[.contentType] = "text/plain; charset=utf-8"
+                    headers[.cacheControl] = "no-store"
+                    headers[.eTag] = nil
+                    return Response(status: .rangeNotSatisfiable, headers: headers,
+                                    body: .init(byteBuffer: ByteBuffer(string: "the range starts past the end (\(length) bytes)\n")))
+                case .ignored: break
+                }
+            }
         }
-        return Response(status: reply.status, headers: headers, body: .init(byteBuffer: reply.body))
+        if request.method == .head {
+            headers[.contentLength] = String(body.readableBytes)
+            return Response(status: status, headers: headers, body: .init())
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     private func reply(to route: Route, request: Request) async throws -> Reply {

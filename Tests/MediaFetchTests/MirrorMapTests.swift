@@ -11,6 +11,16 @@ import MediaTypes
         #expect(m.resolve("https://video.twimg.com/v.mp4") == "https://video.twimg.com/v.mp4")
     }
 
+    @Test func aHostWithAPortMatchesThatPortOnly() throws {
+        let m = try MirrorMap(specs: ["media.example:8443=http://127.0.0.1:9/a", "cdn.example=http://127.0.0.1:9/b"])
+        #expect(m.resolve("https://media.example:8443/x.jpg") == "http://127.0.0.1:9/a/x.jpg")
+        #expect(m.resolve("https://media.example/x.jpg") == "https://media.example/x.jpg", "another port: not mirrored")
+        #expect(m.resolve("https://cdn.example:444/y.jpg") == "http://127.0.0.1:9/b/y.jpg", "a bare host mirrors every port")
+        #expect(throws: FetchError.self) { try MirrorMap(specs: ["media.example:port=http://x"]) }
+        #expect(throws: FetchError.self) { try MirrorMap(specs: ["media.example:70000=http://x"]) }
+        #expect(throws: FetchError.self) { try MirrorMap(specs: ["a:b:1=http://x"]) }
+    }
+
     @Test func rejectsBadSpecs() {
         #expect(throws: FetchError.self) { try MirrorMap(specs: ["no-equals"]) }
         #expect(throws: FetchError.self) { try MirrorMap(specs: ["host=file:///tmp"]) }

@@ -114,6 +114,8 @@ import Glibc
         let repaired = try await fetch(server, "/blob/\(published.photo.hex)?n=4")
         #expect(repaired.status == 200 && repaired.body == published.photoBytes)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path))
+        let range = try await fetch(server, "/blob/\(published.photo.hex)?n=6", headers: ["Range": "bytes=0-9"])
+        #expect(range.status == 206 && range.body == Array(published.photoBytes.prefix(10)), "ranges over a bucket too")
         // A local copy damaged later is not served either: read again from the bucket.
         try Data("rot".utf8).write(to: root.appendingPathComponent("objects/" + path))
         let reread = try await fetch(server, "/blob/\(published.photo.hex)?n=5")

@@ -93,3 +93,37 @@ import TestSupport
         #expect(try index.contentHashes(ofDerived: stray, source: fixture.avatar) == [BlobHash(hashing: answer.body)])
     }
 }
+
+/// `/blob` answers `Range` (RFC 9110 §14): a video is sought, a large original resumed.
+@Suite struct BlobRangeTests {
+    @Test func rangesOfAnOriginalAreServedWith206() async throws {
+        let fixture = try await ServerFixture.get()
+        let server = try await fixture.start()
+        defer { Task { await server.stop() } }
+        let path = "/blob/\(fixture.lazy.hex)"
+        let whole = try await fetch(server, path)
+        #expect(whole.status == 200 && whole.header("accept-ranges") == "bytes")
+        let length = whole.body.count
+        let part = try await fetch(server, path, headers: ["Range": "bytes=10-19"])
+        #expect(part.status == 206)
+        #expect(part.body == Array(whole.body[10..<20]))
+        #expect(part.header("content-range") == "bytes 10-19/\(length)")
+        let tail = try await fetch(server, path, headers: ["Range": "bytes=-5"])
+        #expect(tail.status == 206 && tail.body == Array(whole.body.suffix(5)))
+        let open = try await fetch(server, path, headers: ["Range": "bytes=\(length - 3)-"])
+        #expect(open.status == 206 && open.body.count == 3)
+        let past = try await fetch(server, path, headers: ["Range": "bytes=\(length)-"])
+        #expect(past.status == 416 && past.header("content-range") == "bytes */\(length)")
+        // If-Range with this ETag: the range; with another: the whole body.
+        let etag = try #require(whole.header("etag"))
+        #expect(try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": etag]).status == 206)
+        let stale = try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": "\"other\""])
+        #expect(stale.status == 200 && stale.body.count == length)
+        // Several ranges, or nonsense: the whole body, as RFC 9110 allows.
+        #expect(try await fetch(server, path, headers: ["Range": "bytes=0-1,5-6"]).status == 200)
+        #expect(try await fetch(server, path, headers: ["Range": "lines=1-2"]).status == 200)
+        #expect(ByteRange.parse("bytes=5-2", length: 10) == .ignored)
+        #expect(ByteRange.parse("bytes=-0", length: 10) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=0-999", length: 10) == .satisfiable(0..<10))
+    }
+}
