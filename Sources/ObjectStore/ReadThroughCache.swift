@@ -68,6 +68,9 @@ public final class ReadThroughCache: Sendable {
 
     /// Where bytes that failed their check are copied (`quarantine/bucket/<path>`), or nil.
     public let quarantine: URL?
+    /// The most bytes this process copies into `quarantine`.
+    static let quarantineLimit = 256 << 20
+    private let quarantined = Mutex(0)
 
     public init(client: S3Client, folder: URL, capacity: Int, absentFor: TimeInterval = 30, quarantine: URL? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -121,7 +124,12 @@ public final class ReadThroughCache: Sendable {
     /// A copy of bytes that failed their check, for a person to look at: once per
     /// path, never over a file already there.
     private func keepInQuarantine(_ path: String, _ bytes: [UInt8]) {
-        guard let quarantine else { return }
+        // A bucket full of garbage must not fill this disk: copies stop past a bound.
+        guard let quarantine, quarantined.withLock({ total in
+            guard total + bytes.count <= Self.quarantineLimit else { return false }
+            total += bytes.count
+            return true
+        }) else { return }
         let url = quarantine.appendingPathComponent(path)
         guard !FileManager.default.fileExists(atPath: url.path) else { return }
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -101,10 +101,9 @@ public final class StoreHealth: Sendable {
         for listener in listeners.withLock({ $0 }) { listener(state) }
     }
 
-    static func stamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date)
-    }
+    /// Every request is refused with this while the store is down: a format
+    /// style, not a formatter object made per request.
+    static func stamp(_ date: Date) -> String { date.formatted(.iso8601) }
 }
 
 /// How long a bucket request may take in all, retries included: the rest of the

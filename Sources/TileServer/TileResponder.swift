@@ -217,7 +217,7 @@ struct TileResponder: HTTPResponder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = (try? encoder.encode(Degraded(
-            store: "down", reason: Self.publicReason(reason), since: ISO8601DateFormatter().string(from: since)))) ?? Data()
+            store: "down", reason: Self.publicReason(reason), since: since.formatted(.iso8601)))) ?? Data()
         return Reply(bytes: [UInt8](body) + [10], contentType: "application/json", etag: nil, cacheControl: "no-store")
     }
 

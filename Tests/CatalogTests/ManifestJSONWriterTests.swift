@@ -16,7 +16,7 @@ import Testing
     static func ref(_ n: Int) -> MediaRef {
         var ref = MediaRef(url: "https://pbs.twimg.com/profile_images/\(n)/a.jpg", sha256: String(repeating: "cd", count: 32),
                  bytes: n, contentType: "image/png", error: MediaError(code: "http_404", message: awkward, httpStatus: 404),
-                 width: 400, height: -1, thumbnails: [ThumbnailRef(size: 128, path: "derived/a.jpg", width: 128, height: 96)],
+                 width: 400, height: -1, thumbnails: [ThumbnailRef(size: 128, path: "derived/a.jpg", width: 128, height: 96, sha256: String(repeating: "ab", count: 32))],
                  tiles: TileRefs(pack: "p", dzi: "d.dzi", iiif: "i/info.json", tileSize: 254, bytes: 1),
                  deriveError: "not an image")
         ref.pdq = pdq
@@ -41,7 +41,7 @@ import Testing
                 sha256: String(repeating: "ab", count: 32), bytes: n * 100, contentType: "image/jpeg",
                 error: MediaError(code: "too_large", message: "big", httpStatus: 200), width: 1200, height: 675,
                 altText: "alt\ntext", video: ref(n + 1),
-                thumbnails: [ThumbnailRef(size: 256, path: "derived/\(n).jpg", width: 256, height: 144)],
+                thumbnails: [ThumbnailRef(size: 256, path: "derived/\(n).jpg", width: 256, height: 144, sha256: String(repeating: "cd", count: 32))],
                 tiles: TileRefs(pack: "derived/\(n).pack", dzi: "x.dzi", iiif: "y", tileSize: 256, bytes: 4096),
                 deriveError: "gif", pdq: pdq, pdqQuality: 100, pdqDihedral: Array(repeating: pdq, count: 7))],
             referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2",
@@ -71,6 +71,9 @@ import Testing
         store.failed = 3
         store.bytesUploaded = 4
         store.manifestKey = "manifests/x.json"
+        store.copiedFromStore = 4
+        store.bytesFromStore = 4096
+        store.replaced = 1
         summary.store = store
         return Manifest(
             generatedAt: Date(timeIntervalSince1970: 1_764_000_000.5), tool: "tweetcache 0.1.0",
