@@ -116,10 +116,10 @@ let package = Package(
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
-        // S3-compatible object storage: requests signed by libcurl (SigV4), listings read by XMLParser.
+        // Where shared files live (CacheStorage): S3-compatible buckets (requests signed by libcurl, SigV4) and folders.
         .target(
             name: "ObjectStore",
-            dependencies: ["MediaFetch", "BlobStore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["MediaFetch", "BlobStore", "CTweetCache", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "tweetcache",

@@ -31,6 +31,8 @@ public enum CacheVerification {
         case orphanDerived = "orphan_derived"
         /// A pyramid pack that is truncated or damaged (header, index or a tile's checksum).
         case corruptPack = "corrupt_pack"
+        /// A thumbnail whose bytes are not what its maker recorded (or not an image).
+        case corruptDerived = "corrupt_derived"
         /// Per-tile trees of the layout before packs; repairing converts them to a pack.
         case oldLayout = "old_layout"
     }
@@ -126,7 +128,8 @@ public enum CacheVerification {
             }
             checked += 1
             if let why = checks.derivedFile(entry, path) {
-                problems.append(Problem(kind: .corruptPack, sha256: entry.hash.hex, path: path, detail: why))
+                let kind: ProblemKind = entry.path.hasSuffix(CacheLayout.packSuffix) ? .corruptPack : .corruptDerived
+                problems.append(Problem(kind: kind, sha256: entry.hash.hex, path: path, detail: why))
             }
         }
         return Plan(problems: problems, blobsChecked: onDisk.count, bytesHashed: hashed.bytes,
@@ -185,6 +188,25 @@ public enum CacheVerification {
                 } else if FileManager.default.fileExists(atPath: p.path) {
                     p.repaired = "derived again"
                 }
+            case .corruptDerived:
+                // Moved aside (not deleted: evidence) and made again from the original.
+                guard let entry = store.derivedEntries(of: hash).first(where: { store.layout.path($0.path) == p.path }),
+                      checks.derivedFile(entry, p.path) != nil else {
+                    p.repaired = "sound now (repaired while verifying)"
+                    return p
+                }
+                let target = store.layout.quarantineURL.appendingPathComponent((p.path as NSString).lastPathComponent)
+                try? FileManager.default.createDirectory(at: store.layout.quarantineURL, withIntermediateDirectories: true)
+                try? FileManager.default.removeItem(at: target)
+                guard (try? FileManager.default.moveItem(atPath: p.path, toPath: target.path)) != nil else {
+                    p.detail += " (repair failed: could not move it aside)"
+                    return p
+                }
+                var failure: String? = nil
+                do { try checks.rederive(hash, plan.derivedRows.filter { $0.hash == hash }, false) } catch { failure = String(describing: error) }
+                if let failure { p.detail += " (moved to quarantine; remaking it failed: \(failure))" }
+                else if FileManager.default.fileExists(atPath: p.path) { p.repaired = "moved to quarantine and made again" }
+                else { p.repaired = "moved to quarantine (made again when next asked for)" }
             case .corruptPack, .oldLayout:
                 // Re-checked first: another process may have rebuilt or converted it since.
                 let entries = store.derivedEntries(of: hash)

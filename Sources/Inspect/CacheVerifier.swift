@@ -69,7 +69,12 @@ public struct CacheVerifier: Sendable {
     static func checks(store: BlobStore, index: CacheIndex, lanes: Int) -> CacheVerification.Checks {
         CacheVerification.Checks(
             derivedFile: { entry, _ in
-                entry.path.hasSuffix(CacheLayout.packSuffix) ? packProblem(entry.hash, store: store) : nil
+                if entry.path.hasSuffix(CacheLayout.packSuffix) { return packProblem(entry.hash, store: store) }
+                // Thumbnails are judged as `verify --store` judges a bucket's (``ObjectCheck``).
+                guard let bytes = try? store.readDerived(entry.path) else { return "cannot be read" }
+                let expected = (try? index.contentHashes(ofDerived: entry.path, source: entry.hash)) ?? []
+                if case let .wrong(why) = ObjectCheck.judge(entry.path, bytes: bytes, expected: expected) { return why }
+                return nil
             },
             rederive: { hash, rows, pyramid in
                 _ = try DerivedRepair.rederive(hash, records: rows, store: store, index: index, threads: lanes,
@@ -79,14 +84,9 @@ public struct CacheVerifier: Sendable {
 
     /// Why the pack of `hash` cannot be served, or nil when every tile checks out.
     static func packProblem(_ hash: BlobHash, store: BlobStore) -> String? {
-        do {
-            let bytes = try store.readDerived(CacheLayout.pack(hash))
-            let pack = try PyramidPack(bytes)
-            guard pack.source == hash.bytes else { return "cut from another original than \(hash.hex)" }
-            try pack.checkAll(bytes)
-            return nil
-        } catch {
-            return String(describing: error)
-        }
+        let bytes: [UInt8]
+        do { bytes = try store.readDerived(CacheLayout.pack(hash)) } catch { return String(describing: error) }
+        if case let .wrong(why) = ObjectCheck.judge(CacheLayout.pack(hash), bytes: bytes, expected: []) { return why }
+        return nil
     }
 }

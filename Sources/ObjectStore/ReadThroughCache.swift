@@ -2,9 +2,9 @@ import BlobStore
 import Foundation
 import Synchronization
 
-/// A bounded local copy of what was read from the bucket, so a tile server never
+/// A bounded local copy of what was read from the store, so a tile server never
 /// fetches the same bytes twice while they fit, and its disk use stays under
-/// `--local-max` however much the bucket holds.
+/// `--local-max` however much the store holds.
 ///
 /// Whole objects (thumbnails, originals) and byte ranges of objects (a pack's
 /// head and index, one tile of a pack) are kept as files under one folder and
@@ -18,9 +18,9 @@ import Synchronization
 /// read with the hashes it must have is checked before it is kept or returned, and
 /// a local copy is checked again when it is read back. Bytes that fail are never
 /// kept or returned: a copy of them goes to `quarantine` for a person to look at,
-/// and the caller gets ``S3Error/corrupt(key:)``.
+/// and the caller gets ``StoreError/corrupt(key:)``.
 public final class ReadThroughCache: Sendable {
-    public let client: S3Client
+    public let storage: any CacheStorage
     public let folder: URL
     /// The most bytes kept on disk.
     public let capacity: Int
@@ -52,7 +52,7 @@ public final class ReadThroughCache: Sendable {
     private let state = Mutex(State())
     private let inflight = Mutex<[String: Task<ReadResultBox, Never>]>([:])
     private let now: @Sendable () -> Date
-    /// How long a key the bucket did not have is believed absent (another machine may store it).
+    /// How long a key the store did not have is believed absent (another machine may store it).
     public let absentFor: TimeInterval
 
     /// Counters for `/metrics` and the benchmarks.
@@ -61,7 +61,7 @@ public final class ReadThroughCache: Sendable {
         public var misses = 0
         public var evictions = 0
         public var bytes = 0
-        /// Copies that failed their check, from the bucket or read back from the folder.
+        /// Copies that failed their check, from the store or read back from the folder.
         public var corrupt = 0
     }
     private let counters = Mutex(Counters())
@@ -72,9 +72,9 @@ public final class ReadThroughCache: Sendable {
     static let quarantineLimit = 256 << 20
     private let quarantined = Mutex(0)
 
-    public init(client: S3Client, folder: URL, capacity: Int, absentFor: TimeInterval = 30, quarantine: URL? = nil,
+    public init(storage: any CacheStorage, folder: URL, capacity: Int, absentFor: TimeInterval = 30, quarantine: URL? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
-        self.client = client
+        self.storage = storage
         self.quarantine = quarantine
         self.folder = folder.standardizedFileURL
         self.capacity = max(0, capacity)
@@ -90,21 +90,21 @@ public final class ReadThroughCache: Sendable {
         return copy
     }
 
-    /// The whole object at `path` (cache-relative), or nil when the bucket has none.
+    /// The whole object at `path` (cache-relative), or nil when the store has none.
     ///
     /// With `expecting`, the bytes must hash to one of those SHA-256s (an original's
     /// name, the hash a thumbnail's maker recorded): a local copy that does not is
     /// dropped and read again, and a bucket's copy that does not throws
-    /// ``S3Error/corrupt(key:)`` and is neither kept nor remembered.
-    public func object(_ path: String, limit: Int, expecting: Set<BlobHash>? = nil) async throws(S3Error) -> [UInt8]? {
+    /// ``StoreError/corrupt(key:)`` and is neither kept nor remembered.
+    public func object(_ path: String, limit: Int, expecting: Set<BlobHash>? = nil) async throws(StoreError) -> [UInt8]? {
         let name = Self.fileName(path, range: nil)
         if let bytes = hit(name) {
             if Self.sound(bytes, expecting) { return bytes }
             counters.withLock { $0.corrupt += 1 }
             forget(path)
         }
-        guard let result = try await once(name, { [client] () throws(S3Error) -> S3Client.ReadResult? in
-            try await client.read(path, maxBytes: limit)
+        guard let result = try await once(name, { [storage] () throws(StoreError) -> ObjectBytes? in
+            try await storage.read(path, maxBytes: limit)
         }) else { return nil }
         guard result.objectSize <= limit else { throw .server(status: 413, code: "TooLarge", message: "\(path) is over \(limit) bytes") }
         guard Self.sound(result.bytes, expecting) else {
@@ -137,15 +137,15 @@ public final class ReadThroughCache: Sendable {
     }
 
     /// `length` bytes at `offset` of the object at `path` and the object's size, or
-    /// nil when the bucket has no such object.
-    public func range(_ path: String, offset: Int, length: Int) async throws(S3Error) -> S3Client.ReadResult? {
+    /// nil when the store has no such object.
+    public func range(_ path: String, offset: Int, length: Int) async throws(StoreError) -> ObjectBytes? {
         let name = Self.fileName(path, range: offset..<(offset + length))
         if let stored = hit(name), stored.count >= 8 {
             let size = stored.prefix(8).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            return S3Client.ReadResult(bytes: Array(stored.dropFirst(8)), objectSize: size)
+            return ObjectBytes(bytes: Array(stored.dropFirst(8)), objectSize: size)
         }
-        guard let result = try await once(name, { [client] () throws(S3Error) -> S3Client.ReadResult? in
-            try await client.read(path, range: offset..<(offset + length), maxBytes: length + 1024)
+        guard let result = try await once(name, { [storage] () throws(StoreError) -> ObjectBytes? in
+            try await storage.read(path, range: offset..<(offset + length), maxBytes: length + 1024)
         }) else { return nil }
         var stored = (0..<8).map { UInt8(truncatingIfNeeded: result.objectSize >> (8 * $0)) }
         stored += result.bytes
@@ -153,11 +153,11 @@ public final class ReadThroughCache: Sendable {
         return result
     }
 
-    /// Keeps bytes made here from the bucket's (a tile cut on request) under `path`.
+    /// Keeps bytes made here from the store's (a tile cut on request) under `path`.
     public func keep(_ path: String, bytes: [UInt8]) { keep(Self.fileName(path, range: nil), bytes) }
 
     /// Drops every local copy of `path`, whole or in ranges (a pack replaced or
-    /// deleted in the bucket is read afresh, not served from a stale head).
+    /// deleted in the store is read afresh, not served from a stale head).
     public func forget(_ path: String) {
         let victims = state.withLock { state -> [String] in
             let names = state.entries.keys.filter { $0 == path || $0.hasPrefix(path + "@") }
@@ -253,13 +253,13 @@ public final class ReadThroughCache: Sendable {
 
     // MARK: - One request per name
 
-    private struct ReadResultBox: Sendable { var result: Result<S3Client.ReadResult?, S3Error> }
+    private struct ReadResultBox: Sendable { var result: Result<ObjectBytes?, StoreError> }
 
     /// Runs `read` once for however many callers want `name` at the same moment,
-    /// and remembers for a while that the bucket has no such key.
+    /// and remembers for a while that the store has no such key.
     private func once(
-        _ name: String, _ read: @escaping @Sendable () async throws(S3Error) -> S3Client.ReadResult?
-    ) async throws(S3Error) -> S3Client.ReadResult? {
+        _ name: String, _ read: @escaping @Sendable () async throws(StoreError) -> ObjectBytes?
+    ) async throws(StoreError) -> ObjectBytes? {
         let current = now()
         let absent = state.withLock { state -> Bool in
             guard let since = state.absent[name] else { return false }
@@ -271,7 +271,7 @@ public final class ReadThroughCache: Sendable {
         let (task, owner) = inflight.withLock { tasks -> (Task<ReadResultBox, Never>, Bool) in
             if let running = tasks[name] { return (running, false) }
             let task = Task { () -> ReadResultBox in
-                do throws(S3Error) { return ReadResultBox(result: .success(try await read())) } catch {
+                do throws(StoreError) { return ReadResultBox(result: .success(try await read())) } catch {
                     return ReadResultBox(result: .failure(error))
                 }
             }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// After ``failureThreshold`` requests in a row fail for want of an answer (or
 /// with 5xx), the store is marked down: requests fail at once with
-/// ``S3Error/down(since:)`` instead of each waiting out its deadline, and a
+/// ``StoreError/down(since:)`` instead of each waiting out its deadline, and a
 /// probe (one small listing, ``probeTimeout`` at most) runs every
 /// ``probeInterval`` until one succeeds. Every change of state is reported once
 /// (`onChange`), for the log line, the metric and `/healthz`.
@@ -44,8 +44,8 @@ public final class StoreHealth: Sendable {
         listeners.withLock { $0.append(listener) }
     }
 
-    /// Throws ``S3Error/down(since:)`` while the store is down.
-    func admit() throws(S3Error) {
+    /// Throws ``StoreError/down(since:)`` while the store is down.
+    func admit() throws(StoreError) {
         if case let .down(since, _) = state { throw .down(since: Self.stamp(since)) }
     }
 

@@ -28,7 +28,7 @@ final class CacheFiles: Sendable {
         case tooLarge(Int)
         case unreadable(String)
         /// The bucket did not answer (or refused): worth a retry, not a repair.
-        case remote(S3Error)
+        case remote(StoreError)
         /// Every copy found failed its check (on disk and, with a bucket, there).
         case corrupt
     }
@@ -105,7 +105,7 @@ final class CacheFiles: Sendable {
             return try read(relative, offset: offset, length: length)
         } catch {
             guard error == .missing, let remote else { throw error }
-            let found: S3Client.ReadResult?
+            let found: ObjectBytes?
             do { found = try await remote.range(relative, offset: offset, length: length) } catch {
                 throw .remote(error)
             }

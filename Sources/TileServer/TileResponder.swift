@@ -205,7 +205,7 @@ struct TileResponder: HTTPResponder {
     /// `/healthz`: `ok`, or `degraded` with the reason while the object store is
     /// down (still 200: what is warm is still served).
     func health() -> Reply {
-        guard case let .down(since, reason) = files.remote?.client.health?.state else {
+        guard case let .down(since, reason) = files.remote?.storage.health?.state else {
             return Reply(text: "{\"status\":\"ok\"}\n", contentType: "application/json", cacheControl: "no-store")
         }
         struct Degraded: Encodable {

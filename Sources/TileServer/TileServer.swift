@@ -76,7 +76,7 @@ public final class TileServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
         let metrics = ServerMetrics()
-        if let health = configuration.store?.client.health {
+        if let health = configuration.store?.storage.health {
             metrics.storeUp(true)
             health.onChange { state in
                 switch state {

@@ -29,7 +29,7 @@ struct HTTPFailure: Error, Sendable {
     /// A failure of the bucket, as a client may see it: never its endpoint or keys
     /// (those go to the log), 503 with `Retry-After` while the store is down or
     /// slow, 502 for bytes it holds that are not what they must be.
-    static func store(_ error: S3Error, what: String) -> HTTPFailure {
+    static func store(_ error: StoreError, what: String) -> HTTPFailure {
         switch error {
         case .corrupt: return .init(status: 502, message: "the stored copy of \(what) is damaged; it is not served")
         case .down: return .init(status: 503, message: "the object store is not answering; try again shortly", retryAfter: 2)

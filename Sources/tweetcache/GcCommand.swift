@@ -42,13 +42,13 @@ struct GcCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let client = try await storage.client(explicit: true) {
+        if let client = try await storage.open(explicit: true) {
             defer { client.shutdown() }
             // Opening the local copy trims it to --local-max.
             _ = try storage.readThrough(client, cacheRoot: options.cacheURL)
-            let report: BucketMaintenance.CollectReport
+            let report: StoreMaintenance.CollectReport
             do {
-                report = try await BucketMaintenance(client: client).collect(grace: grace ?? 86_400, dryRun: dryRun)
+                report = try await StoreMaintenance(storage: client).collect(grace: grace ?? 86_400, dryRun: dryRun)
             } catch {
                 throw CleanExit.message(error.description, code: 2)
             }

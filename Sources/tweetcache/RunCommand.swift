@@ -23,18 +23,18 @@ enum RunCommand {
 
     static func run(inputs: [ResultsInput], options: PipelineOptions, flags: FetchOptions) async throws -> Report {
         var options = options
-        let store = try await flags.storage.client(writes: true)
+        let store = try await flags.storage.open(writes: true)
         defer { store?.shutdown() }
         if let store {
             options.manifestTag = StorePublisher.manifestTag()
-            options.publisher = StorePublisher(client: store, cacheRoot: options.cacheRoot).session()
+            options.publisher = StorePublisher(storage: store, cacheRoot: options.cacheRoot).session()
             // What other machines stored is known by URL first (their new manifests,
             // copied incrementally), then read from the bucket instead of the origin.
-            do { _ = try await BucketSync(client: store, cacheRoot: options.cacheRoot).run() } catch {
+            do { _ = try await BucketSync(storage: store, cacheRoot: options.cacheRoot).run() } catch {
                 FileHandle.standardError.write(Data("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n".utf8))
             }
             if let blobs = try? BlobStore(root: options.cacheRoot) {
-                options.blobSource = BucketHydrator(client: store, store: blobs)
+                options.blobSource = BucketHydrator(storage: store, store: blobs)
             }
         }
         let pipeline: CachePipeline

@@ -16,7 +16,7 @@ import Pipeline
 /// they do not end up in shell history or `ps`.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Object storage for the cache's files, s3://BUCKET[/PREFIX] (default: $TWEETCACHE_STORE). Endpoint, region and credentials as the AWS CLI finds them: AWS_ENDPOINT_URL(_S3), AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, else AWS_PROFILE's profile in ~/.aws/credentials and ~/.aws/config (endpoint_url, services, region, ca_bundle, credential_process), else the container or instance metadata endpoint.",
+        "Where the cache's files are shared: a bucket, s3://BUCKET[/PREFIX], or a folder every machine mounts, file:///PATH (default: $TWEETCACHE_STORE). For a bucket, Endpoint, region and credentials as the AWS CLI finds them: AWS_ENDPOINT_URL(_S3), AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, else AWS_PROFILE's profile in ~/.aws/credentials and ~/.aws/config (endpoint_url, services, region, ca_bundle, credential_process), else the container or instance metadata endpoint.",
         valueName: "URL"))
     var store: String?
 
@@ -34,8 +34,8 @@ struct StoreOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let text = storeText {
-            do { _ = try S3Location(url: text) } catch { throw ValidationError("--store: \(error.description)") }
+        if let text = storeText, !text.hasPrefix("file:") {
+            do { _ = try S3Location(url: text) } catch { throw ValidationError("--store: \(error.description) (or file:///PATH for a folder)") }
         }
         guard ByteCount.parse(localMax) != nil else { throw ValidationError("--local-max: cannot read '\(localMax)' (try 2GB)") }
     }
@@ -46,10 +46,10 @@ struct StoreOptions: ParsableArguments {
     static let logger = Logger(label: "tweetcache.store")
 
     /// The bounded local copy of the bucket's objects under `cacheRoot`.
-    func readThrough(_ client: S3Client, cacheRoot: URL) throws -> ReadThroughCache {
+    func readThrough(_ storage: any CacheStorage, cacheRoot: URL) throws -> ReadThroughCache {
         do {
             let layout = CacheLayout(root: cacheRoot)
-            return try ReadThroughCache(client: client, folder: layout.objectsURL, capacity: localMaxBytes,
+            return try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: localMaxBytes,
                                         quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         } catch {
             throw CleanExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
@@ -60,63 +60,74 @@ struct StoreOptions: ParsableArguments {
     /// into the cache (``BucketSync``), then the objects `paths` picks from them
     /// copied into the cache directory (``BucketHydrator``). Nothing without `--store`.
     func hydrate(cacheRoot: URL, paths: @escaping (CacheLayout) -> [String]) async throws {
-        guard let client = try await client() else { return }
-        defer { client.shutdown() }
-        do { _ = try await BucketSync(client: client, cacheRoot: cacheRoot).run() } catch {
+        guard let storage = try await open() else { return }
+        defer { storage.shutdown() }
+        do { _ = try await BucketSync(storage: storage, cacheRoot: cacheRoot).run() } catch {
             throw CleanExit.message(error.description, code: 2)
         }
         let store: BlobStore
         do { store = try BlobStore(root: cacheRoot) } catch { throw CleanExit.message("\(error)", code: 2) }
-        let report = await BucketHydrator(client: client, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
+        let report = await BucketHydrator(storage: storage, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
         for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
-            FileHandle.standardError.write(Data("tweetcache: \(client.location)/\(path): \(why)\n".utf8))
+            FileHandle.standardError.write(Data("tweetcache: \(storage.address)/\(path): \(why)\n".utf8))
         }
     }
 
-    /// The store's client, or nil without `--store`. A bucket that is missing or
+    /// The store, or nil without `--store`: a bucket (``S3Client``) or a folder
+    /// (``LocalStorage``), the same to every command. A bucket that is missing or
     /// refuses these credentials ends the command here with status 2, said once;
     /// an endpoint that does not answer does not (each file's upload says so).
     ///
     /// With `explicit`, only `--store` counts, not `$TWEETCACHE_STORE`: commands that
-    /// delete (`gc`, `verify --repair`) act on a shared bucket only when told on
+    /// delete (`gc`, `verify --repair`) act on a shared store only when told on
     /// their own command line.
     /// With `writes`, the credentials must also be allowed to write (one small
     /// object put and deleted): read-only keys stop a run here with status 2.
-    func client(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil, writes: Bool = false) async throws -> S3Client? {
+    func open(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil, writes: Bool = false) async throws -> (any CacheStorage)? {
         if explicit, store == nil {
             if storeText != nil {
                 FileHandle.standardError.write(Data(
-                    "tweetcache: $TWEETCACHE_STORE is set; this works on the local cache (give --store to act on the bucket)\n".utf8))
+                    "tweetcache: $TWEETCACHE_STORE is set; this works on the local cache (give --store to act on the store)\n".utf8))
             }
             return nil
         }
         guard let text = storeText else { return nil }
-        let client: S3Client
-        do {
-            let settings = try S3Settings.fromEnvironment(certificateAuthorities: cacert.map { CertificateAuthorities(bundleFile: $0) })
-            Self.logger.debug("object store settings", metadata: [
-                "credentials": "\(settings.sources["credentials"] ?? "?")", "endpoint": "\(settings.sources["endpoint"] ?? "?")",
-                "region": "\(settings.sources["region"] ?? "?")", "profile": "\(settings.sources["profile"] ?? "?")",
-            ])
-            client = try S3Client(location: S3Location(url: text), settings: settings, health: health)
-        } catch {
+        let storage: any CacheStorage
+        do { storage = try Self.storage(text, cacert: cacert, health: health) } catch {
             throw CleanExit.message(error.description, code: 2)
         }
-        guard probe else { return client }
+        guard probe else { return storage }
         do {
-            try await client.probe()
-            if writes { try await client.checkWritable() }
+            try await storage.probe()
+            if writes { try await storage.checkWritable() }
         } catch {
             switch error {
             case .unreachable: FileHandle.standardError.write(Data("tweetcache: \(error.description)\n".utf8))
             case .accessDenied where writes:
-                client.shutdown()
-                throw CleanExit.message("\(error.description); these credentials may not write to \(client.location) (read-only?)", code: 2)
+                storage.shutdown()
+                throw CleanExit.message("\(error.description); these credentials may not write to \(storage.address) (read-only?)", code: 2)
             default:
-                client.shutdown()
+                storage.shutdown()
                 throw CleanExit.message(error.description, code: 2)
             }
         }
-        return client
+        return storage
+    }
+
+    /// The store `text` names: `file:///PATH` a folder, else an S3 bucket with the
+    /// AWS configuration this machine has.
+    static func storage(_ text: String, cacert: String?, health: StoreHealth?) throws(StoreError) -> any CacheStorage {
+        if text.hasPrefix("file:") {
+            guard let url = URL(string: text), url.isFileURL, url.host == nil || url.host == "" || url.host == "localhost",
+                  url.path.hasPrefix("/")
+            else { throw .invalidLocation("--store \(text): a folder is file:///ABSOLUTE/PATH") }
+            return try LocalStorage(root: url)
+        }
+        let settings = try S3Settings.fromEnvironment(certificateAuthorities: cacert.map { CertificateAuthorities(bundleFile: $0) })
+        logger.debug("object store settings", metadata: [
+            "credentials": "\(settings.sources["credentials"] ?? "?")", "endpoint": "\(settings.sources["endpoint"] ?? "?")",
+            "region": "\(settings.sources["region"] ?? "?")", "profile": "\(settings.sources["profile"] ?? "?")",
+        ])
+        return try S3Client(location: S3Location(url: text), settings: settings, health: health)
     }
 }

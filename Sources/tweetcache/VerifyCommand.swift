@@ -29,11 +29,11 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func run() async throws {
-        if let client = try await storage.client(explicit: repair) {
+        if let client = try await storage.open(explicit: repair) {
             defer { client.shutdown() }
-            var maintenance = BucketMaintenance(client: client)
+            var maintenance = StoreMaintenance(storage: client)
             if let jobs { maintenance.concurrency = max(1, jobs) }
-            let report: BucketMaintenance.VerifyReport
+            let report: StoreMaintenance.VerifyReport
             do { report = try await maintenance.verify(repair: repair, localRoot: options.cacheURL) } catch {
                 throw CleanExit.message(error.description, code: 2)
             }

@@ -91,7 +91,7 @@ import Glibc
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(FileManager.default.fileExists(atPath: CacheLayout(root: second).path(manifestKey)))
         let readThrough = try ReadThroughCache(
-            client: S3Client(location: client.location, settings: client.settings),
+            storage: S3Client(location: client.location, settings: client.settings),
             folder: CacheLayout(root: second).objectsURL, capacity: 64 << 20)
         var configuration = TileServerConfiguration(cacheRoot: second)
         configuration.port = 0

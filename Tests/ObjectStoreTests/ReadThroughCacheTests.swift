@@ -23,7 +23,7 @@ import Testing
         defer { client.shutdown(); try? FileManager.default.removeItem(at: folder) }
         let objects = (0..<40).map { n in (path: "blobs/sha256/aa/\(n)", bytes: [UInt8](repeating: UInt8(n), count: 10_000)) }
         for object in objects { _ = try await client.put(object.path, bytes: object.bytes) }
-        let cache = try ReadThroughCache(client: client, folder: folder, capacity: 100_000)
+        let cache = try ReadThroughCache(storage: client, folder: folder, capacity: 100_000)
         #expect(try await cache.object(objects[0].path, limit: 1 << 20) == objects[0].bytes)
         #expect(try await cache.object(objects[0].path, limit: 1 << 20) == objects[0].bytes)
         #expect(cache.statistics.hits == 1)
@@ -41,7 +41,7 @@ import Testing
         // (File times are coarse: the newest is dated ahead, so no tie decides.)
         let newest = folder.appendingPathComponent(objects[39].path)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: newest.path)
-        let reopened = try ReadThroughCache(client: client, folder: folder, capacity: 30_000)
+        let reopened = try ReadThroughCache(storage: client, folder: folder, capacity: 30_000)
         #expect(reopened.statistics.bytes <= 30_000)
         #expect(try folderBytes(folder) <= 30_000)
         #expect(try await reopened.object(objects[39].path, limit: 1 << 20) == objects[39].bytes)
@@ -53,7 +53,7 @@ import Testing
         defer { client.shutdown(); try? FileManager.default.removeItem(at: folder) }
         let bytes = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         _ = try await client.put("derived/ab/x.pack", bytes: bytes)
-        let cache = try ReadThroughCache(client: client, folder: folder, capacity: 1 << 20)
+        let cache = try ReadThroughCache(storage: client, folder: folder, capacity: 1 << 20)
         let first = try #require(try await cache.range("derived/ab/x.pack", offset: 1_000, length: 300))
         #expect(first.bytes == Array(bytes[1_000..<1_300]))
         #expect(first.objectSize == 50_000)
@@ -68,7 +68,7 @@ import Testing
         let (client, folder) = try await setUp("absent")
         defer { client.shutdown(); try? FileManager.default.removeItem(at: folder) }
         let clock = VirtualClock()
-        let cache = try ReadThroughCache(client: client, folder: folder, capacity: 1 << 20, absentFor: 30,
+        let cache = try ReadThroughCache(storage: client, folder: folder, capacity: 1 << 20, absentFor: 30,
                                          now: { clock.now() })
         #expect(try await cache.object("derived/cd/late.thumb-150.jpg", limit: 1 << 20) == nil)
         // Another machine stores it now; within the 30 s it is still believed absent.

@@ -97,7 +97,7 @@ import Testing
         let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName("nobucket")),
                                   settings: S3Settings.fromEnvironment(server.environment))
         defer { client.shutdown() }
-        await #expect(throws: S3Error.noSuchBucket(client.location.bucket)) {
+        await #expect(throws: StoreError.noSuchBucket(client.location.bucket)) {
             _ = try await client.put("blobs/x", bytes: [1])
         }
     }
@@ -131,12 +131,12 @@ import Testing
         #expect(settings.endpoint == "http://b:2")
         #expect(settings.region == "eu-west-3")
         #expect(try await settings.signature().sessionToken == "t")
-        #expect(throws: S3Error.missingCredentials(["AWS_SECRET_ACCESS_KEY"])) {
+        #expect(throws: StoreError.missingCredentials(["AWS_SECRET_ACCESS_KEY"])) {
             try S3Settings.fromEnvironment(["AWS_ACCESS_KEY_ID": "k"])
         }
-        #expect(throws: S3Error.self) { try S3Settings.fromEnvironment(["AWS_ENDPOINT_URL": "ftp://x", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]) }
-        #expect(throws: S3Error.self) { try S3Location(url: "s3://Bad_Bucket/x") }
-        #expect(throws: S3Error.self) { try S3Location(url: "s3://good-bucket/../x") }
+        #expect(throws: StoreError.self) { try S3Settings.fromEnvironment(["AWS_ENDPOINT_URL": "ftp://x", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]) }
+        #expect(throws: StoreError.self) { try S3Location(url: "s3://Bad_Bucket/x") }
+        #expect(throws: StoreError.self) { try S3Location(url: "s3://good-bucket/../x") }
         #expect(try S3Location(url: "s3://good-bucket//a/b/").description == "s3://good-bucket/a/b")
     }
 }

@@ -46,7 +46,7 @@ import Glibc
         var derive = DeriveOptions()
         derive.tiles = .eager
         options.derive = derive
-        options.publisher = StorePublisher(client: client, cacheRoot: options.cacheRoot).session()
+        options.publisher = StorePublisher(storage: client, cacheRoot: options.cacheRoot).session()
         let page = """
             {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"#zoom",
              "extended_entities":{"media":[{"id_str":"m1","type":"photo","media_url_https":"https://pbs.twimg.com/media/Photo1.jpg"}]},
@@ -66,13 +66,13 @@ import Glibc
         let root = published.scratch.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let client = try S3Client(location: published.client.location, settings: published.client.settings, health: health)
-        _ = try await BucketSync(client: client, cacheRoot: root).run()
+        _ = try await BucketSync(storage: client, cacheRoot: root).run()
         let layout = CacheLayout(root: root)
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0
         configuration.buildsPacks = false
         configuration.requestTimeout = timeout
-        configuration.store = try ReadThroughCache(client: client, folder: layout.objectsURL, capacity: 64 << 20,
+        configuration.store = try ReadThroughCache(storage: client, folder: layout.objectsURL, capacity: 64 << 20,
                                                    quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .notice

@@ -8,13 +8,13 @@ public import ObjectStore
 /// blob store (hashed again, fsynced, named by what they hash to), derived files
 /// published atomically. What the directory has already is not fetched again.
 public struct BucketHydrator: BlobSource {
-    public let client: S3Client
+    public let storage: any CacheStorage
     public let store: BlobStore
     /// Objects fetched at once.
     public var concurrency = 8
 
-    public init(client: S3Client, store: BlobStore) {
-        self.client = client
+    public init(storage: any CacheStorage, store: BlobStore) {
+        self.storage = storage
         self.store = store
     }
 
@@ -65,7 +65,7 @@ public struct BucketHydrator: BlobSource {
     }
 
     public func copy(_ hashes: [BlobHash], into store: BlobStore) async -> (hashes: Set<BlobHash>, bytes: Int) {
-        let hydrator = BucketHydrator(client: client, store: store)
+        let hydrator = BucketHydrator(storage: storage, store: store)
         var copied = Set<BlobHash>()
         var bytes = 0
         await concurrently(hashes, width: concurrency, { hash in
@@ -85,7 +85,7 @@ public struct BucketHydrator: BlobSource {
     private func copy(_ path: String) async -> String? {
         let bytes: [UInt8]
         do {
-            guard let found = try await client.get(path, maxBytes: Self.maxObjectBytes) else { return "not in the bucket" }
+            guard let found = try await storage.get(path, maxBytes: Self.maxObjectBytes) else { return "not in the bucket" }
             bytes = found
         } catch {
             return error.description

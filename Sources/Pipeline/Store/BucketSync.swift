@@ -12,11 +12,11 @@ public import ObjectStore
 /// Only manifests are copied: originals, packs and thumbnails stay in the bucket
 /// and are read on demand through the bounded read-through cache.
 public struct BucketSync: Sendable {
-    public let client: S3Client
+    public let storage: any CacheStorage
     public let layout: CacheLayout
 
-    public init(client: S3Client, cacheRoot: URL) {
-        self.client = client
+    public init(storage: any CacheStorage, cacheRoot: URL) {
+        self.storage = storage
         layout = CacheLayout(root: cacheRoot)
     }
 
@@ -31,9 +31,9 @@ public struct BucketSync: Sendable {
         public var failed: [String: String] = [:]
     }
 
-    public func run() async throws(S3Error) -> Report {
+    public func run() async throws(StoreError) -> Report {
         var report = Report()
-        let objects = try await client.list(CacheLayout.manifestsFolder + "/")
+        let objects = try await storage.list(CacheLayout.manifestsFolder + "/")
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
@@ -47,7 +47,7 @@ public struct BucketSync: Sendable {
             let temporary = layout.manifestsURL.appendingPathComponent(".sync-\(UInt64.random(in: .min ... .max)).json")
             defer { try? FileManager.default.removeItem(at: temporary) }
             do {
-                guard try await client.download(object.key, to: temporary) else { continue }
+                guard try await storage.download(object.key, to: temporary) else { continue }
                 let manifest = try ManifestFile(url: temporary)
                 let urls = index.map { recordInIndex(manifest, index: $0) } ?? 0
                 try FileManager.default.moveItem(at: temporary, to: local)

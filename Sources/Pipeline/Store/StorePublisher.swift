@@ -17,15 +17,13 @@ import Synchronization
 /// in the bucket, so another machine never syncs a run whose files are missing.
 /// Running the same fetch again uploads what is still missing.
 public struct StorePublisher: Sendable {
-    public let client: S3Client
+    public let storage: any CacheStorage
     public let layout: CacheLayout
     /// PUTs in flight at once.
     public var concurrency = 16
-    /// Files larger than this go up in parts (multipart upload).
-    public var partSize = 8 << 20
 
-    public init(client: S3Client, cacheRoot: URL) {
-        self.client = client
+    public init(storage: any CacheStorage, cacheRoot: URL) {
+        self.storage = storage
         layout = CacheLayout(root: cacheRoot)
     }
 
@@ -100,7 +98,7 @@ public struct StorePublisher: Sendable {
 
         init(publisher: StorePublisher) {
             self.publisher = publisher
-            summary = StoreSummary(location: publisher.client.location.description)
+            summary = StoreSummary(location: publisher.storage.address)
         }
 
         public func begin(run: String) async {
@@ -108,14 +106,15 @@ public struct StorePublisher: Sendable {
             // finds already there (412) may be one no manifest names yet.
             let lease = CacheLayout.leasesFolder + "/" + run
             self.lease = lease
-            _ = try? await publisher.client.put(lease, bytes: Array("{}".utf8), contentType: "application/json")
+            _ = try? await publisher.storage.store(lease, bytes: Array("{}".utf8), sha256: nil, contentType: "application/json",
+                                                   replace: true)
         }
 
         public func publish(_ posts: [ManifestTweet]) async {
             let uploads = StorePublisher.uploads(of: posts).filter { recent.get($0.path) == nil }
             for upload in uploads { recent.set(upload.path, true) }
             let publisher = self.publisher, outage = self.outage
-            var results: [(Upload, Result<(StorePublisher.Outcome, Int), S3Error>)] = []
+            var results: [(Upload, Result<(PutOutcome, Int), StoreError>)] = []
             await concurrently(uploads, width: publisher.concurrency, { upload in
                 (upload, await publisher.put(upload, outage: outage))
             }) { upload, result in
@@ -124,7 +123,7 @@ public struct StorePublisher: Sendable {
             for (upload, result) in results { tally(upload, result) }
         }
 
-        private func tally(_ upload: Upload, _ result: Result<(StorePublisher.Outcome, Int), S3Error>) {
+        private func tally(_ upload: Upload, _ result: Result<(PutOutcome, Int), StoreError>) {
             switch result {
             case let .success((.stored, bytes)):
                 summary.uploaded += 1
@@ -145,7 +144,7 @@ public struct StorePublisher: Sendable {
             // What was found already there is checked again just before the manifest
             // names it: a gc that started before the lease may have taken it since.
             if summary.failed == 0 {
-                for upload in found where (try? await publisher.client.size(upload.path)) == .some(nil) {
+                for upload in found where (try? await publisher.storage.size(upload.path)) == .some(nil) {
                     switch await publisher.put(upload, outage: outage) {
                     case let .success((_, bytes)):
                         summary.uploaded += 1
@@ -164,8 +163,7 @@ public struct StorePublisher: Sendable {
         public func publishManifest(file: URL, name: String) async -> Manifest.Failure? {
             let key = CacheLayout.manifest(name)
             do {
-                _ = try await publisher.client.putFile(key, file: file, partSize: publisher.partSize, sha256: nil,
-                                                       contentType: "application/json")
+                _ = try await publisher.storage.store(key, file: file, sha256: nil, contentType: "application/json")
                 return nil
             } catch {
                 return publisher.failure(key, error)
@@ -173,12 +171,12 @@ public struct StorePublisher: Sendable {
         }
 
         public func end() async {
-            if let lease { try? await publisher.client.delete(lease) }
+            if let lease { try? await publisher.storage.delete(lease) }
         }
     }
 
-    func failure(_ path: String, _ error: S3Error) -> Manifest.Failure {
-        Manifest.Failure(url: client.location.description + "/" + path, role: "store",
+    func failure(_ path: String, _ error: StoreError) -> Manifest.Failure {
+        Manifest.Failure(url: storage.address + "/" + path, role: "store",
                          error: MediaError(code: error.code, message: error.description))
     }
 
@@ -186,21 +184,14 @@ public struct StorePublisher: Sendable {
     /// uploads after it fail at once with the same reason instead of each waiting
     /// out its own retries: the run ends in seconds, and its re-run uploads them.
     final class Outage: Sendable {
-        private let error = Mutex<S3Error?>(nil)
-        var current: S3Error? { error.withLock { $0 } }
-        func record(_ failure: S3Error) {
+        private let error = Mutex<StoreError?>(nil)
+        var current: StoreError? { error.withLock { $0 } }
+        func record(_ failure: StoreError) {
             if case .unreachable = failure { error.withLock { $0 = $0 ?? failure } }
         }
     }
 
-    /// What one upload came to.
-    enum Outcome: Sendable {
-        case stored, alreadyStored
-        /// The bucket held other bytes under the name: put back.
-        case replaced
-    }
-
-    func put(_ upload: Upload, outage: Outage) async -> Result<(Outcome, Int), S3Error> {
+    func put(_ upload: Upload, outage: Outage) async -> Result<(PutOutcome, Int), StoreError> {
         if let down = outage.current { return .failure(down) }
         let file = layout.url(upload.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
@@ -208,19 +199,11 @@ public struct StorePublisher: Sendable {
             return .failure(.invalidLocation("\(upload.path) is named by the manifest but not in the local cache"))
         }
         do {
-            let type = Self.contentType(upload.path, file: file)
-            let result = try await client.putFile(upload.path, file: file, partSize: partSize, sha256: upload.sha256,
-                                                  contentType: type)
-            guard result == .alreadyStored else { return .success((.stored, size)) }
-            // "Already there" is trusted only once the store's own checksum (or ETag)
-            // says it is these bytes: a damaged or replaced object is put back.
-            switch try await client.compare(upload.path, file: file, partSize: partSize) {
-            case .same, .sizeOnly: return .success((.alreadyStored, size))
-            case .absent, .different:
-                _ = try await client.putFile(upload.path, file: file, partSize: partSize, sha256: upload.sha256,
-                                             contentType: type, replace: true)
-                return .success((.replaced, size))
-            }
+            // Put-if-absent, verified: "already there" is trusted only on the store's
+            // own evidence that it holds these bytes, else they are put back.
+            let outcome = try await storage.store(upload.path, file: file, sha256: upload.sha256,
+                                                  contentType: Self.contentType(upload.path, file: file))
+            return .success((outcome, size))
         } catch {
             outage.record(error)
             return .failure(error)

@@ -12,7 +12,7 @@ import MediaFetch
 /// objects go up in parts (multipart upload), aborted on failure, so a process
 /// killed mid-upload leaves no visible object. Transient failures (no answer, 5xx,
 /// 429, SlowDown) are retried with backoff on the given clock; the rest are typed
-/// ``S3Error``s that say what to do.
+/// ``StoreError``s that say what to do.
 public final class S3Client: Sendable {
     public let location: S3Location
     public let settings: S3Settings
@@ -23,7 +23,7 @@ public final class S3Client: Sendable {
     public let health: StoreHealth?
 
     public init(location: S3Location, settings: S3Settings, clock: any WallClock = SystemWallClock(),
-                health: StoreHealth? = nil) throws(S3Error) {
+                health: StoreHealth? = nil) throws(StoreError) {
         self.location = location
         self.settings = settings
         self.clock = clock
@@ -55,7 +55,7 @@ public final class S3Client: Sendable {
     /// there" can be checked without reading the object back. With `replace`, the
     /// PUT is unconditional: it puts back an object found damaged.
     public func put(_ path: String, bytes: [UInt8], sha256: String? = nil,
-                    contentType: String = "application/octet-stream", replace: Bool = false) async throws(S3Error) -> PutResult {
+                    contentType: String = "application/octet-stream", replace: Bool = false) async throws(StoreError) -> PutResult {
         let key = try checkedKey(path)
         let digest = SHA256.hash(data: bytes)
         let hex = sha256 ?? BlobHash(digest: digest).hex
@@ -72,44 +72,31 @@ public final class S3Client: Sendable {
         }
     }
 
-    /// The object's bytes (or the `range` of them), or nil when there is no such key.
-    public func get(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(S3Error) -> [UInt8]? {
-        try await read(path, range: range, maxBytes: maxBytes)?.bytes
-    }
-
-    /// Bytes of an object with the object's whole size (from `Content-Range` when a
-    /// range was asked for), so one ranged GET of a pack's head also says how long
-    /// the pack is.
-    public struct ReadResult: Sendable {
-        public var bytes: [UInt8]
-        public var objectSize: Int
-    }
-
     /// The object's bytes (or the `range` of them, cut short at its end) and its size,
     /// or nil when there is no such key.
-    public func read(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(S3Error) -> ReadResult? {
+    public func read(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(StoreError) -> ObjectBytes? {
         let key = try checkedKey(path)
         var headers = ["x-amz-content-sha256": Self.emptySHA256]
         if let range {
-            guard !range.isEmpty else { return ReadResult(bytes: [], objectSize: try await size(path) ?? 0) }
+            guard !range.isEmpty else { return ObjectBytes(bytes: [], objectSize: try await size(path) ?? 0) }
             headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
         }
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: headers, maxBytes: maxBytes), key: key)
         switch response.status {
         case 404: return nil
-        case 416: return ReadResult(bytes: [], objectSize: Self.totalSize(contentRange: response.header("content-range")) ?? 0)
+        case 416: return ObjectBytes(bytes: [], objectSize: Self.totalSize(contentRange: response.header("content-range")) ?? 0)
         case 206:
             let total = Self.totalSize(contentRange: response.header("content-range")) ?? response.body.count
-            return ReadResult(bytes: response.body, objectSize: total)
+            return ObjectBytes(bytes: response.body, objectSize: total)
         case 200:
             if let range {
                 // A store that ignores Range sends it all: cut the part asked for.
                 let bytes = range.lowerBound >= response.body.count ? []
                     : Array(response.body[range.lowerBound..<min(range.upperBound, response.body.count)])
-                return ReadResult(bytes: bytes, objectSize: response.body.count)
+                return ObjectBytes(bytes: bytes, objectSize: response.body.count)
             }
-            return ReadResult(bytes: response.body, objectSize: response.body.count)
+            return ObjectBytes(bytes: response.body, objectSize: response.body.count)
         default: throw classify(response, key: key)
         }
     }
@@ -117,7 +104,7 @@ public final class S3Client: Sendable {
     /// Copies the object into `file` (created or truncated) a `chunk` at a time by
     /// ranged GETs, so an object of any size passes in bounded memory; false when
     /// there is no such key.
-    public func download(_ path: String, to file: URL, chunk: Int = 32 << 20) async throws(S3Error) -> Bool {
+    public func download(_ path: String, to file: URL, chunk: Int = 32 << 20) async throws(StoreError) -> Bool {
         guard FileManager.default.createFile(atPath: file.path, contents: nil),
               let handle = try? FileHandle(forWritingTo: file)
         else { throw .invalidLocation("cannot write \(file.path)") }
@@ -142,7 +129,7 @@ public final class S3Client: Sendable {
     }
 
     /// The object's size, or nil when there is no such key.
-    public func size(_ path: String) async throws(S3Error) -> Int? {
+    public func size(_ path: String) async throws(StoreError) -> Int? {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
@@ -165,7 +152,7 @@ public final class S3Client: Sendable {
     }
 
     /// The object's head, or nil when there is no such key.
-    public func head(_ path: String) async throws(S3Error) -> Head? {
+    public func head(_ path: String) async throws(StoreError) -> Head? {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key),
@@ -195,11 +182,20 @@ public final class S3Client: Sendable {
         case sizeOnly
     }
 
-    public func compare(_ path: String, file: URL, partSize: Int = 8 << 20, readBackLimit: Int = 16 << 20) async throws(S3Error) -> Match {
-        guard let head = try await head(path) else { return .absent }
+    public func compare(_ path: String, file: URL, partSize: Int = 8 << 20, readBackLimit: Int = 16 << 20) async throws(StoreError) -> Match {
         guard let digests = LocalDigests(file: file, partSize: partSize) else {
             throw .invalidLocation("cannot read \(file.path)")
         }
+        return try await compare(path, digests: digests, readBackLimit: readBackLimit)
+    }
+
+    /// ``compare(_:file:partSize:readBackLimit:)`` for bytes in memory (put in one request).
+    public func compare(_ path: String, bytes: [UInt8], readBackLimit: Int = 16 << 20) async throws(StoreError) -> Match {
+        try await compare(path, digests: LocalDigests(bytes: bytes), readBackLimit: readBackLimit)
+    }
+
+    private func compare(_ path: String, digests: LocalDigests, readBackLimit: Int) async throws(StoreError) -> Match {
+        guard let head = try await head(path) else { return .absent }
         guard head.size == digests.size else { return .different("\(head.size) bytes in the bucket, \(digests.size) here") }
         if let checksum = head.checksumSHA256 {
             return checksum == digests.sha256Base64 ? .same : .different("its SHA-256 checksum differs")
@@ -215,15 +211,15 @@ public final class S3Client: Sendable {
     }
 
     /// Checks that these credentials may write here: one small object put and
-    /// deleted. Read-only credentials fail with ``S3Error/accessDenied(bucket:code:)``
+    /// deleted. Read-only credentials fail with ``StoreError/accessDenied(bucket:code:)``
     /// before a run, not once per file in it.
-    public func checkWritable() async throws(S3Error) {
+    public func checkWritable() async throws(StoreError) {
         let path = "\(CacheLayout.leasesFolder)/.write-check-\(UInt64.random(in: .min ... .max))"
         _ = try await put(path, bytes: Array("{}".utf8), contentType: "application/json")
         try? await delete(path)
     }
 
-    public func delete(_ path: String) async throws(S3Error) {
+    public func delete(_ path: String) async throws(StoreError) {
         let key = try checkedKey(path)
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
@@ -233,11 +229,11 @@ public final class S3Client: Sendable {
 
     /// Every object below `path` (a folder of the cache: `manifests/`), over as many
     /// ListObjectsV2 pages as it takes; keys are returned as cache-relative paths.
-    public func list(_ path: String, pageSize: Int = 1000) async throws(S3Error) -> [S3Object] {
+    public func list(_ path: String, pageSize: Int = 1000) async throws(StoreError) -> [StoredObject] {
         let prefix = location.key(path)
         guard prefix.utf8.allSatisfy(S3Location.keyByte) else { throw .invalidLocation("bad prefix \(path)") }
         var token: String?
-        var objects: [S3Object] = []
+        var objects: [StoredObject] = []
         repeat {
             var query = "list-type=2&max-keys=\(max(1, min(pageSize, 1000)))&prefix=\(Self.queryValue(prefix))"
             if let token { query = "continuation-token=\(Self.queryValue(token))&" + query }
@@ -247,17 +243,17 @@ public final class S3Client: Sendable {
             guard response.isSuccess else { throw classify(response, key: nil) }
             let page = try S3XML.listing(response.body)
             objects += page.objects.compactMap { object in
-                location.path(ofKey: object.key).map { S3Object(key: $0, size: object.size, etag: object.etag, lastModified: object.lastModified) }
+                location.path(ofKey: object.key).map { StoredObject(key: $0, size: object.size, etag: object.etag, lastModified: object.lastModified) }
             }
             token = page.truncated ? page.nextToken : nil
         } while token != nil
         return objects
     }
 
-    /// Asks for one key of the bucket: throws ``S3Error/noSuchBucket(_:)`` or
-    /// ``S3Error/accessDenied(bucket:code:)`` before a run starts, so a wrong
+    /// Asks for one key of the bucket: throws ``StoreError/noSuchBucket(_:)`` or
+    /// ``StoreError/accessDenied(bucket:code:)`` before a run starts, so a wrong
     /// setting is said once instead of once per file.
-    public func probe() async throws(S3Error) {
+    public func probe() async throws(StoreError) {
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
             headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20), key: nil)
@@ -278,7 +274,7 @@ public final class S3Client: Sendable {
     }
 
     /// Creates the bucket (tests, and users setting up a store); one that exists and is ours is fine.
-    public func createBucket() async throws(S3Error) {
+    public func createBucket() async throws(StoreError) {
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket), headers: ["x-amz-content-sha256": Self.emptySHA256], method: "PUT"),
             key: nil)
@@ -290,7 +286,7 @@ public final class S3Client: Sendable {
 
     /// Sets the bucket's policy (a JSON document): for setting up a store, such as
     /// read-only access for serving machines.
-    public func setBucketPolicy(_ policy: [UInt8]) async throws(S3Error) {
+    public func setBucketPolicy(_ policy: [UInt8]) async throws(StoreError) {
         let response = try await send(HTTPRequest(
             url: settings.url(bucket: location.bucket, query: "policy="),
             headers: ["x-amz-content-sha256": Self.sha256(policy), "Content-Type": "application/json"],
@@ -305,7 +301,7 @@ public final class S3Client: Sendable {
     /// last step completes; on any failure the upload is aborted, and a process
     /// killed before that leaves parts the store expires, never a visible object.
     public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20, sha256: String? = nil,
-                        contentType: String = "application/octet-stream", replace: Bool = false) async throws(S3Error) -> PutResult {
+                        contentType: String = "application/octet-stream", replace: Bool = false) async throws(StoreError) -> PutResult {
         let key = try checkedKey(path)
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: file) } catch {
@@ -332,7 +328,7 @@ public final class S3Client: Sendable {
         guard created.isSuccess else { throw classify(created, key: key) }
         let uploadID = try S3XML.uploadID(created.body)
         let upload = "uploadId=\(Self.queryValue(uploadID))"
-        do throws(S3Error) {
+        do throws(StoreError) {
             var parts: [(number: Int, etag: String)] = []
             var number = 0
             // The parts are checked by the store one by one; the whole is checked here
@@ -341,7 +337,7 @@ public final class S3Client: Sendable {
             while true {
                 let data: Data
                 do { data = try handle.read(upToCount: partSize) ?? Data() } catch {
-                    throw S3Error.invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+                    throw StoreError.invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
                 }
                 if data.isEmpty { break }
                 number += 1
@@ -356,7 +352,7 @@ public final class S3Client: Sendable {
             }
             if let sha256 {
                 let actual = BlobHash(digest: whole.finalize()).hex
-                guard actual == sha256 else { throw S3Error.integrity(key: key) }
+                guard actual == sha256 else { throw StoreError.integrity(key: key) }
             }
             let xml = "<CompleteMultipartUpload>" + parts.map {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
@@ -379,7 +375,7 @@ public final class S3Client: Sendable {
 
     // MARK: - Requests
 
-    private func checkedKey(_ path: String) throws(S3Error) -> String {
+    private func checkedKey(_ path: String) throws(StoreError) -> String {
         let key = location.key(path)
         guard !path.isEmpty, key.utf8.count <= 1024, key.utf8.allSatisfy(S3Location.keyByte),
               !key.split(separator: "/").contains(where: { $0 == "." || $0 == ".." })
@@ -392,7 +388,7 @@ public final class S3Client: Sendable {
     /// everything else not 2xx is classified here. With ``health``, a store marked
     /// down is not asked at all, and a request that gets no answer counts towards
     /// marking it down.
-    private func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(S3Error) -> HTTPResponse {
+    private func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(StoreError) -> HTTPResponse {
         if !probing { try health?.admit() }
         var request = request
         request.signing = try await settings.signature()
@@ -408,7 +404,7 @@ public final class S3Client: Sendable {
                 }
                 request.timeout = min(request.timeout ?? remaining, remaining)
             }
-            let error: S3Error
+            let error: StoreError
             switch await fetcher.perform(request) {
             case let .failure(failure):
                 if case .cancelled = failure { throw .unreachable(endpoint: settings.endpointDescription, reason: "cancelled") }
@@ -433,7 +429,7 @@ public final class S3Client: Sendable {
 
     /// A request that got no usable answer: counted towards marking the store
     /// down (and probing starts when this one did).
-    private func noAnswer(_ error: S3Error, probing: Bool) -> S3Error {
+    private func noAnswer(_ error: StoreError, probing: Bool) -> StoreError {
         guard let health, !probing else { return error }
         if health.failed(error.description) {
             let timeout = health.probeTimeout
@@ -444,7 +440,7 @@ public final class S3Client: Sendable {
         return error
     }
 
-    private func classify(_ response: HTTPResponse, key: String?) -> S3Error {
+    private func classify(_ response: HTTPResponse, key: String?) -> StoreError {
         let parsed = S3XML.error(response.body)
         let code = parsed?.code ?? ""
         let message = parsed?.message ?? ""
@@ -475,6 +471,13 @@ struct LocalDigests {
     var sha256Base64: String
     var md5: String
     var partMD5s: [[UInt8]]
+
+    init(bytes: [UInt8]) {
+        size = bytes.count
+        sha256Base64 = Data(SHA256.hash(data: bytes)).base64EncodedString()
+        md5 = Data(Insecure.MD5.hash(data: bytes)).map { String(format: "%02x", $0) }.joined()
+        partMD5s = [Array(Insecure.MD5.hash(data: bytes))]
+    }
 
     init?(file: URL, partSize: Int) {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }

@@ -7,12 +7,12 @@ import FoundationXML
 /// Foundation's `XMLParser`: a ListObjectsV2 page, and an error's code and message.
 enum S3XML {
     struct Listing: Sendable {
-        var objects: [S3Object] = []
+        var objects: [StoredObject] = []
         var nextToken: String?
         var truncated = false
     }
 
-    static func listing(_ bytes: [UInt8]) throws(S3Error) -> Listing {
+    static func listing(_ bytes: [UInt8]) throws(StoreError) -> Listing {
         let reader = ElementReader()
         try reader.parse(bytes)
         // Every listing names its bucket: a page that parses as XML but is not one
@@ -24,7 +24,7 @@ enum S3XML {
         listing.truncated = reader.values["ListBucketResult/IsTruncated"]?.first == "true"
         listing.nextToken = reader.values["ListBucketResult/NextContinuationToken"]?.first
         listing.objects = reader.records.map { record in
-            S3Object(key: record["Key"] ?? "", size: Int(record["Size"] ?? "") ?? 0,
+            StoredObject(key: record["Key"] ?? "", size: Int(record["Size"] ?? "") ?? 0,
                      etag: (record["ETag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
                      lastModified: record["LastModified"].flatMap(timestamp))
         }.filter { !$0.key.isEmpty }
@@ -45,7 +45,7 @@ enum S3XML {
     }
 
     /// `<InitiateMultipartUploadResult><UploadId>`.
-    static func uploadID(_ bytes: [UInt8]) throws(S3Error) -> String {
+    static func uploadID(_ bytes: [UInt8]) throws(StoreError) -> String {
         let reader = ElementReader()
         try reader.parse(bytes)
         guard let id = reader.values["InitiateMultipartUploadResult/UploadId"]?.first, !id.isEmpty else {
@@ -63,7 +63,7 @@ enum S3XML {
         private var text = ""
         private var record: [String: String]?
 
-        func parse(_ bytes: [UInt8]) throws(S3Error) {
+        func parse(_ bytes: [UInt8]) throws(StoreError) {
             guard bytes.count <= 64 << 20 else { throw .malformed("an XML answer over 64 MB") }
             let parser = XMLParser(data: Data(bytes))
             parser.shouldResolveExternalEntities = false
@@ -95,13 +95,4 @@ enum S3XML {
             text = ""
         }
     }
-}
-
-/// An object as a listing names it.
-public struct S3Object: Sendable, Equatable {
-    public var key: String
-    public var size: Int
-    public var etag: String
-    /// When the store says it was written (for a grace period before deleting).
-    public var lastModified: Date? = nil
 }

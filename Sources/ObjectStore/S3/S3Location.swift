@@ -8,7 +8,7 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     /// Without leading or trailing `/`; empty for the bucket's root.
     public var prefix: String
 
-    public init(bucket: String, prefix: String = "") throws(S3Error) {
+    public init(bucket: String, prefix: String = "") throws(StoreError) {
         guard Self.validBucket(bucket) else {
             throw .invalidLocation("'\(bucket)' is not a bucket name (3-63 lowercase letters, digits, '.' and '-')")
         }
@@ -21,7 +21,7 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `s3://bucket/prefix`.
-    public init(url text: String) throws(S3Error) {
+    public init(url text: String) throws(StoreError) {
         guard text.hasPrefix("s3://") else { throw .invalidLocation("'\(text)' is not an s3://BUCKET[/PREFIX] URL") }
         let rest = text.dropFirst(5)
         let bucket = rest.prefix { $0 != "/" }

@@ -44,7 +44,7 @@ public struct S3Settings: Sendable {
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil,
         certificateAuthorities: CertificateAuthorities? = nil
-    ) throws(S3Error) -> S3Settings {
+    ) throws(StoreError) -> S3Settings {
         let configuration: AWSConfiguration
         do { configuration = try AWSConfiguration(environment: environment, homeDirectory: homeDirectory) } catch {
             if case let .partialCredentials(missing, source) = error, source == "environment variables" {
@@ -83,7 +83,7 @@ public struct S3Settings: Sendable {
 
     /// The signature for the next request: current keys (a temporary set is
     /// fetched again before it expires).
-    public func signature() async throws(S3Error) -> AWSSignature {
+    public func signature() async throws(StoreError) -> AWSSignature {
         let keys: AWSKeys
         do { keys = try await credentials.keys() } catch { throw .credentials(error.description) }
         return AWSSignature(region: region, accessKeyID: keys.accessKeyID, secretAccessKey: keys.secretAccessKey,

@@ -4,14 +4,15 @@ public import Foundation
 import Imaging
 public import ObjectStore
 
-/// `verify`, `stats` and `gc` over a bucket: what the local commands do for a
-/// cache directory, for the objects every machine shares.
-public struct BucketMaintenance: Sendable {
-    public let client: S3Client
+/// `verify`, `stats` and `gc` of a shared store (a bucket, a shared folder),
+/// written once over ``CacheStorage``: what the local commands do for a cache
+/// directory and its index, for the objects every machine shares.
+public struct StoreMaintenance: Sendable {
+    public let storage: any CacheStorage
     /// Objects checked at once.
     public var concurrency = 8
 
-    public init(client: S3Client) { self.client = client }
+    public init(storage: any CacheStorage) { self.storage = storage }
 
     // MARK: - Verify
 
@@ -27,13 +28,7 @@ public struct BucketMaintenance: Sendable {
         public var restored = false
     }
 
-    /// What checking one object found.
-    enum Finding: Sendable {
-        case good
-        /// Proven wrong: its bytes are not what its name says.
-        case wrong(String)
-        case unreadable(String)
-    }
+    typealias Finding = ObjectCheck.Finding
 
     /// The largest object re-hashed (in memory, `concurrency` at a time).
     public static let maxVerifiedBytes = 512 << 20
@@ -80,26 +75,26 @@ public struct BucketMaintenance: Sendable {
     /// machine's cache) when a copy there passes the same check; a wrong one with
     /// no sound copy is deleted (a wrong byte under a content address is worse than
     /// none, and a machine holding the right bytes puts them back on its next fetch).
-    public func verify(repair: Bool, localRoot: URL? = nil) async throws(S3Error) -> VerifyReport {
+    public func verify(repair: Bool, localRoot: URL? = nil) async throws(StoreError) -> VerifyReport {
         var report = VerifyReport()
         let named = try await namedObjects()
         report.named = named.count
-        let listed = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")
+        let listed = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
         enum Kind: Sendable { case blob, pack, thumbnail }
-        var jobs: [(S3Object, Kind)] = []
+        var jobs: [(StoredObject, Kind)] = []
         for object in listed {
             if object.key.hasPrefix(CacheLayout.blobsFolder + "/") { jobs.append((object, .blob)) }
             else if object.key.hasSuffix(CacheLayout.packSuffix) { jobs.append((object, .pack)) }
             else if object.key.contains(".thumb-") { jobs.append((object, .thumbnail)) }
         }
         var outcomes: [(String, Kind, Int, Finding)] = []
-        await concurrently(jobs, width: concurrency, { [client] job -> (String, Kind, Int, Finding) in
+        await concurrently(jobs, width: concurrency, { [storage] job -> (String, Kind, Int, Finding) in
             let (object, kind) = job
             let finding: Finding
             switch kind {
-            case .blob: finding = await Self.checkBlob(client, object)
-            case .pack: finding = await Self.checkPack(client, object)
-            case .thumbnail: finding = await Self.checkThumbnail(client, object, expected: named[object.key] ?? [])
+            case .blob: finding = await Self.checkBlob(storage, object)
+            case .pack: finding = await Self.checkPack(storage, object)
+            case .thumbnail: finding = await Self.checkThumbnail(storage, object, expected: named[object.key] ?? [])
             }
             return (object.key, kind, object.size, finding)
         }) { outcomes.append($0) }
@@ -120,7 +115,7 @@ public struct BucketMaintenance: Sendable {
                 var problem = Problem(path: key, message: why, deleted: false)
                 if repair {
                     if await putBack(key, expected: named[key] ?? [], from: localRoot) { problem.restored = true }
-                    else { problem.deleted = (try? await client.delete(key)) != nil }
+                    else { problem.deleted = (try? await storage.delete(key)) != nil }
                 }
                 report.problems.append(problem)
             }
@@ -136,17 +131,17 @@ public struct BucketMaintenance: Sendable {
     /// Every original, pack and thumbnail the bucket's manifests name, with the
     /// SHA-256s recorded for it (an original's is its name; a thumbnail's, what
     /// each maker recorded; none for a pack, which checks itself).
-    public func namedObjects() async throws(S3Error) -> [String: Set<BlobHash>] {
+    public func namedObjects() async throws(StoreError) -> [String: Set<BlobHash>] {
         var named: [String: Set<BlobHash>] = [:]
-        for object in try await client.list(CacheLayout.manifestsFolder + "/") where CacheLayout.isManifestPath(object.key) {
+        for object in try await storage.list(CacheLayout.manifestsFolder + "/") where CacheLayout.isManifestPath(object.key) {
             // Copied to a scratch file and read a post at a time: a manifest is any size.
             let scratch = FileManager.default.temporaryDirectory
                 .appendingPathComponent("tweetcache-manifest-\(UInt64.random(in: .min ... .max)).json")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            guard try await client.download(object.key, to: scratch) else { continue }
+            guard try await storage.download(object.key, to: scratch) else { continue }
             // A manifest that cannot be read names nothing we can see: stop rather than
             // act on what it might name.
-            let unreadable = S3Error.malformed("\(object.key) is not a manifest; stopping while it cannot be read")
+            let unreadable = StoreError.malformed("\(object.key) is not a manifest; stopping while it cannot be read")
             guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
             do {
                 try manifest.forEachPost(releasing: true) { _, range in
@@ -173,65 +168,38 @@ public struct BucketMaintenance: Sendable {
         guard let localRoot, CacheLayout.isSharedObject(key) else { return false }
         let file = CacheLayout(root: localRoot).url(key)
         guard let bytes = FileManager.default.contents(atPath: file.path).map({ [UInt8]($0) }) else { return false }
-        switch Self.check(key, bytes: bytes, expected: expected) {
+        switch ObjectCheck.judge(key, bytes: bytes, expected: expected) {
         case .good: break
         default: return false
         }
         let hex = key.hasPrefix(CacheLayout.blobsFolder + "/") ? String(key.split(separator: "/").last ?? "") : nil
-        return (try? await client.put(key, bytes: bytes, sha256: hex, contentType: StorePublisher.contentType(key, file: file),
-                                      replace: true)) != nil
+        return (try? await storage.store(key, bytes: bytes, sha256: hex, contentType: StorePublisher.contentType(key, file: file),
+                                        replace: true)) != nil
     }
 
-    /// What an object's bytes must be: an original its name's hash; a pack sound
-    /// throughout and cut from its original; a thumbnail one of the recorded
-    /// hashes, or at least an image when none was recorded.
-    static func check(_ key: String, bytes: [UInt8], expected: Set<BlobHash>) -> Finding {
-        let name = String(key.split(separator: "/").last ?? "")
-        if key.hasPrefix(CacheLayout.blobsFolder + "/") {
-            guard let hash = BlobHash(hex: name) else { return .unreadable("not a name an original is stored under; left alone") }
-            let actual = BlobHash(hashing: bytes)
-            return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
-        }
-        guard let owner = CacheLayout.derivedOwner(fileName: name) else { return .unreadable("not a name TweetCache writes; left alone") }
-        if key.hasSuffix(CacheLayout.packSuffix) {
-            do {
-                let pack = try PyramidPack(bytes)
-                try pack.checkAll(bytes)
-                return pack.source == owner.bytes ? .good : .wrong("a pack of another original")
-            } catch {
-                return .wrong("damaged: \(error)")
-            }
-        }
-        if !expected.isEmpty {
-            return expected.contains(BlobHash(hashing: bytes)) ? .good
-                : .wrong("its bytes are not the thumbnail its maker recorded (SHA-256 differs)")
-        }
-        return (try? ImageDecoder.info(of: bytes)) != nil ? .good : .wrong("not an image")
-    }
-
-    private static func checkBlob(_ client: S3Client, _ object: S3Object) async -> Finding {
+    private static func checkBlob(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
         guard let name = object.key.split(separator: "/").last, let hash = BlobHash(hex: String(name)),
               object.key == CacheLayout.blob(hash)
         else { return .unreadable("not a name an original is stored under; left alone") }
-        return await read(client, object) { check(object.key, bytes: $0, expected: []) }
+        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
     }
 
-    private static func checkPack(_ client: S3Client, _ object: S3Object) async -> Finding {
+    private static func checkPack(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
         guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a pack's name; left alone") }
-        return await read(client, object) { check(object.key, bytes: $0, expected: []) }
+        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
     }
 
-    private static func checkThumbnail(_ client: S3Client, _ object: S3Object, expected: Set<BlobHash>) async -> Finding {
+    private static func checkThumbnail(_ storage: any CacheStorage, _ object: StoredObject, expected: Set<BlobHash>) async -> Finding {
         guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a thumbnail's name; left alone") }
-        return await read(client, object) { check(object.key, bytes: $0, expected: expected) }
+        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: expected) }
     }
 
-    private static func read(_ client: S3Client, _ object: S3Object, _ judge: ([UInt8]) -> Finding) async -> Finding {
+    private static func read(_ storage: any CacheStorage, _ object: StoredObject, _ judge: ([UInt8]) -> Finding) async -> Finding {
         guard object.size <= maxVerifiedBytes else {
             return .unreadable("\(ByteCount.format(object.size)), larger than verify reads here")
         }
         do {
-            guard let bytes = try await client.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
+            guard let bytes = try await storage.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
             return judge(bytes)
         } catch {
             return .unreadable("could not be read: \(error.description)")
@@ -271,9 +239,9 @@ public struct BucketMaintenance: Sendable {
     }
 
     /// Counts and sizes of what the bucket holds, from one listing.
-    public func stats() async throws(S3Error) -> Stats {
-        var stats = Stats(location: client.location.description)
-        for object in try await client.list("") {
+    public func stats() async throws(StoreError) -> Stats {
+        var stats = Stats(location: storage.address)
+        for object in try await storage.list("") {
             if object.key.hasPrefix(CacheLayout.blobsFolder + "/") {
                 stats.originals += 1
                 stats.originalBytes += object.size
@@ -326,13 +294,13 @@ public struct BucketMaintenance: Sendable {
     /// Deletes originals and derived files no manifest in the bucket names. Safe
     /// while other machines fetch: they upload a run's files before its manifest,
     /// so an unreferenced object younger than `grace` is kept.
-    public func collect(grace: TimeInterval, now: Date = Date(), dryRun: Bool) async throws(S3Error) -> CollectReport {
+    public func collect(grace: TimeInterval, now: Date = Date(), dryRun: Bool) async throws(StoreError) -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
         report.blockedBy = try await runsUploading(now: now)
         if !report.blockedBy.isEmpty { return report }
         let referenced = Set(try await namedObjects().keys)
         report.referenced = referenced.count
-        let candidates = try await client.list(CacheLayout.blobsFolder + "/") + client.list(CacheLayout.derivedFolder + "/")
+        let candidates = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
         for object in candidates where !referenced.contains(object.key) {
             guard let written = object.lastModified, now.timeIntervalSince(written) >= grace else {
                 report.tooNew += 1
@@ -343,7 +311,7 @@ public struct BucketMaintenance: Sendable {
                 report.blockedBy = try await runsUploading(now: now)
                 if !report.blockedBy.isEmpty { return report }
             }
-            if !dryRun { try await client.delete(object.key) }
+            if !dryRun { try await storage.delete(object.key) }
             report.removed.append(object.key)
             report.bytesRemoved += object.size
         }
@@ -354,8 +322,8 @@ public struct BucketMaintenance: Sendable {
     public static let leaseLifetime: TimeInterval = 86_400
 
     /// The leases of runs uploading now.
-    private func runsUploading(now: Date) async throws(S3Error) -> [String] {
-        try await client.list(CacheLayout.leasesFolder + "/").filter { lease in
+    private func runsUploading(now: Date) async throws(StoreError) -> [String] {
+        try await storage.list(CacheLayout.leasesFolder + "/").filter { lease in
             lease.lastModified.map { now.timeIntervalSince($0) < Self.leaseLifetime } ?? true
         }.map(\.key)
     }

@@ -1,6 +1,6 @@
-/// Why an object-store request failed, in terms a user can act on. Credentials
+/// Why a request to the store (a bucket, or a folder standing in for one) failed, in terms a user can act on. Credentials
 /// never appear in these messages: only the names of the variables that hold them.
-public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A store URL or key that cannot be used.
     case invalidLocation(String)
     /// The environment lacks these variables.
@@ -28,6 +28,8 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// hash to the name or to the hash recorded when they were made): never served
     /// or kept.
     case corrupt(key: String)
+    /// A local store's file system failed (permission, a full disk, an I/O error).
+    case io(path: String, reason: String)
     /// The store has failed every recent request: answered at once, without
     /// asking it, until a probe finds it back.
     case down(since: String)
@@ -50,6 +52,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .malformed(why): return "the object store's answer could not be read: \(why)"
         case let .tooLarge(key, limit): return "\(key) is larger than the \(limit) bytes accepted here"
         case let .corrupt(key): return "the bucket's copy of \(key) does not match its SHA-256; it is not used"
+        case let .io(path, reason): return "\(path): \(reason)"
         case let .down(since): return "the object store is not answering (since \(since)); retrying in the background"
         }
     }
@@ -69,6 +72,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformed: "store_malformed"
         case .tooLarge: "store_too_large"
         case .corrupt: "store_corrupt"
+        case .io: "store_io"
         case .down: "store_down"
         }
     }
