@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "MediaFetch", "TweetModel",
+                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "MediaFetch", "TweetModel", "ObjectStore",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

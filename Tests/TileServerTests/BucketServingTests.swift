@@ -12,25 +12,45 @@ import TestSupport
 import Glibc
 #endif
 
-/// `serve` over a bucket (a real RADOS Gateway on loopback) on a machine that did
-/// not fetch: the bucket is never trusted, and a store that hangs does not hang it.
+/// `serve` over a shared store on a machine that did not fetch, through the same
+/// seam for a bucket (a real RADOS Gateway on loopback) and a folder: the store is
+/// never trusted, and a store that hangs does not hang the server.
 @Suite(.serialized) struct BucketServingTests {
     /// A bucket holding one run (a 1200x900 JPEG with its pack and thumbnails, and
     /// an avatar), published by a first machine; its client and the photo's hash.
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case bucket, folder
+        var testDescription: String { rawValue }
+    }
+
     struct Published {
-        var client: S3Client
+        var storage: any CacheStorage
+        /// The bucket's client (nil for a folder).
+        var client: S3Client?
         var photo: BlobHash
         var photoBytes: [UInt8]
         var avatar: BlobHash
         var scratch: URL
     }
 
-    static func publish(_ hint: String, environment: [String: String]? = nil) async throws -> Published {
-        let rgwEnvironment: [String: String]
-        if let environment { rgwEnvironment = environment } else { rgwEnvironment = try await RGWServer.running().environment }
-        let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
-                                  settings: S3Settings.fromEnvironment(rgwEnvironment))
-        try await client.createBucket()
+    static func publish(_ hint: String, backend: Backend = .bucket, environment: [String: String]? = nil) async throws -> Published {
+        let scratch = try ScratchDirectory.make("tc-bucket-serve")
+        let storage: any CacheStorage
+        var client: S3Client? = nil
+        switch backend {
+        case .bucket:
+            let rgwEnvironment: [String: String]
+            if let environment { rgwEnvironment = environment } else { rgwEnvironment = try await RGWServer.running().environment }
+            let bucket = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
+                                      settings: S3Settings.fromEnvironment(rgwEnvironment))
+            try await bucket.createBucket()
+            client = bucket
+            storage = bucket
+        case .folder:
+            let root = scratch.appendingPathComponent("shared")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            storage = try LocalStorage(root: root)
+        }
         let photo = try JPEGEncoder.encode(ServerFixture.quadrants(width: 1200, height: 900), quality: 90)
         let avatar = try JPEGEncoder.encode(ServerFixture.quadrants(width: 400, height: 400), quality: 80)
         let origin = try LoopbackHTTPServer { request in
@@ -39,14 +59,13 @@ import Glibc
             return .respond(status: 404)
         }
         defer { origin.stop() }
-        let scratch = try ScratchDirectory.make("tc-bucket-serve")
         var fetch = FetchConfiguration()
         fetch.mirrors = try MirrorMap(specs: ["pbs.twimg.com=\(origin.baseURL)/pbs"])
         var options = PipelineOptions(cacheRoot: scratch.appendingPathComponent("first"), fetch: fetch)
         var derive = DeriveOptions()
         derive.tiles = .eager
         options.derive = derive
-        options.publisher = StorePublisher(storage: client, cacheRoot: options.cacheRoot).session()
+        options.publisher = StorePublisher(storage: storage, cacheRoot: options.cacheRoot).session()
         let page = """
             {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"#zoom",
              "extended_entities":{"media":[{"id_str":"m1","type":"photo","media_url_https":"https://pbs.twimg.com/media/Photo1.jpg"}]},
@@ -56,7 +75,7 @@ import Glibc
         let result = try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(page.utf8))])
         #expect(result.summary.store?.failed == 0)
         #expect(result.summary.store?.manifestKey != nil)
-        return Published(client: client, photo: BlobHash(hashing: photo), photoBytes: photo, avatar: BlobHash(hashing: avatar),
+        return Published(storage: storage, client: client, photo: BlobHash(hashing: photo), photoBytes: photo, avatar: BlobHash(hashing: avatar),
                          scratch: scratch)
     }
 
@@ -65,14 +84,19 @@ import Glibc
                               timeout: Duration = .seconds(30), log: RecordedLog = RecordedLog()) async throws -> TileServer {
         let root = published.scratch.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let client = try S3Client(location: published.client.location, settings: published.client.settings, health: health)
-        _ = try await BucketSync(storage: client, cacheRoot: root).run()
+        let storage: any CacheStorage
+        if let bucket = published.client {
+            storage = try S3Client(location: bucket.location, settings: bucket.settings, health: health)
+        } else {
+            storage = try LocalStorage(root: published.scratch.appendingPathComponent("shared"))
+        }
+        _ = try await BucketSync(storage: storage, cacheRoot: root).run()
         let layout = CacheLayout(root: root)
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0
         configuration.buildsPacks = false
         configuration.requestTimeout = timeout
-        configuration.store = try ReadThroughCache(storage: client, folder: layout.objectsURL, capacity: 64 << 20,
+        configuration.store = try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: 64 << 20,
                                                    quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .notice
@@ -80,16 +104,17 @@ import Glibc
     }
 
     /// Replaces an object behind every server's back.
-    static func replace(_ client: S3Client, _ path: String, with bytes: [UInt8]) async throws {
-        try await client.delete(path)
-        #expect(try await client.put(path, bytes: bytes) == .stored)
+    static func replace(_ storage: any CacheStorage, _ path: String, with bytes: [UInt8]) async throws {
+        try await storage.delete(path)
+        #expect(try await storage.store(path, bytes: bytes, sha256: nil, contentType: "application/octet-stream", replace: false) == .stored)
     }
 
-    @Test func aGarbageOrTruncatedOriginalIsNeverServedAndNeverKept() async throws {
-        let published = try await Self.publish("garbage")
-        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+    @Test(arguments: Backend.allCases)
+    func aGarbageOrTruncatedOriginalIsNeverServedAndNeverKept(_ backend: Backend) async throws {
+        let published = try await Self.publish("garbage", backend: backend)
+        defer { published.storage.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
         let path = CacheLayout.blob(published.photo)
-        try await Self.replace(published.client, path, with: Array("not the original".utf8))
+        try await Self.replace(published.storage, path, with: Array("not the original".utf8))
         let log = RecordedLog()
         let server = try await Self.secondMachine(published, log: log)
         defer { Task { await server.stop() } }
@@ -105,12 +130,12 @@ import Glibc
         #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"bucket\"}") == 2)
         #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1)
         // Truncated: the same.
-        try await Self.replace(published.client, path, with: Array(published.photoBytes.prefix(published.photoBytes.count / 2)))
+        try await Self.replace(published.storage, path, with: Array(published.photoBytes.prefix(published.photoBytes.count / 2)))
         #expect(try await fetch(server, "/blob/\(published.photo.hex)?n=3").status == 502)
         #expect(try await fetch(server, "/iiif/3/\(published.photo.hex)/full/300,/0/default.jpg").status != 200)
 
         // Repaired in the bucket: served, and kept.
-        try await Self.replace(published.client, path, with: published.photoBytes)
+        try await Self.replace(published.storage, path, with: published.photoBytes)
         let repaired = try await fetch(server, "/blob/\(published.photo.hex)?n=4")
         #expect(repaired.status == 200 && repaired.body == published.photoBytes)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path))
@@ -122,20 +147,21 @@ import Glibc
         #expect(reread.status == 200 && reread.body == published.photoBytes)
     }
 
-    @Test func aGarbageThumbnailOrPackIsMadeAgainFromTheOriginal() async throws {
-        let published = try await Self.publish("thumbpack")
-        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+    @Test(arguments: Backend.allCases)
+    func aGarbageThumbnailOrPackIsMadeAgainFromTheOriginal(_ backend: Backend) async throws {
+        let published = try await Self.publish("thumbpack", backend: backend)
+        defer { published.storage.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
         let hash = published.photo
-        let thumbPath = try #require(try await published.client.list("derived/").map(\.key).first { $0.contains(published.photo.hex + ".thumb-") })
+        let thumbPath = try #require(try await published.storage.list("derived/").map(\.key).first { $0.contains(published.photo.hex + ".thumb-") })
         let size = try #require(Int(thumbPath.split(separator: "-").last?.split(separator: ".").first ?? ""))
         // A sound JPEG of another picture: only its hash gives it away.
         let other = try JPEGEncoder.encode(ServerFixture.quadrants(width: 300, height: 200), quality: 70)
-        try await Self.replace(published.client, thumbPath, with: other)
-        var pack = try #require(try await published.client.get(CacheLayout.pack(hash)))
+        try await Self.replace(published.storage, thumbPath, with: other)
+        var pack = try #require(try await published.storage.get(CacheLayout.pack(hash)))
         let parsed = try PyramidPack(pack)
         let entry = try #require(parsed.entry(level: parsed.geometry.maxLevel, column: 1, row: 1))
         pack[entry.offset + entry.length / 2] ^= 0x10
-        try await Self.replace(published.client, CacheLayout.pack(hash), with: pack)
+        try await Self.replace(published.storage, CacheLayout.pack(hash), with: pack)
 
         let server = try await Self.secondMachine(published)
         defer { Task { await server.stop() } }
@@ -158,7 +184,7 @@ import Glibc
     @Test func aHungStoreIsAnsweredWithinTheDeadlineAndFoundBack() async throws {
         let rgw = try await RGWServer.startOwn()
         let published = try await Self.publish("hung", environment: rgw.environment)
-        defer { published.client.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+        defer { published.storage.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
         let health = StoreHealth(failureThreshold: 3, probeInterval: .milliseconds(500), probeTimeout: .milliseconds(500))
         let changes = AsyncStream<StoreHealth.State> { continuation in health.onChange { continuation.yield($0) } }
         var events = changes.makeAsyncIterator()

@@ -378,7 +378,7 @@ public final class S3Client: Sendable {
     private func checkedKey(_ path: String) throws(StoreError) -> String {
         let key = location.key(path)
         guard !path.isEmpty, key.utf8.count <= 1024, key.utf8.allSatisfy(S3Location.keyByte),
-              !key.split(separator: "/").contains(where: { $0 == "." || $0 == ".." })
+              !path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
         else { throw .invalidLocation("'\(path)' is not a key TweetCache writes") }
         return key
     }

@@ -1,0 +1,251 @@
+import BlobStore
+import Catalog
+import Foundation
+import MediaFetch
+import ObjectStore
+import Testing
+import TestSupport
+@testable import Pipeline
+
+/// The shared-store half of the pipeline (publishing, syncing, hydrating, and
+/// `verify`/`stats`/`gc` of the store) as units, over a folder store: the same
+/// code runs over a bucket (`CacheStorage`), whose own behaviour
+/// `CacheStorageTests` checks against a real gateway.
+@Suite struct SharedStoreTests {
+    /// A store holding one run (a 1000x700 photo with its pack and thumbnails, and
+    /// an avatar) published by a first machine, whose cache is `cache`.
+    struct Published {
+        var storage: LocalStorage
+        var cache: URL
+        var scratch: URL
+        var photo: BlobHash
+        var avatar: BlobHash
+        var summary: StoreSummary
+        var manifest: Manifest
+        var origin: LoopbackHTTPServer
+        var requests: Counter
+
+        var photoPack: String { CacheLayout.pack(photo) }
+        var photoThumbnail: String { manifest.tweets[0].media[0].thumbnails![0].path }
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func add() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    static func publish() async throws -> Published {
+        let scratch = try ScratchDirectory.make("tc-shared-store")
+        let root = scratch.appendingPathComponent("store")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let storage = try LocalStorage(root: root)
+        let photo = try realJPEG(width: 1000, height: 700, seed: 1)
+        let avatar = try realJPEG(width: 400, height: 400, seed: 2)
+        let requests = Counter()
+        let origin = try LoopbackHTTPServer { request in
+            requests.add()
+            return request.path.contains("Real1") ? .respond(status: 200, body: photo)
+                : request.path.contains("eve_400x400") ? .respond(status: 200, body: avatar) : .respond(status: 404)
+        }
+        let cache = scratch.appendingPathComponent("first")
+        let run = try await Self.run(cache: cache, origin: origin, storage: storage)
+        let summary = try #require(run.summary.store)
+        return Published(storage: storage, cache: cache, scratch: scratch, photo: BlobHash(hashing: photo),
+                         avatar: BlobHash(hashing: avatar), summary: summary, manifest: try run.manifest,
+                         origin: origin, requests: requests)
+    }
+
+    /// One fetch of the page into `cache`, published to `storage`.
+    static func run(cache: URL, origin: LoopbackHTTPServer, storage: LocalStorage,
+                    source: (any BlobSource)? = nil) async throws -> CachePipeline.RunResult {
+        var options = try makeOptions(cache: cache, origin: origin)
+        var derive = DeriveOptions()
+        derive.thumbnailSizes = [150, 600]
+        derive.tiles = .eager
+        options.derive = derive
+        options.publisher = StorePublisher(storage: storage, cacheRoot: cache).session()
+        options.blobSource = source
+        return try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(derivePage.utf8))])
+    }
+
+    static func bytes(_ storage: LocalStorage, _ path: String) async throws -> [UInt8]? {
+        try await storage.get(path)
+    }
+
+    // MARK: - StorePublisher
+
+    @Test func publishingPutsEveryNamedObjectThenTheManifestAndReleasesItsLease() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let named = StorePublisher.uploads(of: published.manifest.tweets).map(\.path)
+        #expect(named.contains(CacheLayout.blob(published.photo)))
+        #expect(named.contains(published.photoPack))
+        #expect(published.summary.uploaded == named.count)
+        #expect(published.summary.failed == 0)
+        for path in named {
+            let local = try [UInt8](Data(contentsOf: CacheLayout(root: published.cache).url(path)))
+            #expect(try await Self.bytes(published.storage, path) == local, "\(path)")
+        }
+        let key = try #require(published.summary.manifestKey)
+        #expect(try await published.storage.size(key) != nil)
+        #expect(try await published.storage.list(CacheLayout.leasesFolder + "/").isEmpty)
+
+        // The same run again: everything is there, checked, and nothing is put.
+        let again = try #require(try await Self.run(cache: published.cache, origin: published.origin,
+                                                   storage: published.storage).summary.store)
+        #expect(again.uploaded == 0)
+        #expect(again.alreadyStored == named.count)
+        #expect((again.replaced ?? 0) == 0)
+    }
+
+    @Test func anObjectTheStoreHoldsWithOtherBytesIsPutBackByTheNextRun() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let thumbnail = published.photoThumbnail
+        _ = try await published.storage.store(thumbnail, bytes: Array("garbage".utf8), sha256: nil,
+                                              contentType: "image/jpeg", replace: true)
+        let again = try #require(try await Self.run(cache: published.cache, origin: published.origin,
+                                                   storage: published.storage).summary.store)
+        #expect(again.replaced == 1)
+        let local = try [UInt8](Data(contentsOf: CacheLayout(root: published.cache).url(thumbnail)))
+        #expect(try await Self.bytes(published.storage, thumbnail) == local)
+    }
+
+    // MARK: - BucketSync and BucketHydrator
+
+    @Test func syncCopiesEachRunOnceAndRecordsItsURLs() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let second = published.scratch.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        let report = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        #expect(report.listed == 1 && report.copied == 1)
+        #expect(report.urls >= 2)
+        let index = try CacheIndex(path: CacheLayout(root: second).indexURL)
+        let url = try #require(published.manifest.tweets[0].media[0].url)
+        #expect(try index.lookup(url: url)?.hash == published.photo)
+        // Incremental: nothing new, nothing copied.
+        let again = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        #expect(again.listed == 1 && again.copied == 0)
+    }
+
+    @Test func aSecondMachineDownloadsNothingTheStoreHolds() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let before = published.requests.count
+        let second = published.scratch.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        _ = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        let hydrator = BucketHydrator(storage: published.storage, store: try BlobStore(root: second))
+        let run = try await Self.run(cache: second, origin: published.origin, storage: published.storage, source: hydrator)
+        #expect(published.requests.count == before)
+        #expect(run.summary.store?.copiedFromStore == 2)
+        #expect(try BlobStore(root: second).contains(published.photo))
+    }
+
+    @Test func hydratingRefusesBytesThatAreNotTheirName() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let path = CacheLayout.blob(published.photo)
+        _ = try await published.storage.store(path, bytes: Array("not the photo".utf8), sha256: nil,
+                                              contentType: "image/jpeg", replace: true)
+        let second = published.scratch.appendingPathComponent("second")
+        let store = try BlobStore(root: second)
+        let report = await BucketHydrator(storage: published.storage, store: store).hydrate([path, published.photoPack])
+        #expect(report.copied == 1)
+        #expect(report.failed[path]?.contains("not to their name") == true)
+        #expect(!store.contains(published.photo))
+        #expect(await BucketHydrator(storage: published.storage, store: store).copy([published.photo], into: store).hashes.isEmpty)
+    }
+
+    // MARK: - StoreMaintenance
+
+    @Test func verifyFindsEveryKindOfDamageAndRepairPutsBackVerifiedCopies() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let storage = published.storage
+        let maintenance = StoreMaintenance(storage: storage)
+        let clean = try await maintenance.verify(repair: false)
+        #expect(clean.problems.isEmpty)
+        let uploads = StorePublisher.uploads(of: published.manifest.tweets).map(\.path)
+        #expect(clean.blobsChecked == 2)
+        #expect(clean.packsChecked == uploads.filter { $0.hasSuffix(CacheLayout.packSuffix) }.count)
+        #expect(clean.thumbnailsChecked == uploads.filter { $0.contains(".thumb-") }.count)
+        #expect(clean.named == published.summary.uploaded)
+
+        // A thumbnail that decodes but is not the one recorded, a truncated pack, a missing original.
+        let thumbnail = published.photoThumbnail
+        let other = published.manifest.tweets[0].media[0].thumbnails![1].path
+        let otherBytes = try #require(try await storage.get(other))
+        _ = try await storage.store(thumbnail, bytes: otherBytes, sha256: nil, contentType: "image/jpeg", replace: true)
+        let pack = try #require(try await storage.get(published.photoPack))
+        _ = try await storage.store(published.photoPack, bytes: Array(pack.prefix(pack.count - 10)), sha256: nil,
+                                    contentType: "application/octet-stream", replace: true)
+        try await storage.delete(CacheLayout.blob(published.avatar))
+
+        let found = try await maintenance.verify(repair: false)
+        #expect(Set(found.problems.map(\.path)) == [thumbnail, published.photoPack, CacheLayout.blob(published.avatar)])
+        #expect(found.problems.first { $0.path == thumbnail }?.message.contains("recorded") == true)
+        #expect(found.remaining == 3)
+
+        let repaired = try await maintenance.verify(repair: true, localRoot: published.cache)
+        #expect(repaired.problems.allSatisfy { $0.restored })
+        #expect(repaired.remaining == 0)
+        #expect(try await maintenance.verify(repair: false).problems.isEmpty)
+    }
+
+    @Test func repairDeletesWhatNoVerifiedCopyCanReplaceAndNeverWhatItCouldNotRead() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let thumbnail = published.photoThumbnail
+        _ = try await published.storage.store(thumbnail, bytes: Array("garbage".utf8), sha256: nil,
+                                              contentType: "image/jpeg", replace: true)
+        let report = try await StoreMaintenance(storage: published.storage).verify(repair: true, localRoot: nil)
+        #expect(report.problems.map(\.path) == [thumbnail])
+        #expect(report.problems.first?.deleted == true)
+        #expect(try await published.storage.get(thumbnail) == nil)
+    }
+
+    @Test func statsCountsWhatTheStoreHoldsByKind() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        _ = try await published.storage.store("notes/readme.txt", bytes: [1], sha256: nil, contentType: "text/plain", replace: true)
+        let stats = try await StoreMaintenance(storage: published.storage).stats()
+        let thumbnails = StorePublisher.uploads(of: published.manifest.tweets).filter { $0.path.contains(".thumb-") }.count
+        #expect(stats.originals == 2)
+        #expect(stats.packs == StorePublisher.uploads(of: published.manifest.tweets).filter { $0.path.hasSuffix(CacheLayout.packSuffix) }.count)
+        #expect(stats.thumbnails == thumbnails)
+        #expect(stats.manifests == 1)
+        #expect(stats.other == 1)
+        #expect(stats.location == published.storage.address)
+    }
+
+    @Test func gcRemovesOnlyUnreferencedObjectsPastTheGraceAndWaitsForRunsUploading() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let storage = published.storage
+        let stray = CacheLayout.blob(BlobHash(hashing: [9, 9, 9]))
+        _ = try await storage.store(stray, bytes: [9, 9, 9], sha256: nil, contentType: "application/octet-stream", replace: false)
+        let maintenance = StoreMaintenance(storage: storage)
+        // Written just now: a fetch may be about to name it.
+        let fresh = try await maintenance.collect(grace: 3600, now: Date(), dryRun: false)
+        #expect(fresh.removed.isEmpty && fresh.tooNew == 1)
+        // A run uploading (its lease) holds everything back, whatever the age.
+        _ = try await storage.store(CacheLayout.leasesFolder + "/run-1", bytes: Array("{}".utf8), sha256: nil,
+                                    contentType: "application/json", replace: true)
+        let held = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: false)
+        #expect(held.blockedBy == [CacheLayout.leasesFolder + "/run-1"])
+        #expect(try await storage.size(stray) != nil)
+        try await storage.delete(CacheLayout.leasesFolder + "/run-1")
+        let dry = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: true)
+        #expect(dry.removed == [stray])
+        #expect(try await storage.size(stray) != nil)
+        let done = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: false)
+        #expect(done.removed == [stray])
+        #expect(try await storage.size(stray) == nil)
+        // Everything a manifest names is still there.
+        #expect(try await maintenance.verify(repair: false).problems.isEmpty)
+    }
+}
