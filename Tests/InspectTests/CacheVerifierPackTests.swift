@@ -76,6 +76,34 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false)).path))
     }
 
+    /// A thumbnail is judged as `verify --store` judges a bucket's: against the
+    /// hash recorded when it was made, so a sound image of another picture is
+    /// caught too; the repair keeps the bad file in quarantine and makes it again.
+    @Test func aThumbnailThatIsNotTheOneRecordedIsFoundAndMadeAgain() async throws {
+        let (cache, hash, _) = try await Self.cache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let thumbnail = cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false))
+        let good = try Data(contentsOf: thumbnail)
+        var pixels = [UInt8](repeating: 0, count: 150 * 105 * 3)
+        for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: i &* 13) }
+        let other = try JPEGEncoder.encode(try PixelBuffer(width: 150, height: 105, channels: 3, bytes: pixels), quality: 80)
+        try Data(other).write(to: thumbnail)
+
+        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        #expect(found.problems.map(\.kind) == [.corruptDerived])
+        #expect(found.problems.first?.detail.contains("recorded") == true)
+        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        #expect(repaired.remaining == 0, "\(repaired.problems)")
+        #expect(try Data(contentsOf: thumbnail) == good)
+        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("quarantine/" + thumbnail.lastPathComponent).path))
+        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
+
+        // Not an image at all: the same.
+        try Data("garbage".utf8).write(to: thumbnail)
+        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true).remaining == 0)
+        #expect(try Data(contentsOf: thumbnail) == good)
+    }
+
     @Test func anOldLayoutCacheIsReportedAndConvertedWithoutLoss() async throws {
         let (cache, hash, photo) = try await Self.cache()
         defer { try? FileManager.default.removeItem(at: cache) }
