@@ -10,7 +10,9 @@ import Synchronization
 /// work over through a locked queue and `curl_multi_wakeup` (the one multi call that
 /// is safe from another thread). Admission control happens here too: at most
 /// `maxTotal` transfers run, and at most `maxPerHost` to one host, the rest wait in
-/// FIFO order, so timeouts only count time actually spent on the network.
+/// FIFO order. A media download's timeouts count only time spent on the network; a
+/// request with a deadline (``CurlTransfer/deadline``) counts its time in the queue
+/// too, and ends with a timeout when the deadline passes while it waits.
 final class CurlMultiLoop: @unchecked Sendable {
     private struct Shared {
         var pending: [CurlTransfer] = []
@@ -104,6 +106,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 cancelTransfers(nil)
                 break
             }
+            expireWaiting()
             admit()
             curl_multi_perform(multi, &running)
             if !waiting.isEmpty { noteMultiplexedHosts() }
@@ -113,7 +116,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             let startMore = (completedAny || admissible) && !waiting.isEmpty
             admissible = false
             if startMore { continue }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            curl_multi_poll(multi, nil, 0, pollMilliseconds(), nil)
         }
         finished.signal()
     }
@@ -134,6 +137,27 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
+    /// Ends waiting transfers whose deadline passed, as timeouts.
+    private func expireWaiting() {
+        guard waiting.contains(where: { $0.deadline != nil }) else { return }
+        let now = ContinuousClock.now
+        waiting.removeAll { t in
+            guard let deadline = t.deadline, deadline - now <= .milliseconds(1) else { return false }
+            t.onComplete?(CurlOutcome(failure: .timedOut("no connection free before the deadline"), status: 0, kind: .unknown,
+                                      contentType: nil, retryAfter: nil, received: 0, effectiveURL: t.url))
+            return true
+        }
+    }
+
+    /// How long to sleep in poll: at most 1 s, less when a waiting transfer's deadline comes first.
+    private func pollMilliseconds() -> Int32 {
+        let now = ContinuousClock.now
+        guard let next = waiting.compactMap(\.deadline).min() else { return 1000 }
+        let left = next - now
+        let ms = Int(left.components.seconds) * 1000 + Int(left.components.attoseconds / 1_000_000_000_000_000) + 1
+        return Int32(min(1000, max(1, ms)))
+    }
+
     private func admit() {
         guard !waiting.isEmpty, active.count < maxTotal else { return }
         var kept: [CurlTransfer] = []
@@ -141,6 +165,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         for t in waiting {
             let cap = multiplexedHosts.contains(t.hostKey) ? maxTotal : maxPerHost
             if active.count < maxTotal, perHost[t.hostKey, default: 0] < cap {
+                guard t.startsBeforeDeadline(now: .now) else {
+                    t.onComplete?(CurlOutcome(failure: .timedOut("no connection free before the deadline"), status: 0,
+                                              kind: .unknown, contentType: nil, retryAfter: nil, received: 0, effectiveURL: t.url))
+                    continue
+                }
                 let rc = curl_multi_add_handle(multi, t.easy)
                 if rc == CURLM_OK {
                     active[t.easy] = t

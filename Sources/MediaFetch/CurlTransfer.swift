@@ -57,6 +57,23 @@ final class CurlTransfer: @unchecked Sendable {
     private var abortReason: FetchFailure?
     private var responseHeaders: [String: String] = [:]
 
+    /// When the caller stops waiting (``HTTPRequest/timeout`` from the moment it was
+    /// asked for): time spent queued for a connection slot counts against it, so a
+    /// request behind others to a store that hangs ends on time, not a queue later.
+    var deadline: ContinuousClock.Instant?
+
+    /// Before the handle joins the multi handle: what is left of the deadline
+    /// becomes libcurl's timeouts; false when nothing is left.
+    func startsBeforeDeadline(now: ContinuousClock.Instant) -> Bool {
+        guard let deadline else { return true }
+        let left = deadline - now
+        guard left > .milliseconds(1) else { return false }
+        let ms = max(1, Int(left.components.seconds) * 1000 + Int(left.components.attoseconds / 1_000_000_000_000_000))
+        tc_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, ms)
+        tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, ms)
+        return true
+    }
+
     /// The HTTP major version of the latest response (0 before any): from 2 on, one
     /// connection carries many transfers, and the loop stops counting this origin's
     /// transfers as connections.

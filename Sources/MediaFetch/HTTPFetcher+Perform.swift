@@ -41,6 +41,7 @@ extension HTTPFetcher {
         } catch {
             return .failure(error)
         }
+        if let timeout = request.timeout { transfer.deadline = .now + max(timeout, .milliseconds(1)) }
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (cont: CheckedContinuation<CurlOutcome, Never>) in
                 transfer.onComplete = { outcome in cont.resume(returning: outcome) }

@@ -22,9 +22,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
     /// no redirect (a signature is for one host) and asks for no compression (ranges
     /// are of the stored bytes).
     public var signing: AWSSignature?
-    /// The most this one attempt may take, connection included, when shorter than
-    /// the fetcher's limits: the rest of a caller's deadline (a tile server's
-    /// request asking a bucket).
+    /// The most this one attempt may take from the moment it is asked for (time
+    /// queued behind other transfers for a connection, connecting, the answer), when
+    /// shorter than the fetcher's limits: the rest of a caller's deadline (a tile
+    /// server's request asking a bucket).
     public var timeout: Duration?
 
     public init(url: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20,
