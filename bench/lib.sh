@@ -20,3 +20,16 @@ shared_corpus() {
   fi
   (cd "$corpus" && pwd)
 }
+
+# Starts a one-machine RADOS Gateway under $1 (scripts/rgw.sh), exports its AWS_*
+# variables into this shell, and creates each bucket named after it (curl signs).
+rgw_start() {
+  local dir=$1; shift
+  "$repo/scripts/rgw.sh" start "$dir" > /dev/null
+  set -a; . "$dir/env"; set +a
+  local bucket
+  for bucket in "$@"; do
+    curl -sf -X PUT --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+      -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$AWS_ENDPOINT_URL/$bucket"
+  done
+}

@@ -50,10 +50,7 @@ bin=$(tweetcache_binary .build)
 echo "== making two caches from the built-in sample (eager tiles; lazy tiles)" >&2
 store_args=()
 if [ -n "$store" ]; then
-  "$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
-  set -a; . "$work/rgw/env"; set +a
-  curl -sf -X PUT --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-    -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$AWS_ENDPOINT_URL/tcserve"
+  rgw_start "$work/rgw" tcserve
   store_args=(--store s3://tcserve --local-max "${LOCAL_MAX:-1GB}")
 fi
 "$bin" demo --cache "$work/eager" --quiet "${store_args[@]}" >&2

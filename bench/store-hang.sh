@@ -40,10 +40,7 @@ trap cleanup EXIT
 bin=$(tweetcache_binary .build)
 
 echo "== a gateway on loopback and the built-in sample published to it" >&2
-"$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
-set -a; . "$work/rgw/env"; set +a
-curl -sf -X PUT --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-  -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$AWS_ENDPOINT_URL/tchang"
+rgw_start "$work/rgw" tchang
 "$bin" demo --cache "$work/first" --quiet --store s3://tchang >&2
 
 # Paths a client asks for: every Deep Zoom tile of the top level, every thumbnail

@@ -34,8 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
-set -a; . "$work/rgw/env"; set +a
+rgw_start "$work/rgw"
 # rclone reads its remote from the environment: no config file, the same credentials.
 # The endpoint is plain http: a CA bundle set for the machine (AWS_CA_BUNDLE) only makes
 # rclone 1.60's SDK fail to build its transport.

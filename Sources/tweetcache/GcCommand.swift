@@ -42,13 +42,13 @@ struct GcCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let client = try await storage.open(explicit: true) {
-            defer { client.shutdown() }
+        if let shared = try await storage.open(explicit: true) {
+            defer { shared.shutdown() }
             // Opening the local copy trims it to --local-max.
-            _ = try storage.readThrough(client, cacheRoot: options.cacheURL)
+            _ = try storage.readThrough(shared, cacheRoot: options.cacheURL)
             let report: StoreMaintenance.CollectReport
             do {
-                report = try await StoreMaintenance(storage: client).collect(grace: grace ?? 86_400, dryRun: dryRun)
+                report = try await StoreMaintenance(storage: shared).collect(grace: grace ?? 86_400, dryRun: dryRun)
             } catch {
                 throw CleanExit.message(error.description, code: 2)
             }

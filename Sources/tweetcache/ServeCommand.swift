@@ -93,18 +93,18 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxArea = maxSize * maxSize
         configuration.requestTimeout = .seconds(timeout)
         configuration.liveSearch = try liveSearch(root)
-        if let client = try await storage.open(health: StoreHealth()) {
+        if let shared = try await storage.open(health: StoreHealth()) {
             // The bucket's runs become this server's catalog; its files are read on demand.
             do {
                 // A store that hangs delays the start by this much at most, not by every retry.
                 let report = try await S3Deadline.$current.withValue(.now + .seconds(max(30, timeout))) {
-                    try await BucketSync(storage: client, cacheRoot: root).run()
+                    try await BucketSync(storage: shared, cacheRoot: root).run()
                 }
-                FileHandle.standardError.write(Data("serve: \(client.address): \(report.listed) runs, \(report.copied) new\n".utf8))
+                FileHandle.standardError.write(Data("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("serve: could not list the bucket's runs: \(error)\n".utf8))
             }
-            configuration.store = try storage.readThrough(client, cacheRoot: root)
+            configuration.store = try storage.readThrough(shared, cacheRoot: root)
         }
         try await Self.serve(configuration)
     }

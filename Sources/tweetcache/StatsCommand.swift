@@ -12,10 +12,10 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func run() async throws {
-        if let client = try await storage.open() {
-            defer { client.shutdown() }
+        if let shared = try await storage.open() {
+            defer { shared.shutdown() }
             let stats: StoreMaintenance.Stats
-            do { stats = try await StoreMaintenance(storage: client).stats() } catch {
+            do { stats = try await StoreMaintenance(storage: shared).stats() } catch {
                 throw CleanExit.message(error.description, code: 2)
             }
             if options.json { print(try InspectJSON.string(stats)) } else { emit(stats.text) }

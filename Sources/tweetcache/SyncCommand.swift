@@ -26,16 +26,16 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let root = options.cacheURL.standardizedFileURL
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        guard let client = try await storage.open() else { return }
-        defer { client.shutdown() }
+        guard let shared = try await storage.open() else { return }
+        defer { shared.shutdown() }
         let report: BucketSync.Report
-        do { report = try await BucketSync(storage: client, cacheRoot: root).run() } catch {
+        do { report = try await BucketSync(storage: shared, cacheRoot: root).run() } catch {
             throw CleanExit.message(error.description, code: 2)
         }
         if options.json {
             print(try InspectJSON.string(report))
         } else {
-            print("\(client.address): \(report.listed) runs, \(report.copied) copied, \(report.urls) URLs recorded")
+            print("\(shared.address): \(report.listed) runs, \(report.copied) copied, \(report.urls) URLs recorded")
             for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) { print("  \(key): \(why)") }
         }
         if !report.failed.isEmpty { throw ExitCode(1) }

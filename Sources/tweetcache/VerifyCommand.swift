@@ -29,9 +29,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func run() async throws {
-        if let client = try await storage.open(explicit: repair) {
-            defer { client.shutdown() }
-            var maintenance = StoreMaintenance(storage: client)
+        if let shared = try await storage.open(explicit: repair) {
+            defer { shared.shutdown() }
+            var maintenance = StoreMaintenance(storage: shared)
             if let jobs { maintenance.concurrency = max(1, jobs) }
             let report: StoreMaintenance.VerifyReport
             do { report = try await maintenance.verify(repair: repair, localRoot: options.cacheURL) } catch {
