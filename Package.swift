@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         // Tests only: the HTTPS + HTTP/2 origin (TLSTestSupport).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
@@ -85,6 +86,7 @@ let package = Package(
                 "TweetModel", "Imaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -94,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Catalog", "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,7 +128,7 @@ let package = Package(
             name: "tweetcache",
             dependencies: [
                 "Catalog", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
-                "Imaging", "MediaTypes", "MediaFetch",
+                "Imaging", "MediaTypes", "MediaFetch", "TweetModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -31,7 +31,7 @@ server=
 cleanup() {
   [ -z "$server" ] || kill "$server" 2>/dev/null || true
   "$repo/scripts/rgw.sh" stop "$work/rgw" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -65,7 +65,7 @@ walk() {  # bin label round
   server=
 }
 pct() {  # file q -> ms
-  awk '{print $2}' "$1" | sort -n | awk -v q="$2" '{a[NR]=$1} END {i=int(NR*q+0.999); if (i<1) i=1; printf "%.3f", a[i]*1000}'
+  awk '{print $2}' "$1" | sort -n | awk -v q="$2" '{a[NR]=$1} END {i=int(NR*q+0.999); if (i<1) i=1; printf "%.3f\n", a[i]*1000}'
 }
 for r in $(seq "$rounds"); do
   echo "== round $r" >&2

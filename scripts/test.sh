@@ -12,7 +12,9 @@ python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-pr
 # imaging and serving tests take 140 s in a debug build, 11 s here), and no target
 # needs unsafe flags for it, so the library products stay usable by other packages.
 # `-enable-testing` keeps `@testable import` working. A target that imports a module
-# it does not depend on is a build error here.
+# it does not depend on is a build error here; SwiftPM's check lets a module reached
+# through another target pass, so scripts/check-imports.py reads every import first.
+python3 scripts/check-imports.py
 # A build folder of its own: the demo and benchmarks build release without -enable-testing.
 swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-tests \
     --explicit-target-dependency-import-check error

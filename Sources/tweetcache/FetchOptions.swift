@@ -7,11 +7,9 @@ import Pipeline
 
 /// Options shared by every command that fetches.
 struct FetchOptions: ParsableArguments {
-    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
-    var cache: String?
+    @OptionGroup var location: CacheOption
 
-    @Option(name: .long, help: ArgumentHelp("Fetch HOST's URLs from BASEURL instead; the manifest keeps the original URL. Repeatable.", valueName: "HOST=BASEURL"))
-    var mirror: [String] = []
+    @OptionGroup var mirrors: MirrorOptions
 
     @Flag(name: .long, help: "Also download the highest-bitrate MP4 of videos and GIFs (posters are always fetched).")
     var videos = false
@@ -23,7 +21,7 @@ struct FetchOptions: ParsableArguments {
     var perHost: Int = 8
 
     @Option(name: .long, help: ArgumentHelp("Largest body accepted, e.g. 32MB, 500KB.", valueName: "SIZE"))
-    var maxSize: String = "32MB"
+    var maxSize = ByteSize(32 << 20)
 
     @Option(name: .long, help: "Seconds allowed to connect.")
     var connectTimeout: Int = 10
@@ -38,7 +36,7 @@ struct FetchOptions: ParsableArguments {
     var manifest: String?
 
     @Option(name: .long, help: ArgumentHelp("Zoom tiles for media: eager (now), lazy (when first served), none.", valueName: "MODE"))
-    var tiles: String = "eager"
+    var tiles = TileMode.eager
 
     @Flag(name: .long, inversion: .prefixedNo,
           help: "PDQ perceptual hashes of every image, for `dupes`, `match` and the manifest's `pdq`.")
@@ -69,33 +67,21 @@ struct FetchOptions: ParsableArguments {
         guard (1...64).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 64") }
         guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be between 1 and 20") }
         guard connectTimeout > 0, stallTimeout > 0 else { throw ValidationError("timeouts must be positive") }
-        _ = try parsedMaxSize()
-        guard TileMode(rawValue: tiles) != nil else { throw ValidationError("--tiles must be eager, lazy or none") }
+        guard maxSize.bytes > 0 else { throw ValidationError("--max-size must be more than 0 bytes") }
         _ = try parsedThumbSizes()
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be between 16 and 4096") }
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
-        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
         if let problem = certificateAuthorities.problem {
             throw ValidationError(storage.cacert != nil ? "--cacert: \(problem)" : "\(problem) (named by CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR)")
         }
     }
 
-    var cacheURL: URL {
-        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
-        return URL(fileURLWithPath: path, isDirectory: true)
-    }
+    var cacheURL: URL { location.url }
 
     /// `--cacert`, or what the environment names the way curl reads it.
     var certificateAuthorities: CertificateAuthorities {
         storage.cacert.map { CertificateAuthorities(bundleFile: $0) }
             ?? .fromEnvironment(ProcessInfo.processInfo.environment)
-    }
-
-    func parsedMaxSize() throws -> Int {
-        guard let n = ByteCount.parse(maxSize), n > 0 else {
-            throw ValidationError("--max-size: cannot read '\(maxSize)' (try 32MB or 500KB)")
-        }
-        return n
     }
 
     func parsedThumbSizes() throws -> [Int] {
@@ -113,18 +99,18 @@ struct FetchOptions: ParsableArguments {
         var fetch = FetchConfiguration()
         fetch.maxConcurrentTransfers = concurrency
         fetch.maxTransfersPerHost = perHost
-        fetch.maxBytes = try parsedMaxSize()
+        fetch.maxBytes = maxSize.bytes
         fetch.connectTimeout = .seconds(connectTimeout)
         fetch.lowSpeedTime = .seconds(stallTimeout)
         fetch.maxAttempts = attempts
-        fetch.mirrors = try MirrorMap(specs: mirror + extraMirrors)
+        fetch.mirrors = try mirrors.map(extra: extraMirrors)
         fetch.certificateAuthorities = certificateAuthorities
         var options = PipelineOptions(cacheRoot: cacheURL, fetch: fetch)
         options.includeVideos = videos
         options.extraManifestPath = manifest.map { URL(fileURLWithPath: $0) }
         var derive = DeriveOptions()
         derive.thumbnailSizes = try parsedThumbSizes()
-        derive.tiles = TileMode(rawValue: tiles) ?? .eager
+        derive.tiles = tiles
         derive.tileSize = tileSize
         derive.overlap = overlap
         derive.perceptualHashes = pdq

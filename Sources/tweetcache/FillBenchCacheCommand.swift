@@ -8,12 +8,12 @@ struct FillBenchCacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-fill", abstract: "Fill a cache with generated blobs (benchmarks).", shouldDisplay: false)
 
-    @Option(name: .long) var cache: String
+    @OptionGroup var location: CacheOption
     @Option(name: .long) var count: Int = 10_000
     @Option(name: .long, help: "Bytes per blob.") var size: Int = 16_384
 
     func run() throws {
-        let store = try BlobStore(root: URL(fileURLWithPath: cache, isDirectory: true))
+        let store = try BlobStore(root: location.url)
         let index = try CacheIndex(store: store)
         var urls: [URLRecord] = []
         var blobs: [BlobRecord] = []
@@ -36,6 +36,6 @@ struct FillBenchCacheCommand: ParsableCommand {
             }
         }
         try index.record(urls, blobs: blobs)
-        print("filled \(cache) with \(count) blobs of \(size) bytes")
+        print("filled \(location.url.path) with \(count) blobs of \(size) bytes")
     }
 }

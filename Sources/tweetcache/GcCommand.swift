@@ -18,10 +18,10 @@ struct GcCommand: AsyncParsableCommand {
             """)
 
     @Option(name: .long, help: ArgumentHelp("Keep blobs and derived files under this size, e.g. 2GB.", valueName: "SIZE"))
-    var maxSize: String?
+    var maxSize: ByteSize?
 
     @Option(name: .long, help: ArgumentHelp("Also remove blobs unused for this long, e.g. 30d, 12h.", valueName: "AGE"))
-    var olderThan: String?
+    var olderThan: DurationArgument?
 
     @Flag(name: .long, help: "Say what would be removed; remove nothing.")
     var dryRun = false
@@ -37,8 +37,6 @@ struct GcCommand: AsyncParsableCommand {
         if storage.store != nil, maxSize != nil || olderThan != nil {
             throw ValidationError("--max-size and --older-than are for the local cache; with --store, gc removes what no manifest names")
         }
-        if let maxSize, ByteCount.parse(maxSize) == nil { throw ValidationError("--max-size: cannot read '\(maxSize)' (try 2GB)") }
-        if let olderThan, AgeText.parse(olderThan) == nil { throw ValidationError("--older-than: cannot read '\(olderThan)' (try 30d)") }
     }
 
     func run() async throws {
@@ -56,8 +54,7 @@ struct GcCommand: AsyncParsableCommand {
             return
         }
         let snapshot = try options.snapshot()
-        var gcOptions = GarbageCollector.Options(maxBytes: maxSize.flatMap(ByteCount.parse),
-                                                 olderThan: olderThan.flatMap(AgeText.parse), dryRun: dryRun)
+        var gcOptions = GarbageCollector.Options(maxBytes: maxSize?.bytes, olderThan: olderThan?.seconds, dryRun: dryRun)
         if let grace { gcOptions.gracePeriod = max(0, grace) }
         let report: GarbageCollector.Report
         do { report = try GarbageCollector(snapshot: snapshot, options: gcOptions).run() } catch { throw InspectFailure.exit(error) }

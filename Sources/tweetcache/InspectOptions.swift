@@ -7,26 +7,18 @@ import Glibc
 
 /// Options every inspect command takes: which cache, JSON or text, colour.
 struct InspectOptions: ParsableArguments {
-    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
-    var cache: String?
+    @OptionGroup var location: CacheOption
 
     @Flag(name: .long, help: "Print JSON for scripts instead of text.")
     var json = false
 
     @Option(name: .long, help: ArgumentHelp("Colour: auto (a terminal, unless NO_COLOR is set), always, never.", valueName: "WHEN"))
-    var color: String = "auto"
+    var color = ColorMode.auto
 
-    func validate() throws {
-        guard ColorMode(rawValue: color) != nil else { throw ValidationError("--color must be auto, always or never") }
-    }
-
-    var cacheURL: URL {
-        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
-        return URL(fileURLWithPath: path, isDirectory: true)
-    }
+    var cacheURL: URL { location.url }
 
     var style: Style {
-        Style(enabled: (ColorMode(rawValue: color) ?? .auto).enabled(
+        Style(enabled: color.enabled(
             isTTY: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment))
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaFetch
 import LiveSearch
 import Pipeline
 #if canImport(Glibc)
@@ -37,13 +38,13 @@ struct SearchCommand: AsyncParsableCommand {
     var query: String
 
     @Option(name: .long, help: ArgumentHelp("x (default), mastodon or bluesky.", valueName: "NETWORK"))
-    var network: String = "x"
+    var network = NetworkArgument.x
 
     @Option(name: .long, help: ArgumentHelp("The Mastodon instance to ask, e.g. https://mastodon.social.", valueName: "URL"))
     var instance: String?
 
     @Option(name: .long, help: ArgumentHelp("X only: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
-    var api: String = "v2"
+    var api = SearchAPI.v2
 
     @Option(name: .long, help: ArgumentHelp("Base URL of the API or a compatible server (default: X's).", valueName: "URL"))
     var apiBase: String?
@@ -58,34 +59,28 @@ struct SearchCommand: AsyncParsableCommand {
     var tokenFile: String?
 
     @Option(name: .long, help: ArgumentHelp("Longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
-    var maxWait: String = "15m"
+    var maxWait = DurationArgument(argument: "15m")!
 
     @OptionGroup var options: FetchOptions
 
     func validate() throws {
-        guard SearchAPI(argument: api) != nil else { throw ValidationError("--api must be v2 or v1.1, not '\(api)'") }
-        guard ["x", "mastodon", "bluesky"].contains(network.lowercased()) else {
-            throw ValidationError("--network must be x, mastodon or bluesky, not '\(network)'")
-        }
-        if network.lowercased() == "mastodon", instance == nil {
+        if network == .mastodon, instance == nil {
             throw ValidationError("--network mastodon needs --instance https://INSTANCE")
         }
-        if instance != nil, network.lowercased() != "mastodon" { throw ValidationError("--instance is for --network mastodon") }
-        if apiBase != nil, network.lowercased() == "mastodon" { throw ValidationError("--network mastodon takes --instance, not --api-base") }
-        if tokenFile != nil, network.lowercased() == "bluesky" {
+        if instance != nil, network != .mastodon { throw ValidationError("--instance is for --network mastodon") }
+        if apiBase != nil, network == .mastodon { throw ValidationError("--network mastodon takes --instance, not --api-base") }
+        if tokenFile != nil, network == .bluesky {
             throw ValidationError("--network bluesky signs in with $BLUESKY_HANDLE and $BLUESKY_APP_PASSWORD, not --token-file")
         }
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
-        guard DurationText.parse(maxWait) != nil else {
-            throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)")
-        }
+        guard maxWait.duration <= DurationText.longestWait else { throw ValidationError("--max-wait: at most 7 days") }
     }
 
     func run() async throws {
-        let searchAPI: SearchAPI = switch network.lowercased() {
-        case "mastodon": .mastodon
-        case "bluesky": .bluesky
-        default: SearchAPI(argument: api) ?? .v2
+        let searchAPI: SearchAPI = switch network {
+        case .mastodon: .mastodon
+        case .bluesky: .bluesky
+        case .x: api
         }
         let cache = options.cacheURL
         let started = Date()
@@ -112,7 +107,7 @@ struct SearchCommand: AsyncParsableCommand {
             if searchAPI == .bluesky { search.blueskyLogin = try BlueskyLogin.fromEnvironment(environment) }
             search.baseURL = searchAPI == .mastodon ? instance : apiBase
             search.count = count
-            search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)
+            search.maxWait = maxWait.duration
             search.attempts = options.attempts
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)

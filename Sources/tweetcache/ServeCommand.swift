@@ -27,8 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
             cached tweets and says so.
             """)
 
-    @Option(name: .long, help: "Cache directory (default: $TWEETCACHE_CACHE or ./Cache).")
-    var cache: String?
+    @OptionGroup var location: CacheOption
 
     @Option(name: .long, help: "Address to listen on (loopback by default).")
     var host = "127.0.0.1"
@@ -52,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
     var tokenFile: String?
 
     @Option(name: .long, help: ArgumentHelp("Live searches: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
-    var api: String = "v2"
+    var api = SearchAPI.v2
 
     @Option(name: .long, help: ArgumentHelp("Live searches: base URL of the API or a compatible server (default: X's).", valueName: "URL"))
     var apiBase: String?
@@ -61,10 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
     var searchCount: Int = 100
 
     @Option(name: .long, help: ArgumentHelp("Live searches: longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
-    var maxWait: String = "15m"
+    var maxWait = DurationArgument(argument: "15m")!
 
-    @Option(name: .long, help: ArgumentHelp("Live searches: fetch a host's media from another origin, HOST=URL (repeatable).", valueName: "HOST=URL"))
-    var mirror: [String] = []
+    @OptionGroup var mirrors: MirrorOptions
 
     @OptionGroup var storage: StoreOptions
 
@@ -73,15 +71,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be 16-4096") }
         guard maxSize >= 1 else { throw ValidationError("--max-size must be positive") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1") }
-        guard SearchAPI(argument: api) != nil else { throw ValidationError("--api must be v2 or v1.1, not '\(api)'") }
         guard (1...100_000).contains(searchCount) else { throw ValidationError("--search-count must be between 1 and 100000") }
-        guard DurationText.parse(maxWait) != nil else { throw ValidationError("--max-wait: cannot read '\(maxWait)' (try 15m, 90s or 0)") }
-        do { _ = try MirrorMap(specs: mirror) } catch { throw ValidationError("--mirror: \(error.description)") }
+        guard maxWait.duration <= DurationText.longestWait else { throw ValidationError("--max-wait: at most 7 days") }
     }
 
     func run() async throws {
-        let path = cache ?? ProcessInfo.processInfo.environment["TWEETCACHE_CACHE"] ?? "Cache"
-        let root = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        let root = location.url.standardizedFileURL
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.host = host
@@ -119,12 +114,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw CleanExit.message("serve: \(error.description)", code: 2)
         }
         var search = SearchOptions(cacheRoot: root)
-        search.api = SearchAPI(argument: api) ?? .v2
+        search.api = api
         search.baseURL = apiBase
         search.count = searchCount
-        search.maxWait = DurationText.parse(maxWait) ?? .seconds(900)
+        search.maxWait = maxWait.duration
         var fetch = FetchConfiguration()
-        fetch.mirrors = try MirrorMap(specs: mirror)
+        fetch.mirrors = try mirrors.map()
         return LiveSearchConfiguration(token: token, search: search, pipeline: PipelineOptions(cacheRoot: root, fetch: fetch))
     }
 

@@ -24,7 +24,7 @@ struct StoreOptions: ParsableArguments {
     var cacert: String?
 
     @Option(name: .long, help: ArgumentHelp("With --store: the most disk the local copy of the bucket's objects may use (LRU).", valueName: "SIZE"))
-    var localMax: String = "2GB"
+    var localMax = ByteSize(2 << 30)
 
     /// `--store`, else `$TWEETCACHE_STORE`.
     var storeText: String? {
@@ -37,10 +37,9 @@ struct StoreOptions: ParsableArguments {
         if let text = storeText, !text.hasPrefix("file:") {
             do { _ = try S3Location(url: text) } catch { throw ValidationError("--store: \(error.description) (or file:///PATH for a folder)") }
         }
-        guard ByteCount.parse(localMax) != nil else { throw ValidationError("--local-max: cannot read '\(localMax)' (try 2GB)") }
     }
 
-    var localMaxBytes: Int { ByteCount.parse(localMax) ?? (2 << 30) }
+    var localMaxBytes: Int { localMax.bytes }
 
     /// Where settings came from, at debug level (`TWEETCACHE_LOG=debug`): sources, never values.
     static let logger = Logger(label: "tweetcache.store")

@@ -51,15 +51,12 @@ import Testing
         #expect(!ColorMode.never.enabled(isTTY: true, environment: [:]))
     }
 
-    @Test func sizesAndAges() {
+    @Test func sizes() {
         #expect(ByteCount.parse("2GB") == 2 << 30)
         #expect(ByteCount.parse("1.5k") == 1536)
         #expect(ByteCount.parse("100") == 100)
         #expect(ByteCount.parse("-1") == nil)
         #expect(ByteCount.parse("lots") == nil)
-        #expect(AgeText.parse("30d") == Double(30 * 86_400))
-        #expect(AgeText.parse("12h") == Double(43_200))
-        #expect(AgeText.parse("x") == nil)
     }
 
     @Test func exportNamesAreSafe() throws {

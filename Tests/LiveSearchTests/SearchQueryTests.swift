@@ -60,17 +60,4 @@ import Testing
         #expect(SearchAPI(argument: "V2") == .v2)
         #expect(SearchAPI(argument: "v3") == nil)
     }
-
-    @Test func durationsAsTyped() {
-        #expect(DurationText.parse("15m") == .seconds(900))
-        #expect(DurationText.parse("90s") == .seconds(90))
-        #expect(DurationText.parse("90") == .seconds(90))
-        #expect(DurationText.parse("1h") == .seconds(3600))
-        #expect(DurationText.parse("500ms") == .milliseconds(500))
-        #expect(DurationText.parse("0") == .zero)
-        #expect(DurationText.parse("-1m") == nil)
-        #expect(DurationText.parse("soon") == nil)
-        #expect(DurationText.parse("") == nil)
-        #expect(DurationText.parse("99999h") == nil)
-    }
 }
