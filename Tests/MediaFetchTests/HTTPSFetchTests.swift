@@ -58,7 +58,12 @@ import TLSTestSupport
     @Test func trustsTheCAItIsGiven() async throws {
         let body = fakeJPEG(50_000)
         let origin = try await TLSOrigin.start { _ in body }
-        let fetcher = try HTTPFetcher(configuration: Self.trusting(origin))
+        // Stall limits of a loaded machine, not of the tests' fast ones: one attempt
+        // is the claim here, and a 1 s stall while every suite starts is no failure of trust.
+        var configuration = Self.trusting(origin)
+        configuration.connectTimeout = .seconds(10)
+        configuration.lowSpeedTime = .seconds(10)
+        let fetcher = try HTTPFetcher(configuration: configuration)
         let result = await fetchMemory(fetcher, origin.baseURL + "/a.jpg")
         await origin.stop()
         let fetched = try result.get()
