@@ -7,5 +7,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cp "$here/check-realworld-parse.swift" "$out/main.swift"
-swiftc -O -package-name tweetcache -module-name CheckParse "$here"/../Sources/TweetModel/*.swift "$out/main.swift" -o "$out/check"
+swiftc -O -package-name tweetcache -module-name CheckParse $(find "$here"/../Sources/TweetModel -name "*.swift") "$out/main.swift" -o "$out/check"
 "$out/check" "$@"
