@@ -407,8 +407,7 @@ public final class SearchClient: Sendable {
         /// Sleeps before retry `attempt + 1`: doubling from the base, capped, with jitter so
         /// many clients failing together do not retry together.
         private func backoff(page: Int, reason: String, attempt: Int) async -> StopReason? {
-            let raw = options.backoffBase * (1 << min(max(attempt - 1, 0), 16))
-            let delay = min(raw, options.backoffCap) * Double.random(in: 0.5...1.0)
+            let delay = RetryPolicy(base: options.backoffBase, cap: options.backoffCap).backoff(afterAttempt: attempt)
             events(.retrying(page: page, reason: reason, attempt: attempt, of: options.attempts, delay: delay))
             do { try await options.clock.sleep(for: delay) } catch { return .failed(.cancelled) }
             return nil

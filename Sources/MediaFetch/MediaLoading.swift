@@ -25,17 +25,9 @@ extension MediaLoading {
         _ requests: [FetchRequest], window: Int, makeSink: @escaping @Sendable () throws -> S,
         deliver: @escaping @Sendable ([(index: Int, result: FetchResult<S.Output>)]) -> Void
     ) async {
-        await withTaskGroup(of: Void.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < requests.count else { return }
-                let (index, request) = (next, requests[next])
-                next += 1
-                group.addTask { deliver([(index, await fetch(request, makeSink: makeSink))]) }
-            }
-            for _ in 0..<min(max(1, window), requests.count) { startNext() }
-            while await group.next() != nil { startNext() }
-        }
+        await concurrently(Array(requests.enumerated()), width: window, { item in
+            deliver([(item.offset, await fetch(item.element, makeSink: makeSink))])
+        }, each: { _ in })
     }
 }
 

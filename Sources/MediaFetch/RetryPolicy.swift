@@ -1,18 +1,31 @@
 import Foundation
 
 /// When to try again: bounded exponential backoff with jitter, or the server's own
-/// `Retry-After` when it gives one (and it is not unreasonably long).
-struct RetryPolicy: Sendable {
-    var base: Duration
-    var cap: Duration
-    var maxRetryAfter: Duration
+/// `Retry-After` when it gives one (and it is not unreasonably long). The one
+/// backoff of every retry loop: media downloads, API searches, bucket requests.
+public struct RetryPolicy: Sendable {
+    public var base: Duration
+    public var cap: Duration
+    public var maxRetryAfter: Duration
+
+    public init(base: Duration, cap: Duration, maxRetryAfter: Duration = .seconds(60)) {
+        self.base = base
+        self.cap = cap
+        self.maxRetryAfter = maxRetryAfter
+    }
 
     /// Delay before attempt `attempt + 1`, given the failure of attempt `attempt` (1-based).
     /// `nil` means: do not wait that long, give up with a rate-limit failure.
-    func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
         if let retryAfter {
             return retryAfter <= maxRetryAfter ? retryAfter : nil
         }
+        return backoff(afterAttempt: attempt)
+    }
+
+    /// The wait before attempt `attempt + 1` when the server named none: doubling
+    /// from ``base``, at most ``cap``.
+    public func backoff(afterAttempt attempt: Int) -> Duration {
         let exponent = min(max(attempt - 1, 0), 20)
         let raw = base * (1 << exponent)
         let capped = raw < cap ? raw : cap

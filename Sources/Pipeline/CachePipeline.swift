@@ -356,23 +356,14 @@ public final class CachePipeline: Sendable {
             store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
             threadsPerImage: order.count >= lanes ? 1 : lanes, pendingDirectories: pending)
         var fresh: [BlobHash: DeriveOutcome] = [:]
-        await withTaskGroup(of: DeriveOutcome.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < order.count else { return }
-                let hash = order[next]
-                let size = known[hash].flatMap { r in r.width.flatMap { w in r.height.map { (width: w, height: $0) } } }
-                let job = DeriveJob(hash: hash, wantsTiles: wantsTiles[hash] ?? false,
-                                    existing: existing[hash] ?? [], knownSize: size, knownPDQ: knownPDQ[hash])
-                next += 1
-                group.addTask { deriver.derive(job) }
-            }
-            for _ in 0..<min(lanes, order.count) { startNext() }
-            while let outcome = await group.next() {
-                fresh[outcome.hash] = outcome
-                if counted.contains(outcome.hash) { progress.deriveOne() }
-                startNext()
-            }
+        let jobs = order.map { hash in
+            let size = known[hash].flatMap { r in r.width.flatMap { w in r.height.map { (width: w, height: $0) } } }
+            return DeriveJob(hash: hash, wantsTiles: wantsTiles[hash] ?? false,
+                             existing: existing[hash] ?? [], knownSize: size, knownPDQ: knownPDQ[hash])
+        }
+        await concurrently(jobs, width: lanes, { deriver.derive($0) }) { outcome in
+            fresh[outcome.hash] = outcome
+            if counted.contains(outcome.hash) { progress.deriveOne() }
         }
         for (hash, outcome) in fresh {
             results[hash] = outcome

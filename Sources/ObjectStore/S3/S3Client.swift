@@ -418,7 +418,7 @@ public final class S3Client: Sendable {
                 if response.status == 404, S3XML.error(response.body)?.code != "NoSuchBucket" { return response }
                 error = classify(response, key: key)
             }
-            let backoff = settings.backoffBase * (1 << min(attempt - 1, 10)) * Double.random(in: 0.5...1.0)
+            let backoff = RetryPolicy(base: settings.backoffBase, cap: settings.backoffBase * 1024).backoff(afterAttempt: attempt)
             let timeLeft = deadline.map { $0 - ContinuousClock.now > backoff } ?? true
             guard error.isTransient, attempt < (probing ? 1 : settings.attempts), timeLeft, !Task.isCancelled else {
                 throw error.isTransient ? noAnswer(error, probing: probing) : error

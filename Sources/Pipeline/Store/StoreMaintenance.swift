@@ -1,4 +1,5 @@
 import Catalog
+import MediaFetch
 import BlobStore
 public import Foundation
 import Imaging

@@ -1,4 +1,5 @@
 import Catalog
+import MediaFetch
 public import BlobStore
 public import Foundation
 public import ObjectStore

@@ -1,7 +1,9 @@
 /// Runs `work` over `items`, at most `width` at a time, and hands each result to
 /// `each` on the caller's task as it arrives (in no particular order): the one
-/// loop the bucket commands share for uploads, copies and checks.
-func concurrently<Item: Sendable, Output: Sendable>(
+/// windowed loop of downloads, derivations, and the store's uploads, copies and
+/// checks. A window, not a task per item at once: memory and open work stay
+/// bounded by `width` however many items there are.
+public func concurrently<Item: Sendable, Output: Sendable>(
     _ items: [Item], width: Int, _ work: @escaping @Sendable (Item) async -> Output, each: (Output) -> Void
 ) async {
     await withTaskGroup(of: Output.self) { group in
