@@ -8,6 +8,9 @@ export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl ceph ceph-mo
 source scripts/bootstrap.sh
 # The IIIF Presentation tests load every document with a kept validator (iiif-prezi3, PyPI).
 python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3
+# Manifests the tests write are checked against docs/manifest.schema.json by a kept
+# JSON Schema validator (jsonschema, PyPI; scripts/check-manifest-schema.py).
+python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 # Tests run on an optimised build: pixel loops are 20-50x slower unoptimised (the
 # imaging and serving tests take 140 s in a debug build, 11 s here), and no target
 # needs unsafe flags for it, so the library products stay usable by other packages.

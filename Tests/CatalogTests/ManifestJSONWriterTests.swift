@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Catalog
 
 /// The manifest writer's bytes are Foundation's encoder's bytes (`Manifest.referenceEncoder()`,
@@ -44,7 +45,7 @@ import Testing
                 thumbnails: [ThumbnailRef(size: 256, path: "derived/\(n).jpg", width: 256, height: 144, sha256: String(repeating: "cd", count: 32))],
                 tiles: TileRefs(pack: "derived/\(n).pack", dzi: "x.dzi", iiif: "y", tileSize: 256, bytes: 4096),
                 deriveError: "gif", pdq: pdq, pdqQuality: 100, pdqDihedral: Array(repeating: pdq, count: 7))],
-            referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2",
+            referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2Search",
             source: "pages/a.json", network: "mastodon", url: "https://example.social/@u/\(n)", sensitive: n % 2 == 0,
             spoilerText: "cw")
     }
@@ -78,10 +79,10 @@ import Testing
         return Manifest(
             generatedAt: Date(timeIntervalSince1970: 1_764_000_000.5), tool: "tweetcache 0.1.0",
             cacheRoot: "/tmp/cache \"x\"/y",
-            sources: [.init(path: "a.json", formats: ["v1Search", "v2"], query: "#x", tweets: tweets,
+            sources: [.init(path: "a.json", formats: ["v1Search", "blueskyFeedItem"], query: "#x", tweets: tweets,
                             problems: [.init(source: "a.json", location: "statuses[3]", message: Self.awkward)])],
             tweets: (0..<tweets).map(Self.fullTweet), includedTweets: (0..<included).map { Self.fullTweet(100_000 + $0) },
-            failures: [.init(url: "https://x/y", role: "media", error: MediaError(code: "http_404", message: "404", httpStatus: 404))],
+            failures: [.init(url: "https://x/y", role: "store", error: MediaError(code: "http_404", message: "404", httpStatus: 404))],
             summary: summary)
     }
 
@@ -133,6 +134,9 @@ import Testing
         // Every optional set and every list filled, so a field the writer forgets shows.
         #expect(Self.unsetFields(m, path: "manifest") == [])
         try Self.expectSameBytes(m)
+        // And every one of those fields is one the published schema names, of its type.
+        let problems = try ManifestSchema.problems(Array(ManifestJSONWriter.encode(m)))
+        #expect(problems == "", "\(problems)")
     }
 
     @Test func emptyListsAndAbsentOptionals() throws {

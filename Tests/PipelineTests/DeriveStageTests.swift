@@ -43,6 +43,8 @@ let derivePage = """
         let pipeline = try CachePipeline(options: options)
         let input = [ResultsInput(name: "p.json", data: Data(derivePage.utf8))]
         let run = try await pipeline.run(input)
+        let problems = try ManifestSchema.problems([run.manifestURL])
+        #expect(problems == "", "thumbnails, tiles and PDQ as the schema names them: \(problems)")
         let tweet = try #require((try run.manifest).tweets.first)
         let media = try #require(tweet.media.first)
 
