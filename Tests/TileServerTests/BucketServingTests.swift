@@ -116,35 +116,35 @@ import Glibc
         let path = CacheLayout.blob(published.photo)
         try await Self.replace(published.storage, path, with: Array("not the original".utf8))
         let log = RecordedLog()
-        let server = try await Self.secondMachine(published, log: log)
-        defer { Task { await server.stop() } }
-        let root = published.scratch.appendingPathComponent("second")
+        try await withServer(try await Self.secondMachine(published, log: log)) { (server: TileServer) async throws in
+            let root = published.scratch.appendingPathComponent("second")
 
-        for attempt in 0..<2 {
-            let answer = try await fetch(server, "/blob/\(published.photo.hex)?n=\(attempt)")
-            #expect(answer.status == 502)
-            #expect(!answer.text.contains("127.0.0.1") && !answer.text.contains("http"), "\(answer.text)")
+            for attempt in 0..<2 {
+                let answer = try await fetch(server, "/blob/\(published.photo.hex)?n=\(attempt)")
+                #expect(answer.status == 502)
+                #expect(!answer.text.contains("127.0.0.1") && !answer.text.contains("http"), "\(answer.text)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path), "never kept")
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("quarantine/bucket/" + path).path))
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"bucket\"}") == 2)
+            #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1)
+            // Truncated: the same.
+            try await Self.replace(published.storage, path, with: Array(published.photoBytes.prefix(published.photoBytes.count / 2)))
+            #expect(try await fetch(server, "/blob/\(published.photo.hex)?n=3").status == 502)
+            #expect(try await fetch(server, "/iiif/3/\(published.photo.hex)/full/300,/0/default.jpg").status != 200)
+
+            // Repaired in the bucket: served, and kept.
+            try await Self.replace(published.storage, path, with: published.photoBytes)
+            let repaired = try await fetch(server, "/blob/\(published.photo.hex)?n=4")
+            #expect(repaired.status == 200 && repaired.body == published.photoBytes)
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path))
+            let range = try await fetch(server, "/blob/\(published.photo.hex)?n=6", headers: ["Range": "bytes=0-9"])
+            #expect(range.status == 206 && range.body == Array(published.photoBytes.prefix(10)), "ranges over a bucket too")
+            // A local copy damaged later is not served either: read again from the bucket.
+            try Data("rot".utf8).write(to: root.appendingPathComponent("objects/" + path))
+            let reread = try await fetch(server, "/blob/\(published.photo.hex)?n=5")
+            #expect(reread.status == 200 && reread.body == published.photoBytes)
         }
-        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path), "never kept")
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("quarantine/bucket/" + path).path))
-        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"bucket\"}") == 2)
-        #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1)
-        // Truncated: the same.
-        try await Self.replace(published.storage, path, with: Array(published.photoBytes.prefix(published.photoBytes.count / 2)))
-        #expect(try await fetch(server, "/blob/\(published.photo.hex)?n=3").status == 502)
-        #expect(try await fetch(server, "/iiif/3/\(published.photo.hex)/full/300,/0/default.jpg").status != 200)
-
-        // Repaired in the bucket: served, and kept.
-        try await Self.replace(published.storage, path, with: published.photoBytes)
-        let repaired = try await fetch(server, "/blob/\(published.photo.hex)?n=4")
-        #expect(repaired.status == 200 && repaired.body == published.photoBytes)
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path))
-        let range = try await fetch(server, "/blob/\(published.photo.hex)?n=6", headers: ["Range": "bytes=0-9"])
-        #expect(range.status == 206 && range.body == Array(published.photoBytes.prefix(10)), "ranges over a bucket too")
-        // A local copy damaged later is not served either: read again from the bucket.
-        try Data("rot".utf8).write(to: root.appendingPathComponent("objects/" + path))
-        let reread = try await fetch(server, "/blob/\(published.photo.hex)?n=5")
-        #expect(reread.status == 200 && reread.body == published.photoBytes)
     }
 
     @Test(arguments: Backend.allCases)
@@ -163,18 +163,18 @@ import Glibc
         pack[entry.offset + entry.length / 2] ^= 0x10
         try await Self.replace(published.storage, CacheLayout.pack(hash), with: pack)
 
-        let server = try await Self.secondMachine(published)
-        defer { Task { await server.stop() } }
-        let thumb = try await fetch(server, "/thumb/\(hash.hex)/\(size)")
-        #expect(thumb.status == 200)
-        #expect(thumb.body != other)
-        #expect(max(try ImageDecoder.info(of: thumb.body).width, try ImageDecoder.info(of: thumb.body).height) == size)
-        let tile = try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/1_1.jpg")
-        #expect(tile.status == 200)
-        #expect(try ImageDecoder.info(of: tile.body).width > 0)
-        #expect(try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/0_0.jpg").status == 200)
-        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"thumbnail\",source=\"bucket\"}") >= 1)
-        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"pack\",source=\"bucket\"}") >= 1)
+        try await withServer(try await Self.secondMachine(published)) { (server: TileServer) async throws in
+            let thumb = try await fetch(server, "/thumb/\(hash.hex)/\(size)")
+            #expect(thumb.status == 200)
+            #expect(thumb.body != other)
+            #expect(max(try ImageDecoder.info(of: thumb.body).width, try ImageDecoder.info(of: thumb.body).height) == size)
+            let tile = try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/1_1.jpg")
+            #expect(tile.status == 200)
+            #expect(try ImageDecoder.info(of: tile.body).width > 0)
+            #expect(try await fetch(server, "/dzi/\(hash.hex)_files/\(parsed.geometry.maxLevel)/0_0.jpg").status == 200)
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"thumbnail\",source=\"bucket\"}") >= 1)
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"pack\",source=\"bucket\"}") >= 1)
+        }
     }
 
     /// The gateway stopped with SIGSTOP: connections are accepted and never

@@ -26,29 +26,29 @@ import TestSupport
         let blob = cache.appendingPathComponent(CacheLayout.blob(hash))
         let original = try Data(contentsOf: blob)
         let log = RecordedLog()
-        let server = try await server(cache, log: log)
-        defer { Task { await server.stop() } }
+        try await withServer(try await server(cache, log: log)) { (server: TileServer) async throws in
 
-        // Warm first: served and remembered as a hot response under its hash.
-        #expect(try await fetch(server, "/blob/\(hash.hex)").status == 200)
-        // Replaced behind the server's back, then asked for by a path the hot cache has not seen.
-        try Data("not the original".utf8).write(to: blob)
-        let replaced = try await fetch(server, "/blob/\(hash.hex)?fresh=1")
-        #expect(replaced.status == 502)
-        #expect(!replaced.text.contains(cache.path))
-        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(CacheLayout.quarantined(hash)).path))
-        #expect(!FileManager.default.fileExists(atPath: blob.path))
-        // Truncated: the same.
-        try original.prefix(original.count / 2).write(to: blob)
-        #expect(try await fetch(server, "/blob/\(hash.hex)?again=1").status == 502)
-        let iiif = try await fetch(server, "/iiif/3/\(hash.hex)/full/max/0/default.jpg")
-        #expect(iiif.status == 404, "moved aside: the cache no longer holds it (\(iiif.status))")
-        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"disk\"}") >= 2)
-        #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1, "\(log.messages)")
-        // Put back: served again.
-        try original.write(to: blob)
-        let back = try await fetch(server, "/blob/\(hash.hex)?back=1")
-        #expect(back.status == 200 && back.body == [UInt8](original))
+            // Warm first: served and remembered as a hot response under its hash.
+            #expect(try await fetch(server, "/blob/\(hash.hex)").status == 200)
+            // Replaced behind the server's back, then asked for by a path the hot cache has not seen.
+            try Data("not the original".utf8).write(to: blob)
+            let replaced = try await fetch(server, "/blob/\(hash.hex)?fresh=1")
+            #expect(replaced.status == 502)
+            #expect(!replaced.text.contains(cache.path))
+            #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(CacheLayout.quarantined(hash)).path))
+            #expect(!FileManager.default.fileExists(atPath: blob.path))
+            // Truncated: the same.
+            try original.prefix(original.count / 2).write(to: blob)
+            #expect(try await fetch(server, "/blob/\(hash.hex)?again=1").status == 502)
+            let iiif = try await fetch(server, "/iiif/3/\(hash.hex)/full/max/0/default.jpg")
+            #expect(iiif.status == 404, "moved aside: the cache no longer holds it (\(iiif.status))")
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"disk\"}") >= 2)
+            #expect(log.messages.filter { $0.contains("does not match its SHA-256") }.count == 1, "\(log.messages)")
+            // Put back: served again.
+            try original.write(to: blob)
+            let back = try await fetch(server, "/blob/\(hash.hex)?back=1")
+            #expect(back.status == 200 && back.body == [UInt8](original))
+        }
     }
 
     @Test func aGarbageThumbnailIsMadeAgainFromTheOriginal() async throws {
@@ -63,15 +63,15 @@ import TestSupport
         garbage[garbage.count / 2] ^= 0xFF
         try Data(garbage).write(to: file)
         let log = RecordedLog()
-        let server = try await server(cache, log: log)
-        defer { Task { await server.stop() } }
-        let answer = try await fetch(server, "/thumb/\(fixture.lazy.hex)/600")
-        #expect(answer.status == 200)
-        #expect(answer.body != garbage)
-        let image = try ImageDecoder.decode(answer.body)
-        #expect(max(image.width, image.height) == 600)
-        #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"thumbnail\",source=\"disk\"}") == 1)
-        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("quarantine/" + relative).path))
+        try await withServer(try await server(cache, log: log)) { (server: TileServer) async throws in
+            let answer = try await fetch(server, "/thumb/\(fixture.lazy.hex)/600")
+            #expect(answer.status == 200)
+            #expect(answer.body != garbage)
+            let image = try ImageDecoder.decode(answer.body)
+            #expect(max(image.width, image.height) == 600)
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"thumbnail\",source=\"disk\"}") == 1)
+            #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("quarantine/" + relative).path))
+        }
     }
 
     @Test func aThumbnailNobodyRecordedIsMadeAgainAndRecorded() async throws {
@@ -85,12 +85,12 @@ import TestSupport
         let stray = CacheLayout.thumbnail(fixture.avatar, size: 151, png: false)
         try Data("planted".utf8).write(to: cache.appendingPathComponent(stray))
         let log = RecordedLog()
-        let server = try await server(cache, log: log)
-        defer { Task { await server.stop() } }
-        let answer = try await fetch(server, "/thumb/\(fixture.avatar.hex)/151")
-        #expect(answer.status == 200)
-        #expect(try ImageDecoder.info(of: answer.body).width == 151)
-        #expect(try index.contentHashes(ofDerived: stray, source: fixture.avatar) == [BlobHash(hashing: answer.body)])
+        try await withServer(try await server(cache, log: log)) { (server: TileServer) async throws in
+            let answer = try await fetch(server, "/thumb/\(fixture.avatar.hex)/151")
+            #expect(answer.status == 200)
+            #expect(try ImageDecoder.info(of: answer.body).width == 151)
+            #expect(try index.contentHashes(ofDerived: stray, source: fixture.avatar) == [BlobHash(hashing: answer.body)])
+        }
     }
 }
 
@@ -98,32 +98,32 @@ import TestSupport
 @Suite struct BlobRangeTests {
     @Test func rangesOfAnOriginalAreServedWith206() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        let path = "/blob/\(fixture.lazy.hex)"
-        let whole = try await fetch(server, path)
-        #expect(whole.status == 200 && whole.header("accept-ranges") == "bytes")
-        let length = whole.body.count
-        let part = try await fetch(server, path, headers: ["Range": "bytes=10-19"])
-        #expect(part.status == 206)
-        #expect(part.body == Array(whole.body[10..<20]))
-        #expect(part.header("content-range") == "bytes 10-19/\(length)")
-        let tail = try await fetch(server, path, headers: ["Range": "bytes=-5"])
-        #expect(tail.status == 206 && tail.body == Array(whole.body.suffix(5)))
-        let open = try await fetch(server, path, headers: ["Range": "bytes=\(length - 3)-"])
-        #expect(open.status == 206 && open.body.count == 3)
-        let past = try await fetch(server, path, headers: ["Range": "bytes=\(length)-"])
-        #expect(past.status == 416 && past.header("content-range") == "bytes */\(length)")
-        // If-Range with this ETag: the range; with another: the whole body.
-        let etag = try #require(whole.header("etag"))
-        #expect(try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": etag]).status == 206)
-        let stale = try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": "\"other\""])
-        #expect(stale.status == 200 && stale.body.count == length)
-        // Several ranges, or nonsense: the whole body, as RFC 9110 allows.
-        #expect(try await fetch(server, path, headers: ["Range": "bytes=0-1,5-6"]).status == 200)
-        #expect(try await fetch(server, path, headers: ["Range": "lines=1-2"]).status == 200)
-        #expect(ByteRange.parse("bytes=5-2", length: 10) == .ignored)
-        #expect(ByteRange.parse("bytes=-0", length: 10) == .unsatisfiable)
-        #expect(ByteRange.parse("bytes=0-999", length: 10) == .satisfiable(0..<10))
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            let path = "/blob/\(fixture.lazy.hex)"
+            let whole = try await fetch(server, path)
+            #expect(whole.status == 200 && whole.header("accept-ranges") == "bytes")
+            let length = whole.body.count
+            let part = try await fetch(server, path, headers: ["Range": "bytes=10-19"])
+            #expect(part.status == 206)
+            #expect(part.body == Array(whole.body[10..<20]))
+            #expect(part.header("content-range") == "bytes 10-19/\(length)")
+            let tail = try await fetch(server, path, headers: ["Range": "bytes=-5"])
+            #expect(tail.status == 206 && tail.body == Array(whole.body.suffix(5)))
+            let open = try await fetch(server, path, headers: ["Range": "bytes=\(length - 3)-"])
+            #expect(open.status == 206 && open.body.count == 3)
+            let past = try await fetch(server, path, headers: ["Range": "bytes=\(length)-"])
+            #expect(past.status == 416 && past.header("content-range") == "bytes */\(length)")
+            // If-Range with this ETag: the range; with another: the whole body.
+            let etag = try #require(whole.header("etag"))
+            #expect(try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": etag]).status == 206)
+            let stale = try await fetch(server, path, headers: ["Range": "bytes=0-0", "If-Range": "\"other\""])
+            #expect(stale.status == 200 && stale.body.count == length)
+            // Several ranges, or nonsense: the whole body, as RFC 9110 allows.
+            #expect(try await fetch(server, path, headers: ["Range": "bytes=0-1,5-6"]).status == 200)
+            #expect(try await fetch(server, path, headers: ["Range": "lines=1-2"]).status == 200)
+            #expect(ByteRange.parse("bytes=5-2", length: 10) == .ignored)
+            #expect(ByteRange.parse("bytes=-0", length: 10) == .unsatisfiable)
+            #expect(ByteRange.parse("bytes=0-999", length: 10) == .satisfiable(0..<10))
+        }
     }
 }

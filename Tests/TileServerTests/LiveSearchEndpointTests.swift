@@ -108,11 +108,11 @@ import TestSupport
 
     @Test func withoutATokenThePageIsToldSo() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        #expect(try json(try await fetch(server, "/api/search"))["available"] as? Bool == false)
-        let refused = try await fetch(server, "/api/search", method: "POST",
-                                      headers: ["Content-Type": "application/json"], body: Array(##"{"query":"#zoom"}"##.utf8))
-        #expect(refused.status == 404 && refused.text.contains("needs a token"))
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            #expect(try json(try await fetch(server, "/api/search"))["available"] as? Bool == false)
+            let refused = try await fetch(server, "/api/search", method: "POST",
+                                          headers: ["Content-Type": "application/json"], body: Array(##"{"query":"#zoom"}"##.utf8))
+            #expect(refused.status == 404 && refused.text.contains("needs a token"))
+        }
     }
 }

@@ -18,53 +18,53 @@ import TestSupport
 
     @Test func manifestsOfAHashtagAUserAndARunPaintEachPhotoWithItsImageService() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        let base = server.baseURL
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            let base = server.baseURL
 
-        let collection = try await json(server, "/iiif/presentation/collection.json")
-        #expect(collection["type"] as? String == "Collection" && collection["id"] as? String == "\(base)/iiif/presentation/collection.json")
-        let runs = (collection["items"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "Collection" }
-        #expect(runs.count == 2, "one Collection per run")
+            let collection = try await json(server, "/iiif/presentation/collection.json")
+            #expect(collection["type"] as? String == "Collection" && collection["id"] as? String == "\(base)/iiif/presentation/collection.json")
+            let runs = (collection["items"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "Collection" }
+            #expect(runs.count == 2, "one Collection per run")
 
-        let tag = try await json(server, "/iiif/presentation/hashtag/zoom/manifest.json")
-        #expect(tag["@context"] as? String == "http://iiif.io/api/presentation/3/context.json")
-        #expect(tag["rights"] == nil, "no licence is known for a tweet")
-        let canvases = try #require(tag["items"] as? [[String: Any]])
-        // Newest first: bob's 1500x1000 photo (the later run), then eve's 1200x900.
-        #expect(canvases.map { [$0["width"] as? Int, $0["height"] as? Int] } == [[1500, 1000], [1200, 900]])
-        let eve = canvases[1]
-        let annotation = try #require(((eve["items"] as? [[String: Any]])?.first?["items"] as? [[String: Any]])?.first)
-        #expect(annotation["motivation"] as? String == "painting" && annotation["target"] as? String == eve["id"] as? String)
-        let body = try #require(annotation["body"] as? [String: Any])
-        let service = try #require((body["service"] as? [[String: Any]])?.first)
-        #expect(service["id"] as? String == "\(base)/iiif/3/\(fixture.eager.hex)" && service["type"] as? String == "ImageService3")
-        #expect((eve["homepage"] as? [[String: Any]])?.first?["id"] as? String == "https://x.com/eve/status/101")
-        let metadata = (eve["metadata"] as? [[String: Any]] ?? []).compactMap { ($0["value"] as? [String: [String]])?["none"]?.first }
-        #expect(metadata.contains("Eve (@eve)") && metadata.contains("2018-10-10T20:19:24Z") && metadata.contains("https://x.com/eve/status/101"))
-        #expect((eve["label"] as? [String: [String]])?["none"] == ["#zoom quadrants"])
-        let thumbnail = try #require((eve["thumbnail"] as? [[String: Any]])?.first?["id"] as? String)
-        #expect(try await fetch(server, String(thumbnail.dropFirst(base.count))).status == 200)
+            let tag = try await json(server, "/iiif/presentation/hashtag/zoom/manifest.json")
+            #expect(tag["@context"] as? String == "http://iiif.io/api/presentation/3/context.json")
+            #expect(tag["rights"] == nil, "no licence is known for a tweet")
+            let canvases = try #require(tag["items"] as? [[String: Any]])
+            // Newest first: bob's 1500x1000 photo (the later run), then eve's 1200x900.
+            #expect(canvases.map { [$0["width"] as? Int, $0["height"] as? Int] } == [[1500, 1000], [1200, 900]])
+            let eve = canvases[1]
+            let annotation = try #require(((eve["items"] as? [[String: Any]])?.first?["items"] as? [[String: Any]])?.first)
+            #expect(annotation["motivation"] as? String == "painting" && annotation["target"] as? String == eve["id"] as? String)
+            let body = try #require(annotation["body"] as? [String: Any])
+            let service = try #require((body["service"] as? [[String: Any]])?.first)
+            #expect(service["id"] as? String == "\(base)/iiif/3/\(fixture.eager.hex)" && service["type"] as? String == "ImageService3")
+            #expect((eve["homepage"] as? [[String: Any]])?.first?["id"] as? String == "https://x.com/eve/status/101")
+            let metadata = (eve["metadata"] as? [[String: Any]] ?? []).compactMap { ($0["value"] as? [String: [String]])?["none"]?.first }
+            #expect(metadata.contains("Eve (@eve)") && metadata.contains("2018-10-10T20:19:24Z") && metadata.contains("https://x.com/eve/status/101"))
+            #expect((eve["label"] as? [String: [String]])?["none"] == ["#zoom quadrants"])
+            let thumbnail = try #require((eve["thumbnail"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await fetch(server, String(thumbnail.dropFirst(base.count))).status == 200)
 
-        let user = try await json(server, "/iiif/presentation/user/eve/manifest.json")
-        #expect((user["items"] as? [Any])?.count == 1)
-        let run = try await json(server, String(try #require(runs.first?["id"] as? String).dropFirst(base.count)))
-        let file = try #require((run["items"] as? [[String: Any]])?.first?["id"] as? String)
-        #expect((try await json(server, String(file.dropFirst(base.count)))["items"] as? [Any])?.count == 1)
+            let user = try await json(server, "/iiif/presentation/user/eve/manifest.json")
+            #expect((user["items"] as? [Any])?.count == 1)
+            let run = try await json(server, String(try #require(runs.first?["id"] as? String).dropFirst(base.count)))
+            let file = try #require((run["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect((try await json(server, String(file.dropFirst(base.count)))["items"] as? [Any])?.count == 1)
 
-        // Unknown names, and names with no photo, are 404; segments that are not names are 404 too.
-        #expect(try await fetch(server, "/iiif/presentation/hashtag/nothing/manifest.json").status == 404)
-        #expect(try await fetch(server, "/iiif/presentation/user/~ZXZl/manifest.json").status == 404, "non-canonical form")
-        #expect(try await fetch(server, "/iiif/presentation/run/..%2F..%2Fetc/collection.json").status == 400)
-        #expect(try await fetch(server, "/iiif/presentation/run/nosuchrun/collection.json").status == 404)
-        #expect(try await fetch(server, "/iiif/presentation/other/x/manifest.json").status == 404)
-        // Revalidated by ETag; open to other origins like the image API.
-        let response = try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json")
-        #expect(response.header("access-control-allow-origin") == "*")
-        let etag = try #require(response.header("etag"))
-        let again = try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json")
-        #expect(again.header("etag") == etag, "the same document, the same bytes")
-        #expect(try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json", headers: ["If-None-Match": etag]).status == 304)
+            // Unknown names, and names with no photo, are 404; segments that are not names are 404 too.
+            #expect(try await fetch(server, "/iiif/presentation/hashtag/nothing/manifest.json").status == 404)
+            #expect(try await fetch(server, "/iiif/presentation/user/~ZXZl/manifest.json").status == 404, "non-canonical form")
+            #expect(try await fetch(server, "/iiif/presentation/run/..%2F..%2Fetc/collection.json").status == 400)
+            #expect(try await fetch(server, "/iiif/presentation/run/nosuchrun/collection.json").status == 404)
+            #expect(try await fetch(server, "/iiif/presentation/other/x/manifest.json").status == 404)
+            // Revalidated by ETag; open to other origins like the image API.
+            let response = try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json")
+            #expect(response.header("access-control-allow-origin") == "*")
+            let etag = try #require(response.header("etag"))
+            let again = try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json")
+            #expect(again.header("etag") == etag, "the same document, the same bytes")
+            #expect(try await fetch(server, "/iiif/presentation/hashtag/zoom/manifest.json", headers: ["If-None-Match": etag]).status == 304)
+        }
     }
 
     @Test func segmentsRoundTripAndStayFileNames() {
@@ -85,17 +85,17 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        let server = try await TileServer.start(configuration)
-        defer { Task { await server.stop() } }
-        let report = try await check(["\(server.baseURL)/iiif/presentation/collection.json"])
-        #expect(report["errors"] as? [String] == [])
-        // The search, two runs of the fixture and the search's run: 1 + 3 Collections.
-        #expect(report["collections"] as? Int == 4 && (report["manifests"] as? Int ?? 0) >= 4)
-        #expect((report["services"] as? Int ?? 0) >= 4)
-        // Each kind of Manifest, not only those the Collection lists.
-        for path in ["hashtag/zoom", "user/bob", "search/~I3pvb20"] {
-            let one = try await check(["\(server.baseURL)/iiif/presentation/\(path)/manifest.json"], kind: "Manifest")
-            #expect(one["errors"] as? [String] == [], "\(path)")
+        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+            let report = try await check(["\(server.baseURL)/iiif/presentation/collection.json"])
+            #expect(report["errors"] as? [String] == [])
+            // The search, two runs of the fixture and the search's run: 1 + 3 Collections.
+            #expect(report["collections"] as? Int == 4 && (report["manifests"] as? Int ?? 0) >= 4)
+            #expect((report["services"] as? Int ?? 0) >= 4)
+            // Each kind of Manifest, not only those the Collection lists.
+            for path in ["hashtag/zoom", "user/bob", "search/~I3pvb20"] {
+                let one = try await check(["\(server.baseURL)/iiif/presentation/\(path)/manifest.json"], kind: "Manifest")
+                #expect(one["errors"] as? [String] == [], "\(path)")
+            }
         }
     }
 

@@ -90,20 +90,20 @@ import TestSupport
         let pack = try PyramidPack(packBytes)
         #expect(pack.format == .webp)
         #expect(try pack.tile(packBytes, level: 11, column: 2, row: 0) == cut.body)
-        let again = try await TileServer.start(configuration)
-        defer { Task { await again.stop() } }
-        let fromPack = try await fetch(again, "/dzi/\(hex)_files/11/2_0.webp")
-        #expect(fromPack.body == cut.body)
-        #expect(try await fetch(again, "/dzi/\(hex).dzi").text.contains("Format=\"webp\""))
+        try await withServer(try await TileServer.start(configuration)) { (again: TileServer) async throws in
+            let fromPack = try await fetch(again, "/dzi/\(hex)_files/11/2_0.webp")
+            #expect(fromPack.body == cut.body)
+            #expect(try await fetch(again, "/dzi/\(hex).dzi").text.contains("Format=\"webp\""))
+        }
     }
 
     @Test func opaqueImagesKeepJPEGTiles() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        let dzi = try await fetch(server, "/dzi/\(fixture.eager.hex).dzi")
-        #expect(dzi.text.contains("Format=\"jpg\""))
-        #expect(!(try await fetch(server, "/iiif/3/\(fixture.eager.hex)/info.json").text.contains("preferredFormats")))
-        #expect(try await fetch(server, "/dzi/\(fixture.eager.hex)_files/11/1_1.png").status == 404)
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            let dzi = try await fetch(server, "/dzi/\(fixture.eager.hex).dzi")
+            #expect(dzi.text.contains("Format=\"jpg\""))
+            #expect(!(try await fetch(server, "/iiif/3/\(fixture.eager.hex)/info.json").text.contains("preferredFormats")))
+            #expect(try await fetch(server, "/dzi/\(fixture.eager.hex)_files/11/1_1.png").status == 404)
+        }
     }
 }

@@ -15,47 +15,47 @@ import TestSupport
 
     @Test func zoomViewDrawsTilesFittedAndZoomed() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        let hex = fixture.lazy.hex
-        let tilesBefore = try await tileRequests(server)
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            let hex = fixture.lazy.hex
+            let tilesBefore = try await tileRequests(server)
 
-        let fitted = try await screenshot("\(server.baseURL)/view/\(hex)")
-        let found = try quadrantBoxes(fitted)
-        // Every quadrant is on screen, each in its place relative to the others.
-        for (index, box) in found.enumerated() {
-            #expect(box.count > fitted.width * fitted.height / 40, "quadrant \(index) barely visible: \(box.count) px")
+            let fitted = try await screenshot("\(server.baseURL)/view/\(hex)")
+            let found = try quadrantBoxes(fitted)
+            // Every quadrant is on screen, each in its place relative to the others.
+            for (index, box) in found.enumerated() {
+                #expect(box.count > fitted.width * fitted.height / 40, "quadrant \(index) barely visible: \(box.count) px")
+            }
+            #expect(found[0].centerX < found[1].centerX && found[2].centerX < found[3].centerX)
+            #expect(found[0].centerY < found[2].centerY && found[1].centerY < found[3].centerY)
+            // Fitted: the 3:2 image spans most of the window's width, and it is all in view.
+            let spanX = found[1].maxX - found[0].minX
+            let spanY = found[2].maxY - found[0].minY
+            #expect(spanX > Self.width * 6 / 10, "image too small: \(spanX) px wide")
+            #expect(abs(Double(spanX) / Double(spanY) - 1.5) < 0.1, "aspect \(spanX)x\(spanY)")
+            #expect(try await tileRequests(server) > tilesBefore, "the tiles came from the Deep Zoom endpoint")
+
+            // Zoomed 8x into the middle: the four quadrants meet at the centre of the window.
+            let deep = try await screenshot("\(server.baseURL)/view/\(hex)?zoom=8&x=0.5&y=0.5")
+            let parts = try quadrantBoxes(deep)
+            for (index, box) in parts.enumerated() {
+                #expect(box.count > deep.width * deep.height / 10, "quadrant \(index) at 8x: \(box.count) px")
+            }
+            #expect(abs(parts[0].maxX - deep.width / 2) < 40 && abs(parts[0].maxY - deep.height / 2) < 40)
+
+            // At 1:1 with the image's centre at the window's centre, the quadrants meet
+            // exactly there: a tile placed one or two pixels off would show.
+            let native = try await screenshot("\(server.baseURL)/view/\(hex)?scale=1")
+            let (cx, cy) = (Self.width / 2, Self.height / 2)
+            for (index, (dx, dy)) in [(-3, -3), (3, -3), (-3, 3), (3, 3)].enumerated() {
+                let seen = pixel(native, x: cx + dx, y: cy + dy)
+                #expect(isClose(seen, ServerFixture.quadrantColors[index], tolerance: 40),
+                        "pixel \(dx),\(dy) from the centre is \(seen)")
+            }
+
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hex)?debug"])
+            #expect(dom.contains("data-ready=\"1\""), "the page says its tiles are drawn")
+            #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
         }
-        #expect(found[0].centerX < found[1].centerX && found[2].centerX < found[3].centerX)
-        #expect(found[0].centerY < found[2].centerY && found[1].centerY < found[3].centerY)
-        // Fitted: the 3:2 image spans most of the window's width, and it is all in view.
-        let spanX = found[1].maxX - found[0].minX
-        let spanY = found[2].maxY - found[0].minY
-        #expect(spanX > Self.width * 6 / 10, "image too small: \(spanX) px wide")
-        #expect(abs(Double(spanX) / Double(spanY) - 1.5) < 0.1, "aspect \(spanX)x\(spanY)")
-        #expect(try await tileRequests(server) > tilesBefore, "the tiles came from the Deep Zoom endpoint")
-
-        // Zoomed 8x into the middle: the four quadrants meet at the centre of the window.
-        let deep = try await screenshot("\(server.baseURL)/view/\(hex)?zoom=8&x=0.5&y=0.5")
-        let parts = try quadrantBoxes(deep)
-        for (index, box) in parts.enumerated() {
-            #expect(box.count > deep.width * deep.height / 10, "quadrant \(index) at 8x: \(box.count) px")
-        }
-        #expect(abs(parts[0].maxX - deep.width / 2) < 40 && abs(parts[0].maxY - deep.height / 2) < 40)
-
-        // At 1:1 with the image's centre at the window's centre, the quadrants meet
-        // exactly there: a tile placed one or two pixels off would show.
-        let native = try await screenshot("\(server.baseURL)/view/\(hex)?scale=1")
-        let (cx, cy) = (Self.width / 2, Self.height / 2)
-        for (index, (dx, dy)) in [(-3, -3), (3, -3), (-3, 3), (3, 3)].enumerated() {
-            let seen = pixel(native, x: cx + dx, y: cy + dy)
-            #expect(isClose(seen, ServerFixture.quadrantColors[index], tolerance: 40),
-                    "pixel \(dx),\(dy) from the centre is \(seen)")
-        }
-
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hex)?debug"])
-        #expect(dom.contains("data-ready=\"1\""), "the page says its tiles are drawn")
-        #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
     }
 
     @Test func transparentPartsOfAnImageShowTheViewerBehindThem() async throws {
@@ -63,51 +63,51 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0
-        let server = try await TileServer.start(configuration)
-        defer { Task { await server.stop() } }
-        // The image fills the window's width: its left half is opaque red, its right
-        // half transparent, where the zoom view's dark background must show (JPEG
-        // tiles would have drawn it white).
-        let shot = try await screenshot("\(server.baseURL)/view/\(hash.hex)")
-        let left = pixel(shot, x: Self.width / 4, y: Self.height / 2)
-        let right = pixel(shot, x: Self.width * 3 / 4, y: Self.height / 2)
-        #expect(isClose(left, (220, 30, 30), tolerance: 30), "left half is \(left)")
-        #expect(isClose(right, (17, 17, 17), tolerance: 12), "right half is \(right)")
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hash.hex)?debug"])
-        #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
+        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+            // The image fills the window's width: its left half is opaque red, its right
+            // half transparent, where the zoom view's dark background must show (JPEG
+            // tiles would have drawn it white).
+            let shot = try await screenshot("\(server.baseURL)/view/\(hash.hex)")
+            let left = pixel(shot, x: Self.width / 4, y: Self.height / 2)
+            let right = pixel(shot, x: Self.width * 3 / 4, y: Self.height / 2)
+            #expect(isClose(left, (220, 30, 30), tolerance: 30), "left half is \(left)")
+            #expect(isClose(right, (17, 17, 17), tolerance: 12), "right half is \(right)")
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/view/\(hash.hex)?debug"])
+            #expect(dom.contains("\"tilesFailed\": 0"), "no tile failed to load")
+        }
     }
 
     @Test func listPageShowsTweetsWithTheirPhotos() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        let page = try await screenshot("\(server.baseURL)/")
-        let found = try quadrantBoxes(page)
-        for (index, box) in found.enumerated() {
-            #expect(box.count > 500, "photo thumbnails: quadrant colour \(index) has \(box.count) px")
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            let page = try await screenshot("\(server.baseURL)/")
+            let found = try quadrantBoxes(page)
+            for (index, box) in found.enumerated() {
+                #expect(box.count > 500, "photo thumbnails: quadrant colour \(index) has \(box.count) px")
+            }
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+            #expect(dom.contains("@eve") && dom.contains("@bob"))
+            #expect(dom.contains("#zoom"))
         }
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
-        #expect(dom.contains("@eve") && dom.contains("@bob"))
-        #expect(dom.contains("#zoom"))
     }
 
     @Test func aTweetsDetailViewListsItsImagesHashtagsAndUsers() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        // The URL is the state: opened directly, the detail view shows that tweet.
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/101"])
-        #expect(dom.contains("data-view=\"detail\""), "the detail view is shown")
-        let detail = try #require(dom.range(of: "id=\"detail\"").map { String(dom[$0.lowerBound...]) })
-        // Images, Hashtags, Users, in that order; no URLs section for a tweet without links.
-        let headings = ["<h2>Images</h2>", "<h2>Hashtags</h2>", "<h2>Users</h2>"].map { detail.range(of: $0)?.lowerBound }
-        #expect(headings.allSatisfy { $0 != nil })
-        #expect(headings.compactMap { $0 }.sorted() == headings.compactMap { $0 })
-        #expect(!detail.contains("<h2>URLs</h2>"))
-        #expect(detail.contains("href=\"/view/\(fixture.eager.hex)\""), "the image opens the zoom view")
-        #expect(detail.contains("@eve") && detail.contains("#zoom"))
-        let missing = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/999"])
-        #expect(missing.contains("This tweet is not in the cache."))
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            // The URL is the state: opened directly, the detail view shows that tweet.
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/101"])
+            #expect(dom.contains("data-view=\"detail\""), "the detail view is shown")
+            let detail = try #require(dom.range(of: "id=\"detail\"").map { String(dom[$0.lowerBound...]) })
+            // Images, Hashtags, Users, in that order; no URLs section for a tweet without links.
+            let headings = ["<h2>Images</h2>", "<h2>Hashtags</h2>", "<h2>Users</h2>"].map { detail.range(of: $0)?.lowerBound }
+            #expect(headings.allSatisfy { $0 != nil })
+            #expect(headings.compactMap { $0 }.sorted() == headings.compactMap { $0 })
+            #expect(!detail.contains("<h2>URLs</h2>"))
+            #expect(detail.contains("href=\"/view/\(fixture.eager.hex)\""), "the image opens the zoom view")
+            #expect(detail.contains("@eve") && detail.contains("#zoom"))
+            let missing = try await chromium(["--dump-dom", "\(server.baseURL)/#/tweet/999"])
+            #expect(missing.contains("This tweet is not in the cache."))
+        }
     }
 
     @Test func theHistoryPanelListsTheSearchesNewestFirst() async throws {
@@ -123,15 +123,15 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        let server = try await TileServer.start(configuration)
-        defer { Task { await server.stop() } }
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
-        let panel = try #require(dom.range(of: "id=\"history\"").map { String(dom[$0.lowerBound...]) })
-        let order = ["night sky", "@ana@example.social", "#zoom"].map { panel.range(of: $0)?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && order.compactMap { $0 }.sorted() == order.compactMap { $0 })
-        // A hashtag runs again as the tag filter, other text as the search box; said once, plainly.
-        #expect(panel.contains("href=\"/?tag=zoom\"") && panel.contains("href=\"/?q=night%20sky\""))
-        #expect(dom.components(separatedBy: "Live search needs a token").count == 2)
+        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+            let panel = try #require(dom.range(of: "id=\"history\"").map { String(dom[$0.lowerBound...]) })
+            let order = ["night sky", "@ana@example.social", "#zoom"].map { panel.range(of: $0)?.lowerBound }
+            #expect(order.allSatisfy { $0 != nil } && order.compactMap { $0 }.sorted() == order.compactMap { $0 })
+            // A hashtag runs again as the tag filter, other text as the search box; said once, plainly.
+            #expect(panel.contains("href=\"/?tag=zoom\"") && panel.contains("href=\"/?q=night%20sky\""))
+            #expect(dom.components(separatedBy: "Live search needs a token").count == 2)
+        }
     }
 
     @Test func datesFollowTheAppsRuleOnTheServersClock() async throws {
@@ -148,15 +148,15 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.clock = StoppedClock(now)
-        let server = try await TileServer.start(configuration)
-        defer { Task { await server.stop() } }
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
-        for age in ages {
-            #expect(dom.contains(">· \(age.shown)</time>"), "a tweet \(age.seconds) s old reads \(age.shown)")
+        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+            for age in ages {
+                #expect(dom.contains(">· \(age.shown)</time>"), "a tweet \(age.seconds) s old reads \(age.shown)")
+            }
+            // The full date and time on hover.
+            #expect(dom.components(separatedBy: "<time class=\"when\" datetime=").count == ages.count + 1)
+            #expect(dom.contains("title=\""))
         }
-        // The full date and time on hover.
-        #expect(dom.components(separatedBy: "<time class=\"when\" datetime=").count == ages.count + 1)
-        #expect(dom.contains("title=\""))
     }
 
     @Test func theListLoadsPagesAsTheEndComesNear() async throws {
@@ -167,27 +167,27 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        let server = try await TileServer.start(configuration)
-        defer { Task { await server.stop() } }
-        func shown(_ dom: String) -> Int { dom.components(separatedBy: "<article class=\"tweet").count - 1 }
-        // Default pages of 100: the end of the first is far below a 750 px window.
-        let first = try await chromium(["--dump-dom", "\(server.baseURL)/"])
-        #expect(shown(first) == 100 && first.contains("100 of 300 tweets"))
-        // Pages of 4 fill the window and a screen more, then stop: not all 300.
-        let small = try await chromium(["--dump-dom", "\(server.baseURL)/?limit=4"])
-        #expect(shown(small) > 8 && shown(small) < 100, "\(shown(small)) tweets shown")
-        #expect(small.contains("tweet number 299") && !small.contains("tweet number 0<"))
+        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+            func shown(_ dom: String) -> Int { dom.components(separatedBy: "<article class=\"tweet").count - 1 }
+            // Default pages of 100: the end of the first is far below a 750 px window.
+            let first = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+            #expect(shown(first) == 100 && first.contains("100 of 300 tweets"))
+            // Pages of 4 fill the window and a screen more, then stop: not all 300.
+            let small = try await chromium(["--dump-dom", "\(server.baseURL)/?limit=4"])
+            #expect(shown(small) > 8 && shown(small) < 100, "\(shown(small)) tweets shown")
+            #expect(small.contains("tweet number 299") && !small.contains("tweet number 0<"))
+        }
     }
 
     @Test func withoutATokenAHashtagFiltersTheCachedTweetsAndThePageSaysSoOnce() async throws {
         let fixture = try await ServerFixture.get()
-        let server = try await fixture.start()
-        defer { Task { await server.stop() } }
-        // What a click on @eve does: the URL gains the filter and the list loads again.
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?user=eve&live=1"])
-        #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 1 && dom.contains("@eve"))
-        #expect(dom.components(separatedBy: "Live search needs a token").count == 2, "said once")
-        #expect(dom.contains("id=\"search-status\"") && !dom.contains("data-state="), "no search was started")
+        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+            // What a click on @eve does: the URL gains the filter and the list loads again.
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?user=eve&live=1"])
+            #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 1 && dom.contains("@eve"))
+            #expect(dom.components(separatedBy: "Live search needs a token").count == 2, "said once")
+            #expect(dom.contains("id=\"search-status\"") && !dom.contains("data-state="), "no search was started")
+        }
     }
 
     @Test func aLiveSearchFromThePageShowsItsProgressThenItsResults() async throws {
