@@ -28,6 +28,13 @@ public enum ContentKind: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// The kind a recorded MIME type names (the index's and the manifest's strings are
+    /// ``mimeType``s): read back as a kind, not compared as text; nil for any other type.
+    public init?(mimeType: String?) {
+        guard let mimeType, let kind = Self.allCases.first(where: { $0.mimeType == mimeType }) else { return nil }
+        self = kind
+    }
+
     /// Bytes needed to decide; fewer are accepted at the end of a short body.
     /// 32 covers an ISO BMFF `ftyp` box's major brand and its first four compatible
     /// brands, where AVIF and HEIF files that lead with the generic `mif1` say what they are.

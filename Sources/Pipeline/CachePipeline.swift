@@ -312,7 +312,7 @@ public final class CachePipeline: Sendable {
     /// (blob deleted by hand or by gc) is fetched again.
     private func cachedOutcome(_ record: URLRecord) -> ItemOutcome? {
         guard store.contains(record.hash) else { return nil }
-        return .stored(hash: record.hash, size: record.size, contentType: record.contentType, fromCache: true)
+        return .stored(hash: record.hash, size: record.size, kind: ContentKind(mimeType: record.contentType), fromCache: true)
     }
 
     /// Derives thumbnails (every image) and tiles (media, not avatars) for a batch's
@@ -327,9 +327,7 @@ public final class CachePipeline: Sendable {
         var images: [BlobHash] = []
         var results: [BlobHash: DeriveOutcome] = [:]
         for item in plan.items where item.role != .video {
-            guard case let .stored(hash, _, type, _) = outcomes[item.url],
-                  ContentKind.allCases.contains(where: { $0.isImage && $0.mimeType == type })
-            else { continue }
+            guard case let .stored(hash, _, kind, _) = outcomes[item.url], kind?.isImage == true else { continue }
             if wantsTiles[hash] == nil { images.append(hash) }
             wantsTiles[hash, default: false] = wantsTiles[hash, default: false] || item.role != .avatar
         }
@@ -505,12 +503,11 @@ private final class FetchTally: @unchecked Sendable {
             switch outcome {
             case let .success(ok):
                 let blob = ok.output
-                let type = ok.kind.mimeType
-                fetched.outcomes[item.url] = .stored(hash: blob.hash, size: blob.size, contentType: type, fromCache: false)
+                fetched.outcomes[item.url] = .stored(hash: blob.hash, size: blob.size, kind: ok.kind, fromCache: false)
                 fetched.bytes += ok.bytes
                 if blob.alreadyPresent { fetched.deduplicated += 1 }
                 let urls = ok.url == item.url ? [item.url] : [item.url, ok.url]
-                recorder.stored(urls: urls, blob: blob, contentType: type, status: ok.httpStatus)
+                recorder.stored(urls: urls, blob: blob, kind: ok.kind, status: ok.httpStatus)
                 progress.finishOne()
             case let .failure(f):
                 fetched.outcomes[item.url] = .failed(f)

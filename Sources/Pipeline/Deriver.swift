@@ -71,7 +71,8 @@ struct Deriver: Sendable {
         let wantsPDQ = options.perceptualHashes && job.knownPDQ == nil
 
         do {
-            // The size decides what is wanted; the header alone tells it.
+            // The size decides what is wanted; the header alone tells it. Bytes read are
+            // told apart by their magic bytes once (ContentKind's table), here or below.
             var bytes: [UInt8]? = nil
             if outcome.width == nil || outcome.height == nil {
                 let read = try store.read(job.hash)
@@ -103,7 +104,7 @@ struct Deriver: Sendable {
                 }
                 if wantsPDQ {
                     let data = try bytes ?? store.read(job.hash)
-                    guard ImageFormat.sniff(data) != nil else { return outcome }
+                    guard bytes != nil || ImageFormat.sniff(data) != nil else { return outcome }
                     let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
                     outcome.pdq = PDQHasher.signature(of: image)
                     outcome.pdqIsNew = true
@@ -112,7 +113,7 @@ struct Deriver: Sendable {
             }
 
             let data = try bytes ?? store.read(job.hash)
-            guard ImageFormat.sniff(data) != nil else {
+            guard bytes != nil || ImageFormat.sniff(data) != nil else {
                 outcome.error = "not an image TweetCache decodes (JPEG, PNG, GIF, WebP, AVIF, HEIF)"
                 return outcome
             }

@@ -2,6 +2,7 @@ import BlobStore
 import Foundation
 import Logging
 import MediaFetch
+import MediaTypes
 
 /// Batches index writes during a run: one transaction per batch instead of one per
 /// URL. A crash loses at most one batch of rows, never blobs: the next run finds the
@@ -34,7 +35,8 @@ struct IndexRecorder {
         self.logger = logger
     }
 
-    mutating func stored(urls names: [String], blob: StoredBlob, contentType: String, status: Int) {
+    mutating func stored(urls names: [String], blob: StoredBlob, kind: ContentKind, status: Int) {
+        let contentType = kind.mimeType
         let now = Date()
         for name in names {
             urls.append(URLRecord(url: name, hash: blob.hash, size: blob.size, contentType: contentType,

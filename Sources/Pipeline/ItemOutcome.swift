@@ -1,16 +1,19 @@
 import Catalog
 import BlobStore
 import MediaFetch
+import MediaTypes
 
 /// What became of one planned URL.
 enum ItemOutcome: Sendable {
-    case stored(hash: BlobHash, size: Int, contentType: String?, fromCache: Bool)
+    /// `kind`: what the bytes are (sniffed when they arrived, or as the index recorded
+    /// it), carried as a kind; the manifest writes its MIME type.
+    case stored(hash: BlobHash, size: Int, kind: ContentKind?, fromCache: Bool)
     case failed(FetchFailure)
 
     func ref(url: String, derived: [BlobHash: DeriveOutcome] = [:]) -> MediaRef {
         switch self {
-        case let .stored(hash, size, contentType, _):
-            var ref = MediaRef(url: url, sha256: hash.hex, bytes: size, contentType: contentType, error: nil)
+        case let .stored(hash, size, kind, _):
+            var ref = MediaRef(url: url, sha256: hash.hex, bytes: size, contentType: kind?.mimeType, error: nil)
             if let d = derived[hash] {
                 ref.width = d.width
                 ref.height = d.height

@@ -21,13 +21,13 @@ import Testing
         recorder.maxBatchSize = 1
 
         let first = try store.put(Data("first".utf8))
-        recorder.stored(urls: ["https://example.com/1"], blob: first, contentType: "image/jpeg", status: 200)
+        recorder.stored(urls: ["https://example.com/1"], blob: first, kind: .jpeg, status: 200)
         await recorder.settled()
         #expect(try index.lookup(url: "https://example.com/1") == nil)
 
         try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
         let second = try store.put(Data("second".utf8))
-        recorder.stored(urls: ["https://example.com/2"], blob: second, contentType: "image/jpeg", status: 200)
+        recorder.stored(urls: ["https://example.com/2"], blob: second, kind: .jpeg, status: 200)
         await recorder.finish()
         #expect(try index.lookup(url: "https://example.com/1")?.hash == first.hash)
         #expect(try index.lookup(url: "https://example.com/2")?.hash == second.hash)

@@ -258,7 +258,7 @@ public struct PresentationBuilder: Sendable {
     static func servable(sha256: String?, width: Int?, height: Int?, contentType: String?) -> Bool {
         guard let sha = sha256, sha.utf8.count == 64, sha.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
               let width, let height, width > 0, height > 0 else { return false }
-        return ContentKind.allCases.contains { $0.isImage && $0.mimeType == contentType }
+        return ContentKind(mimeType: contentType)?.isImage == true
     }
 
     /// The post's page on its network: X by handle and id; Mastodon and Bluesky as the
