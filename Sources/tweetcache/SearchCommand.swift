@@ -43,11 +43,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The Mastodon instance to ask, e.g. https://mastodon.social.", valueName: "URL"))
     var instance: String?
 
-    @Option(name: .long, help: ArgumentHelp("X only: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
-    var api = SearchAPI.v2
-
-    @Option(name: .long, help: ArgumentHelp("Base URL of the API or a compatible server (default: X's).", valueName: "URL"))
-    var apiBase: String?
+    @OptionGroup var live: LiveSearchOptions
 
     @Option(name: .long, help: "Results wanted in all, over as many pages as needed.")
     var count: Int = 100
@@ -55,11 +51,6 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep retweets in the results.")
     var retweets = false
 
-    @Option(name: .long, help: ArgumentHelp("Read the bearer token from this file instead of $TWEETCACHE_BEARER_TOKEN.", valueName: "PATH"))
-    var tokenFile: String?
-
-    @Option(name: .long, help: ArgumentHelp("Longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
-    var maxWait = DurationArgument(argument: "15m")!
 
     @OptionGroup var options: FetchOptions
 
@@ -68,19 +59,18 @@ struct SearchCommand: AsyncParsableCommand {
             throw ValidationError("--network mastodon needs --instance https://INSTANCE")
         }
         if instance != nil, network != .mastodon { throw ValidationError("--instance is for --network mastodon") }
-        if apiBase != nil, network == .mastodon { throw ValidationError("--network mastodon takes --instance, not --api-base") }
-        if tokenFile != nil, network == .bluesky {
+        if live.apiBase != nil, network == .mastodon { throw ValidationError("--network mastodon takes --instance, not --api-base") }
+        if live.tokenFile != nil, network == .bluesky {
             throw ValidationError("--network bluesky signs in with $BLUESKY_HANDLE and $BLUESKY_APP_PASSWORD, not --token-file")
         }
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
-        guard maxWait.duration <= DurationText.longestWait else { throw ValidationError("--max-wait: at most 7 days") }
     }
 
     func run() async throws {
         let searchAPI: SearchAPI = switch network {
         case .mastodon: .mastodon
         case .bluesky: .bluesky
-        case .x: api
+        case .x: live.api
         }
         let cache = options.cacheURL
         let started = Date()
@@ -90,11 +80,11 @@ struct SearchCommand: AsyncParsableCommand {
             var token: BearerToken?
             switch searchAPI {
             case .v2, .v1_1:
-                token = try BearerToken.resolve(tokenFile: tokenFile, environment: environment)
+                token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: environment)
             case .mastodon:
                 // Optional: tag and account timelines are public.
-                if tokenFile != nil {
-                    token = try BearerToken.resolve(tokenFile: tokenFile, environment: [:])
+                if live.tokenFile != nil {
+                    token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: [:])
                 } else if let value = environment[SearchClient.mastodonTokenVariable],
                           !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                     token = try BearerToken(value, source: .environment(SearchClient.mastodonTokenVariable))
@@ -105,9 +95,9 @@ struct SearchCommand: AsyncParsableCommand {
             var search = SearchOptions(cacheRoot: cache)
             search.api = searchAPI
             if searchAPI == .bluesky { search.blueskyLogin = try BlueskyLogin.fromEnvironment(environment) }
-            search.baseURL = searchAPI == .mastodon ? instance : apiBase
+            search.baseURL = searchAPI == .mastodon ? instance : live.apiBase
             search.count = count
-            search.maxWait = maxWait.duration
+            search.maxWait = live.maxWait.duration
             search.attempts = options.attempts
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)

@@ -47,20 +47,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds before an unanswered request gets 503.")
     var timeout = 30
 
-    @Option(name: .long, help: ArgumentHelp("Read the X bearer token for the page's live searches from this file instead of $TWEETCACHE_BEARER_TOKEN.", valueName: "PATH"))
-    var tokenFile: String?
-
-    @Option(name: .long, help: ArgumentHelp("Live searches: v2 (recent search) or v1.1 (search/tweets).", valueName: "VERSION"))
-    var api = SearchAPI.v2
-
-    @Option(name: .long, help: ArgumentHelp("Live searches: base URL of the API or a compatible server (default: X's).", valueName: "URL"))
-    var apiBase: String?
+    /// The page's live searches (with an X token): how the API is asked.
+    @OptionGroup var live: LiveSearchOptions
 
     @Option(name: .long, help: "Live searches: results wanted per search.")
     var searchCount: Int = 100
 
-    @Option(name: .long, help: ArgumentHelp("Live searches: longest wait for a rate-limit reset, e.g. 15m, 90s, 0.", valueName: "DURATION"))
-    var maxWait = DurationArgument(argument: "15m")!
 
     @OptionGroup var mirrors: MirrorOptions
 
@@ -72,7 +64,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxSize >= 1 else { throw ValidationError("--max-size must be positive") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1") }
         guard (1...100_000).contains(searchCount) else { throw ValidationError("--search-count must be between 1 and 100000") }
-        guard maxWait.duration <= DurationText.longestWait else { throw ValidationError("--max-wait: at most 7 days") }
     }
 
     func run() async throws {
@@ -108,16 +99,16 @@ struct ServeCommand: AsyncParsableCommand {
     /// read is an error (the user asked for it), no token at all is not.
     func liveSearch(_ root: URL) throws -> LiveSearchConfiguration? {
         let environment = ProcessInfo.processInfo.environment
-        guard tokenFile != nil || !(environment[BearerToken.environmentVariable] ?? "").isEmpty else { return nil }
+        guard live.tokenFile != nil || !(environment[BearerToken.environmentVariable] ?? "").isEmpty else { return nil }
         let token: BearerToken
-        do { token = try BearerToken.resolve(tokenFile: tokenFile, environment: environment) } catch {
+        do { token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: environment) } catch {
             throw CleanExit.message("serve: \(error.description)", code: 2)
         }
         var search = SearchOptions(cacheRoot: root)
-        search.api = api
-        search.baseURL = apiBase
+        search.api = live.api
+        search.baseURL = live.apiBase
         search.count = searchCount
-        search.maxWait = maxWait.duration
+        search.maxWait = live.maxWait.duration
         var fetch = FetchConfiguration()
         fetch.mirrors = try mirrors.map()
         return LiveSearchConfiguration(token: token, search: search, pipeline: PipelineOptions(cacheRoot: root, fetch: fetch))
