@@ -61,16 +61,18 @@ final class CurlTransfer: @unchecked Sendable {
     /// asked for): time spent queued for a connection slot counts against it, so a
     /// request behind others to a store that hangs ends on time, not a queue later.
     var deadline: ContinuousClock.Instant?
+    /// The configured limits, which what is left of a deadline may shorten, never lengthen.
+    private let connectLimit: Duration
+    private let totalLimit: Duration
 
     /// Before the handle joins the multi handle: what is left of the deadline
-    /// becomes libcurl's timeouts; false when nothing is left.
+    /// becomes libcurl's timeouts where it is shorter; false when nothing is left.
     func startsBeforeDeadline(now: ContinuousClock.Instant) -> Bool {
         guard let deadline else { return true }
         let left = deadline - now
         guard left > .milliseconds(1) else { return false }
-        let ms = max(1, Int(left.components.seconds) * 1000 + Int(left.components.attoseconds / 1_000_000_000_000_000))
-        tc_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, ms)
-        tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, ms)
+        tc_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, min(totalLimit, left).milliseconds)
+        tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(connectLimit, left).milliseconds)
         return true
     }
 
@@ -118,6 +120,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.maxBytes = c.maxBytes
         self.maxRedirects = c.maxRedirects
         self.counter = c.byteCounter
+        self.connectLimit = c.connectTimeout
+        self.totalLimit = c.totalTimeout
         self.writeChunk = writeChunk
         self.hostKey = Self.originKey(url)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
