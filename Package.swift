@@ -115,7 +115,7 @@ let package = Package(
         // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.
         .target(
             name: "Inspect",
-            dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch"]
+            dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch", .product(name: "Logging", package: "swift-log")]
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(name: "LiveSearch", dependencies: ["MediaFetch"]),

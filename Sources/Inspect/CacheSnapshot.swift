@@ -1,6 +1,7 @@
 import BlobStore
 import Catalog
 import Foundation
+import Logging
 import Pipeline
 
 /// A cache opened for reading back: its blobs, its index and its catalog of posts.
@@ -20,6 +21,8 @@ public struct CacheSnapshot: Sendable {
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .cache("no cache at \(root.path)")
         }
+        // A cache of the layout before packs is converted before anything reads it.
+        LayoutMigration.runIfNeeded(cacheRoot: root).map { LayoutMigration.log($0, to: Logger(label: "tweetcache.inspect")) }
         do {
             store = try BlobStore(root: root)
             index = try CacheIndex(store: store)

@@ -77,6 +77,12 @@ public struct CacheVerifier: Sendable {
                 return nil
             },
             rederive: { hash, rows, pyramid in
+                // A folder of the layout before packs that its first opening could not
+                // convert (the original was missing then) is converted now.
+                if FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.legacyFolder(hash))) {
+                    try LayoutMigration.convert(hash, store: store, index: index, threads: lanes)
+                    return
+                }
                 _ = try DerivedRepair.rederive(hash, records: rows, store: store, index: index, threads: lanes,
                                                rebuildPyramid: pyramid)
             })

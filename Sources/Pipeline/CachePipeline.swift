@@ -27,6 +27,8 @@ public final class CachePipeline: Sendable {
         self.logger = logger
         do {
             store = try BlobStore(root: options.cacheRoot)
+            // A cache of the layout before packs is converted before this run adds to it.
+            LayoutMigration.runIfNeeded(cacheRoot: options.cacheRoot).map { LayoutMigration.log($0, to: logger) }
             index = try CacheIndex(path: store.indexURL)
         } catch {
             throw .cache(error.description)
@@ -378,12 +380,9 @@ public final class CachePipeline: Sendable {
         do {
             try pending.sync()
             try index.recordDerived(outcomes.flatMap(\.newRecords))
-            // Rows replaced (old layout, a pack of another tile size), then old trees.
+            // Rows replaced (a pack of another tile size).
             let replacing = outcomes.filter { !$0.obsolete.isEmpty && $0.error == nil }
             try index.removeDerived(replacing.flatMap(\.obsolete))
-            for outcome in replacing where outcome.replacesLegacyFolder {
-                try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(outcome.hash)))
-            }
             let sized = outcomes.compactMap { o -> BlobRecord? in
                 guard !o.newRecords.isEmpty || known[o.hash]?.width == nil, let w = o.width, let h = o.height,
                       let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize

@@ -20,20 +20,6 @@ public struct DerivedFiles: Sendable {
 
     public func url(_ relative: String) -> URL { layout.url(relative) }
 
-    /// The old layout's paths, for reading and converting caches written before packs.
-    public enum Legacy {
-        public static func thumbnail(_ hash: BlobHash, size: Int, png: Bool) -> String {
-            "\(CacheLayout.legacyFolder(hash))/thumb-\(size).\(png ? "png" : "jpg")"
-        }
-        public static func deepZoom(_ hash: BlobHash) -> String { "\(CacheLayout.legacyFolder(hash))/dz/image.dzi" }
-        public static func deepZoomTile(_ hash: BlobHash, level: Int, column: Int, row: Int) -> String {
-            "\(CacheLayout.legacyFolder(hash))/dz/image_files/\(level)/\(column)_\(row).jpg"
-        }
-        public static func iiifFolder(_ hash: BlobHash) -> String { "\(CacheLayout.legacyFolder(hash))/iiif/" }
-        /// Record kinds the old layout used for its trees.
-        public static let treeKinds: Set<String> = ["dzi", "iiif3"]
-    }
-
     /// Writes a derived file under a temporary name and renames it into place: a
     /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
     /// file can always be made again from its blob. Also used by the tile server

@@ -5,23 +5,21 @@ import Imaging
 /// Makes again the derived files of one image whose files went missing or were
 /// found damaged (`verify --repair`), with the sizes and tile size the index says
 /// it had, through the same ``Deriver`` a run uses, so a repaired thumbnail or pack
-/// is byte-for-byte what a fresh run would write. Rows of the old layout (per-tile
-/// trees) are converted: the image gets a pack and its old folder goes.
+/// is byte-for-byte what a fresh run would write.
 public enum DerivedRepair {
     /// Re-derives what of `records` is missing on disk, records the new rows, and
     /// returns them; throws a readable reason when the image cannot be derived.
     ///
-    /// With `rebuildPyramid` (its pack is damaged, or its trees are of the old
-    /// layout), the pyramid is made again whatever the rows say, with the tile
-    /// size, overlap and quality of the pack or trees it replaces, and the old
-    /// pack is removed first.
+    /// With `rebuildPyramid` (its pack is damaged), the pyramid is made again
+    /// whatever the rows say, with the tile size, overlap and quality of the pack it
+    /// replaces, and the old pack is removed first.
     public static func rederive(
         _ hash: BlobHash, records: [DerivedRecord], store: BlobStore, index: CacheIndex, threads: Int = 1,
         rebuildPyramid: Bool = false
     ) throws(PipelineError) -> [DerivedRecord] {
         var options = DeriveOptions()
         options.thumbnailSizes = records.filter { $0.kind == DerivedKind.thumbnail }.compactMap { Int($0.sizeParameter) }
-        let tileRecords = records.filter { $0.kind == DerivedKind.pack || DerivedFiles.Legacy.treeKinds.contains($0.kind) }
+        let tileRecords = records.filter { $0.kind == DerivedKind.pack }
         options.tiles = tileRecords.isEmpty && !rebuildPyramid ? .none : .eager
         if let size = tileRecords.compactMap({ Int($0.sizeParameter) }).first { options.tileSize = size }
         var records = records
@@ -43,14 +41,11 @@ public enum DerivedRepair {
             try index.recordDerived(outcome.newRecords)
             try index.removeDerived(outcome.obsolete)
         } catch { throw .cache(error.description) }
-        if outcome.replacesLegacyFolder {
-            try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(hash)))
-        }
         return outcome.newRecords
     }
 
     /// Tile size, overlap and quality of the pyramid an image has: its pack's
-    /// header (readable even when a tile is damaged), else its old `.dzi`.
+    /// header (readable even when a tile is damaged).
     public static func existingPyramid(
         _ hash: BlobHash, store: BlobStore
     ) -> (tileSize: Int, overlap: Int, quality: Int, format: PyramidPack.TileFormat)? {
@@ -61,8 +56,6 @@ public enum DerivedRepair {
            let pack = try? PyramidPack(headerAndIndex: index, fileLength: size) {
             return (pack.geometry.tileSize, pack.geometry.overlap, pack.quality, pack.format)
         }
-        guard let xml = try? store.readDerived(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),
-              let old = DeepZoomDescriptor(String(decoding: xml, as: UTF8.self)) else { return nil }
-        return (old.tileSize, old.overlap, DeriveOptions().quality, .jpeg)
+        return nil
     }
 }

@@ -20,11 +20,9 @@ struct DeriveOutcome: Sendable {
     /// Every derived file the image has now (existing and new).
     var records: [DerivedRecord]
     var newRecords: [DerivedRecord]
-    /// Rows this derivation replaced: the old layout's, a pack of another tile
-    /// size. Deleted once the new rows are recorded.
+    /// Rows this derivation replaced (a pack of another tile size), deleted once
+    /// the new rows are recorded.
     var obsolete: [DerivedRecord] = []
-    /// The old layout's folder of this image is replaced and goes with its rows.
-    var replacesLegacyFolder = false
     var width: Int?
     var height: Int?
     /// The image's PDQ signature (known or computed now), nil when it could not be decoded.
@@ -41,9 +39,8 @@ struct DeriveOutcome: Sendable {
 /// with shrink-on-load (libjpeg's DCT scaling) and the smaller ones are made from
 /// it. No thumbnail is as large as the image, and an image that fits in a 2x2 block
 /// of tiles gets no pack (``DeriveOptions/wantsPyramid(width:height:)``). Work
-/// already on disk and in the index is skipped; an image derived in the old
-/// layout (per-tile trees) is derived again in this one and its old rows returned
-/// as ``DeriveOutcome/obsolete``.
+/// already on disk and in the index is skipped. (Caches of the layout before packs
+/// are converted when first opened: ``LayoutMigration``.)
 ///
 /// The PDQ hash is computed from the full-size decode the pyramid uses, as the
 /// reference is fed; an image with nothing else to make, or thumbnails only, is
@@ -60,8 +57,7 @@ struct Deriver: Sendable {
 
     func derive(_ job: DeriveJob) -> DeriveOutcome {
         var outcome = DeriveOutcome(hash: job.hash, records: [], newRecords: [])
-        let legacyFolder = CacheLayout.legacyFolder(job.hash) + "/"
-        let (legacy, current) = job.existing.partitioned { $0.path.hasPrefix(legacyFolder) }
+        let current = job.existing
         let present = current.filter { FileManager.default.fileExists(atPath: files.url($0.path).path) }
         outcome.records = present
         let sized = job.existing.first { $0.kind != DerivedKind.thumbnail && $0.width != nil && $0.height != nil }
@@ -90,18 +86,10 @@ struct Deriver: Sendable {
             let missingSizes = sizes.filter { size in
                 !present.contains { $0.kind == DerivedKind.thumbnail && $0.sizeParameter == "\(size)" }
             }
-            // Old trees are converted whatever the tile mode, so dropping them loses nothing.
-            let convertsTrees = legacy.contains { DerivedFiles.Legacy.treeKinds.contains($0.kind) }
-            let wantsPack = job.wantsTiles && (options.tiles == .eager || convertsTrees)
+            let wantsPack = job.wantsTiles && options.tiles == .eager
                 && options.wantsPyramid(width: width, height: height)
                 && !present.contains { $0.kind == DerivedKind.pack && $0.sizeParameter == "\(options.tileSize)" }
             guard !missingSizes.isEmpty || wantsPack else {
-                // Nothing to make; old rows still go, their replacements being here.
-                if !legacy.isEmpty, !convertsTrees || present.contains(where: { $0.kind == DerivedKind.pack })
-                    || !options.wantsPyramid(width: width, height: height) {
-                    outcome.obsolete = legacy
-                    outcome.replacesLegacyFolder = true
-                }
                 if wantsPDQ {
                     let data = try bytes ?? store.read(job.hash)
                     guard bytes != nil || ImageFormat.sniff(data) != nil else { return outcome }
@@ -149,8 +137,6 @@ struct Deriver: Sendable {
                     source = thumb
                 }
             }
-            outcome.obsolete = legacy
-            outcome.replacesLegacyFolder = !legacy.isEmpty
             outcome.newRecords = made
             outcome.records = present.filter { old in !made.contains { $0.kind == old.kind && $0.sizeParameter == old.sizeParameter } } + made
             // One pack per image: a new one replaces rows naming another tile size.
@@ -186,14 +172,5 @@ struct Deriver: Sendable {
         try store.publishDerived(bytes, at: path, deferringDirectorySync: pendingDirectories)
         return DerivedRecord(hash: hash, kind: DerivedKind.pack, sizeParameter: "\(options.tileSize)", path: path,
                              width: summary.width, height: summary.height, bytes: bytes.count)
-    }
-}
-
-extension Array {
-    /// The elements that match, and those that do not, each in order.
-    func partitioned(_ matches: (Element) -> Bool) -> (matching: [Element], rest: [Element]) {
-        var yes: [Element] = [], no: [Element] = []
-        for element in self { if matches(element) { yes.append(element) } else { no.append(element) } }
-        return (yes, no)
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Pipeline
 import ServiceLifecycle
 import Synchronization
 
@@ -44,6 +45,8 @@ public final class TileServer: Sendable {
     public static func start(_ configuration: TileServerConfiguration, logger: Logger? = nil) async throws -> TileServer {
         var log = logger ?? Logger(label: "tweetcache.serve")
         if logger == nil { log.logLevel = .warning }
+        // A cache of the layout before packs is converted before anything is served.
+        LayoutMigration.runIfNeeded(cacheRoot: configuration.cacheRoot).map { LayoutMigration.log($0, to: log) }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let made = try application(configuration, logger: log) { channel in
             continuation.yield(channel.localAddress?.port ?? 0)

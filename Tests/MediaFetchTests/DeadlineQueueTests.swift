@@ -69,9 +69,14 @@ import Glibc
         for (_, failure) in ends {
             guard case .timedOut = failure else { Issue.record("expected a timeout, got \(String(describing: failure))"); continue }
         }
-        #expect(ends.contains { "\($0.1.map(String.init(describing:)) ?? "")".contains("no connection free") },
-                "some ended in the queue, by their deadline")
-        // Every one ended within its deadline and a scheduling margin, none a queue place later.
-        #expect(ends.map(\.0).max()! < timeout + .milliseconds(900), "\(ends.map(\.0))")
+        // The proof is structural, not a stopwatch's: a request whose deadline passed
+        // while it waited for the slot ends there, with that reason; without the
+        // deadline counting the queue each would be admitted late and time out on its
+        // own, a full timeout after it started.
+        let expiredInQueue = ends.filter { "\($0.1.map(String.init(describing:)) ?? "")".contains("no connection free") }
+        #expect(!expiredInQueue.isEmpty, "\(ends.map(\.1))")
+        // And none waited out the queue: one at a time, the sixth would end after six
+        // timeouts. (A loaded machine starts and resumes tasks late, so the bound is loose.)
+        #expect(ends.map(\.0).max()! < timeout * 5, "\(ends.map(\.0))")
     }
 }

@@ -113,12 +113,17 @@ let derivePage = """
         try FileManager.default.removeItem(at: packURL)
         try index.removeDerived(try index.derived(for: hash).filter { $0.kind == DerivedKind.pack })
         try index.recordDerived([
-            DerivedRecord(hash: hash, kind: "dzi", sizeParameter: "256", path: DerivedFiles.Legacy.deepZoom(hash), width: 1000, height: 700),
-            DerivedRecord(hash: hash, kind: "iiif3", sizeParameter: "256", path: DerivedFiles.Legacy.iiifFolder(hash) + "info.json"),
+            DerivedRecord(hash: hash, kind: "dzi", sizeParameter: "256", path: "\(CacheLayout.legacyFolder(hash))/dz/image.dzi",
+                          width: 1000, height: 700),
+            DerivedRecord(hash: hash, kind: "iiif3", sizeParameter: "256", path: "\(CacheLayout.legacyFolder(hash))/iiif/info.json"),
         ])
+        // A cache of that time had no layout marker.
+        try? FileManager.default.removeItem(at: cache.appendingPathComponent(LayoutMigration.markerFile))
 
-        // The next run converts it: a pack identical to the first, the old folder and rows gone.
-        let second = try await pipeline.run(input)
+        // The next run opens it and converts it first: a pack identical to the first,
+        // the old folder and rows gone, the marker written.
+        let second = try await CachePipeline(options: options).run(input)
+        #expect(try String(contentsOf: cache.appendingPathComponent(LayoutMigration.markerFile), encoding: .utf8) == "2\n")
         #expect((try second.manifest).tweets.first?.media.first?.tiles?.pack == CacheLayout.pack(hash))
         #expect(try Data(contentsOf: packURL) == packBytes, "byte-identical on re-run")
         #expect(!FileManager.default.fileExists(atPath: legacy.path))

@@ -29,8 +29,6 @@ extension TileResponder {
     /// the header has alpha (as the pack `fetch` or the server builds will be).
     func tileFormat(_ hash: BlobHash) async throws -> PyramidPack.TileFormat {
         if let pack = try await packs.pack(hash) { return pack.format }
-        // A tree of the old layout was always JPEG.
-        if files.exists(DerivedFiles.Legacy.deepZoom(hash)) { return .jpeg }
         return .suited(to: try await sources.facts(hash).info)
     }
 
@@ -51,10 +49,6 @@ extension TileResponder {
             }
             return await packTile(hash, pack, level: level, column: column, row: row, key: key, etag: etag)
         }
-        let legacy = DerivedFiles.Legacy.deepZoomTile(hash, level: level, column: column, row: row)
-        if let hit = await cached(legacy, contentType: "image/jpeg", etag: etag, remote: false) { return hit }
-
-        if let hit = memoryHit(key, etag: etag) { return hit }
         guard geometry.tileRect(level: level, column: column, row: row) != nil else {
             throw HTTPFailure.notFound("no tile \(column)_\(row) at level \(level) (levels 0-\(geometry.maxLevel))")
         }
@@ -131,18 +125,13 @@ extension TileResponder {
             tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality))
     }
 
-    /// The geometry of the pyramid the image has (pack or old tree: its tile size
-    /// and overlap may differ from the server's), else the server's.
+    /// The geometry of the pyramid the image has (its pack's tile size and overlap
+    /// may differ from the server's), else the server's.
     func deepZoomGeometry(_ hash: BlobHash) async throws -> PyramidGeometry {
         if let pack = try await packs.pack(hash) { return pack.geometry }
         let facts = try await sources.facts(hash)
-        var tileSize = configuration.tileSize
-        var overlap = configuration.overlap
-        if let descriptor = try? files.read(DerivedFiles.Legacy.deepZoom(hash), limit: 64 << 10),
-           let parsed = DeepZoomDescriptor(String(decoding: descriptor, as: UTF8.self)) {
-            tileSize = parsed.tileSize
-            overlap = parsed.overlap
-        }
+        let tileSize = configuration.tileSize
+        let overlap = configuration.overlap
         do {
             return try PyramidGeometry(width: facts.width, height: facts.height, tileSize: tileSize, overlap: overlap)
         } catch {

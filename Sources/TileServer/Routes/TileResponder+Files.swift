@@ -19,10 +19,6 @@ extension TileResponder {
             if let hit = await cached(CacheLayout.thumbnail(hash, size: size, png: png), contentType: type, etag: etag) {
                 return hit
             }
-            if let hit = await cached(DerivedFiles.Legacy.thumbnail(hash, size: size, png: png), contentType: type, etag: etag,
-                                      remote: false) {
-                return hit
-            }
         }
         guard configuration.thumbnailSizes.contains(size) else {
             throw HTTPFailure.badRequest(

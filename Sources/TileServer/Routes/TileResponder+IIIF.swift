@@ -97,8 +97,6 @@ extension TileResponder {
             }
         } else if let hit = memoryHit("iiif:\(hash.hex)/\(canonical)", etag: etag) {
             reply = hit
-        } else if let hit = await legacyIIIF(hash, resolved: resolved, canonical: canonical, contentType: contentType, etag: etag) {
-            reply = hit
         } else {
             // Cut on request and kept in memory only (a crawler must not fill the
             // disk); a pyramid tile also starts the image's pack.
@@ -136,17 +134,5 @@ extension TileResponder {
         }
         reply.headers[.init("Link")!] = "<\(base)/\(hash.hex)/\(canonical)>;rel=\"canonical\", <http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
         return reply
-    }
-
-    /// A file of an old-layout static IIIF tree (caches written before packs),
-    /// which names tiles `region/w,h/...` even where the canonical size is `max`.
-    private func legacyIIIF(
-        _ hash: BlobHash, resolved: IIIFResolvedRequest, canonical: String, contentType: String, etag: String
-    ) async -> Reply? {
-        let folder = DerivedFiles.Legacy.iiifFolder(hash)
-        let staticPath = folder + "\(resolved.canonicalRegion)/\(resolved.sizeParameter)/\(resolved.canonicalRotation)/\(resolved.canonicalQuality).\(resolved.format.rawValue)"
-        if let hit = await cached(folder + canonical, contentType: contentType, etag: etag, remote: false) { return hit }
-        guard staticPath != folder + canonical else { return nil }
-        return await cached(staticPath, contentType: contentType, etag: etag, remote: false)
     }
 }

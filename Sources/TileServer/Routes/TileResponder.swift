@@ -232,16 +232,13 @@ struct TileResponder: HTTPResponder {
         return "the object store did not answer"
     }
 
-    /// Serves a derived file from memory or disk, or nil when neither has it.
-    /// With `remote`, a file missing here is looked for in the bucket too (files of
-    /// the old layout never are: they were never uploaded).
+    /// Serves a derived file from memory, disk or (over a store) the store, or nil
+    /// when none has it.
     func cached(
-        _ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable, remote: Bool = true
+        _ relative: String, contentType: String, etag: String, cacheControl: String = Reply.immutable
     ) async -> Reply? {
         if let hit = memoryHit(relative, etag: etag, cacheControl: cacheControl) { return hit }
-        let found: [UInt8]?
-        if remote { found = try? await files.load(relative, limit: 16 << 20) } else { found = try? files.read(relative, limit: 16 << 20) }
-        guard let bytes = found else { return nil }
+        guard let bytes = try? await files.load(relative, limit: 16 << 20) else { return nil }
         metrics.diskHit()
         let body = ByteBuffer(bytes: bytes)
         memory.put(relative, .init(body: body, contentType: contentType))
