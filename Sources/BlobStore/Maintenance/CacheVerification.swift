@@ -189,24 +189,7 @@ public enum CacheVerification {
                     p.repaired = "derived again"
                 }
             case .corruptDerived:
-                // Moved aside (not deleted: evidence) and made again from the original.
-                guard let entry = store.derivedEntries(of: hash).first(where: { store.layout.path($0.path) == p.path }),
-                      checks.derivedFile(entry, p.path) != nil else {
-                    p.repaired = "sound now (repaired while verifying)"
-                    return p
-                }
-                let target = store.layout.quarantineURL.appendingPathComponent((p.path as NSString).lastPathComponent)
-                try? FileManager.default.createDirectory(at: store.layout.quarantineURL, withIntermediateDirectories: true)
-                try? FileManager.default.removeItem(at: target)
-                guard (try? FileManager.default.moveItem(atPath: p.path, toPath: target.path)) != nil else {
-                    p.detail += " (repair failed: could not move it aside)"
-                    return p
-                }
-                var failure: String? = nil
-                do { try checks.rederive(hash, plan.derivedRows.filter { $0.hash == hash }, false) } catch { failure = String(describing: error) }
-                if let failure { p.detail += " (moved to quarantine; remaking it failed: \(failure))" }
-                else if FileManager.default.fileExists(atPath: p.path) { p.repaired = "moved to quarantine and made again" }
-                else { p.repaired = "moved to quarantine (made again when next asked for)" }
+                return remakeDerived(p, hash: hash, rows: plan.derivedRows.filter { $0.hash == hash }, store: store, checks: checks)
             case .corruptPack, .oldLayout:
                 // Re-checked first: another process may have rebuilt or converted it since.
                 let entries = store.derivedEntries(of: hash)
@@ -245,6 +228,33 @@ public enum CacheVerification {
             }
             return p
         }
+    }
+
+    /// A thumbnail that is not what its maker recorded: moved aside (not deleted: it
+    /// is evidence) and made again from the original; re-checked first, as another
+    /// process may have made it again since.
+    static func remakeDerived(_ problem: Problem, hash: BlobHash, rows: [DerivedRecord], store: BlobStore,
+                              checks: Checks) -> Problem {
+        var p = problem
+        guard let entry = store.derivedEntries(of: hash).first(where: { store.layout.path($0.path) == p.path }),
+              checks.derivedFile(entry, p.path) != nil else {
+            p.repaired = "sound now (repaired while verifying)"
+            return p
+        }
+        let target = store.layout.quarantineURL.appendingPathComponent((p.path as NSString).lastPathComponent)
+        try? FileManager.default.createDirectory(at: store.layout.quarantineURL, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: target)
+        guard (try? FileManager.default.moveItem(atPath: p.path, toPath: target.path)) != nil else {
+            p.detail += " (repair failed: could not move it aside)"
+            return p
+        }
+        do { try checks.rederive(hash, rows, false) } catch {
+            p.detail += " (moved to quarantine; remaking it failed: \(error))"
+            return p
+        }
+        p.repaired = FileManager.default.fileExists(atPath: p.path)
+            ? "moved to quarantine and made again" : "moved to quarantine (made again when next asked for)"
+        return p
     }
 
     /// Every blob re-hashed, `lanes` at a time.
