@@ -94,9 +94,22 @@ struct ServerFixture: Sendable {
 
     /// A private copy of the cache, for a server that writes into it.
     func copyOfCache() throws -> URL {
-        let copy = ScratchDirectory.path("tc-serve-copy")
-        try FileManager.default.copyItem(at: cache, to: copy)
-        return copy
+        // Other tests' servers open and close the shared cache's databases meanwhile:
+        // SQLite removes `-shm` and `-wal` when the last connection closes (after moving
+        // the log into the database). A copy during which a file vanished may have the
+        // database from before that move without its log, so it is made again.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let copy = ScratchDirectory.path("tc-serve-copy")
+            do {
+                try FileManager.default.copyItem(at: cache, to: copy)
+                return copy
+            } catch let error as NSError where attempt < 5
+                && (error.code == NSFileNoSuchFileError || error.code == NSFileReadNoSuchFileError) {
+                try? FileManager.default.removeItem(at: copy)
+            }
+        }
     }
 
     /// A server on a free loopback port over the fixture's cache.
