@@ -46,8 +46,11 @@ public enum LayoutMigration {
         defer { if lock >= 0 { flock(lock, LOCK_UN); close(lock) } }
         if isCurrent(layout) { return nil }
         var report = Report()
-        if FileManager.default.fileExists(atPath: layout.derivedURL.path),
-           let store = try? BlobStore(root: layout.root), let index = try? CacheIndex(path: layout.indexURL) {
+        if FileManager.default.fileExists(atPath: layout.derivedURL.path) {
+            // A cache that cannot be opened now is not marked: the next command tries again.
+            guard let store = try? BlobStore(root: layout.root), let index = try? CacheIndex(path: layout.indexURL) else {
+                return nil
+            }
             for entry in store.allDerivedEntries() where entry.isLegacyFolder {
                 do { try convert(entry.hash, store: store, index: index, threads: threads) } catch {
                     report.failed[entry.hash.hex] = error.description
