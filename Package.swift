@@ -118,7 +118,7 @@ let package = Package(
             dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch", .product(name: "Logging", package: "swift-log")]
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
-        .target(name: "LiveSearch", dependencies: ["MediaFetch"]),
+        .target(name: "LiveSearch", dependencies: ["MediaFetch", "TweetModel"]),
         // Where shared files live (CacheStorage): S3-compatible buckets (requests signed by libcurl, SigV4) and folders.
         .target(
             name: "ObjectStore",

@@ -1,3 +1,5 @@
+public import TweetModel
+
 /// Which search endpoint a search uses: X's (v2 or v1.1), Mastodon's or Bluesky's.
 ///
 /// v2 recent search is what X sells today; v1.1 `search/tweets` still answers for apps
@@ -74,12 +76,31 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The X API, as opposed to another network's.
-    public var isX: Bool { self == .v2 || self == .v1_1 }
+    public var isX: Bool { network == .x }
 
-    /// The network whose service this endpoint is.
-    public var networkName: String {
+    /// The network whose service this endpoint is: the one ``Network`` the parsers
+    /// tag posts with, the CLI's `--network` names and the history's feed shows.
+    public var network: Network {
         switch self {
-        case .v2, .v1_1: "X"
+        case .v2, .v1_1: .x
+        case .mastodon: .mastodon
+        case .bluesky: .bluesky
+        }
+    }
+
+    /// The endpoint a search of `network` uses; for X, the version asked for.
+    public init(network: Network, x version: SearchAPI = .v2) {
+        switch network {
+        case .x: self = version.isX ? version : .v2
+        case .mastodon: self = .mastodon
+        case .bluesky: self = .bluesky
+        }
+    }
+
+    /// The network's name for messages.
+    public var networkName: String {
+        switch network {
+        case .x: "X"
         case .mastodon: "Mastodon"
         case .bluesky: "Bluesky"
         }

@@ -12,7 +12,7 @@ public struct SearchHistory: Sendable {
     public struct Entry: Sendable, Codable, Hashable {
         /// As the user typed it (`#ucd`, `@name`), not the API query.
         public var query: String
-        /// `v2` or `v1.1`.
+        /// The ``SearchAPI`` asked (`v2`, `v1.1`, `mastodon`, `bluesky`), or ``filesAPI``.
         public var api: String
         public var at: Date
         public var pages: Int
@@ -32,6 +32,14 @@ public struct SearchHistory: Sendable {
             self.pages = pages
             self.tweets = tweets
             self.files = files
+        }
+
+        /// The network searched (`x`, `mastodon`, `bluesky`), or `files` for a `fetch`
+        /// of saved results: what the viewer's history shows. Unknown text is X's, as
+        /// the first histories (before other networks) hold only `v2` and `v1.1`.
+        public var network: String {
+            if api == Self.filesAPI { return Self.filesAPI }
+            return (SearchAPI(rawValue: api)?.network ?? .x).rawValue
         }
 
         /// Two entries are the same search when query and API match.

@@ -3,6 +3,7 @@ import Foundation
 import MediaFetch
 import LiveSearch
 import Pipeline
+import TweetModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,7 @@ struct SearchCommand: AsyncParsableCommand {
     var query: String
 
     @Option(name: .long, help: ArgumentHelp("x (default), mastodon or bluesky.", valueName: "NETWORK"))
-    var network = NetworkArgument.x
+    var network = Network.x
 
     @Option(name: .long, help: ArgumentHelp("The Mastodon instance to ask, e.g. https://mastodon.social.", valueName: "URL"))
     var instance: String?
@@ -67,11 +68,7 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let searchAPI: SearchAPI = switch network {
-        case .mastodon: .mastodon
-        case .bluesky: .bluesky
-        case .x: live.api
-        }
+        let searchAPI = SearchAPI(network: network, x: live.api)
         let cache = options.cacheURL
         let started = Date()
         let client: SearchClient

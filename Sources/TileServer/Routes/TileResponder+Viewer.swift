@@ -49,13 +49,7 @@ extension TileResponder {
         let bytes = try? files.read("history.json", limit: 4 << 20)
         let entries = bytes.flatMap { try? SearchHistory.entries(in: Data($0)) } ?? []
         let feed = HistoryFeed(searches: entries.prefix(SearchHistory.limit).map { entry in
-            let network = switch entry.api {
-            case "mastodon": "mastodon"
-            case "bluesky": "bluesky"
-            case SearchHistory.Entry.filesAPI: "files"
-            default: "x"
-            }
-            return .init(query: entry.query, network: network, at: entry.at, tweets: entry.tweets)
+            .init(query: entry.query, network: entry.network, at: entry.at, tweets: entry.tweets)
         }, liveSearch: liveSearches != nil)
         return try Self.json(feed)
     }

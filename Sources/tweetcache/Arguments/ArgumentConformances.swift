@@ -2,6 +2,7 @@ import ArgumentParser
 import Inspect
 import LiveSearch
 import Pipeline
+import TweetModel
 
 // The libraries' own option values, read straight from the command line: a value
 // they do not name is refused with the list of those they do.
@@ -14,9 +15,8 @@ extension SearchAPI: ExpressibleByArgument {
     public static var allValueStrings: [String] { [SearchAPI.v2.rawValue, SearchAPI.v1_1.rawValue] }
 }
 
-/// `search --network`: whose API is asked.
-enum NetworkArgument: String, ExpressibleByArgument, CaseIterable {
-    case x, mastodon, bluesky
-
-    init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+/// `search --network`: whose API is asked (`x`, `mastodon`, `bluesky`), the same
+/// ``Network`` the parsers tag posts with.
+extension Network: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
