@@ -398,10 +398,9 @@ import TestSupport
     // MARK: reindex and the catalog
 
     @Test func reindexRebuildsAndEveryReaderRecoversALostOrDamagedCatalog() async throws {
-        // A copy: a rebuild empties the catalog other tests are reading.
-        let shared = try await InspectFixture.shared.cache()
-        let cache = try InspectFixture.tempDir().appendingPathComponent("cache")
-        try FileManager.default.copyItem(at: shared, to: cache)
+        // A copy of the pristine template (no process has it open, so no SQLite file
+        // vanishes mid-copy): a rebuild empties the catalog other tests are reading.
+        let cache = try await InspectFixture.shared.copy()
         let before = try await run(["tweets", "--json", "--now", InspectFixture.nowArgument], cache: cache)
         #expect(before.status == 0, "\(before.stderr)")
 
