@@ -10,8 +10,9 @@ internal import Darwin
 ///
 /// Foundation hides `fsync`, `link(2)` and `errno`, and crash safety hangs on
 /// exactly those, so the store speaks to the kernel directly and turns every
-/// failure into a `BlobStoreError` that names the path and the reason.
-enum FileSystem {
+/// failure into a `BlobStoreError` that names the path and the reason. Package-wide:
+/// the folder store (`LocalStorage`) writes and hashes through the same calls.
+package enum FileSystem {
     /// Permission bits for published blobs and temporary files.
     static let fileMode: mode_t = 0o644
     /// Permission bits for the cache directories.
@@ -87,7 +88,7 @@ enum FileSystem {
     }
 
     /// Writes every byte, retrying short writes and signal interruptions.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(BlobStoreError) {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(BlobStoreError) {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
@@ -105,7 +106,7 @@ enum FileSystem {
     }
 
     /// Reads up to `buffer.count` bytes; returns 0 only at end of file.
-    static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(BlobStoreError) -> Int {
+    package static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(BlobStoreError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = read(fd, base, buffer.count)
@@ -118,7 +119,7 @@ enum FileSystem {
     /// SHA-256 of a whole file, read from offset 0 in pooled 256 KiB chunks (`pread`, so
     /// the descriptor's position does not matter; chunks that fit the CPU's cache). With
     /// `size`, reading stops there instead of asking once more for the end of the file.
-    static func hashContents(_ fd: Int32, size: Int? = nil, path: String) throws(BlobStoreError) -> BlobHash {
+    package static func hashContents(_ fd: Int32, size: Int? = nil, path: String) throws(BlobStoreError) -> BlobHash {
         try BufferPool.shared.withBuffer { (chunk) throws(BlobStoreError) -> BlobHash in
             var hasher = SHA256()
             var offset: off_t = 0

@@ -1,7 +1,6 @@
 public import Foundation
 import BlobStore
 import CTweetCache
-import Crypto
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -129,11 +128,21 @@ public final class LocalStorage: CacheStorage {
         let source = open(file.path, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else { throw .invalidLocation("cannot read \(file.path): \(String(cString: strerror(errno)))") }
         defer { close(source) }
-        return try put(path, sha256: sha256, replace: false) { out throws(StoreError) in try Self.copy(from: source, to: out, path: file.path) }
+        var info = stat()
+        guard fstat(source, &info) == 0 else { throw .invalidLocation("cannot read \(file.path): \(String(cString: strerror(errno)))") }
+        let hash = try Self.io(path) { () throws(BlobStoreError) in try FileSystem.hashContents(source, path: file.path) }
+        return try put(path, hash: hash, size: Int(info.st_size), sha256: sha256, replace: false) { out throws(StoreError) in
+            try Self.copy(from: source, to: out, path: file.path)
+        }
     }
 
     public func store(_ path: String, bytes: [UInt8], sha256: String?, contentType: String, replace: Bool) async throws(StoreError) -> PutOutcome {
-        try put(path, sha256: sha256, replace: replace) { out throws(StoreError) in try Self.write(bytes, to: out, path: path) }
+        try put(path, hash: BlobHash(hashing: bytes), size: bytes.count, sha256: sha256, replace: replace) { out throws(StoreError) in
+            let written = bytes.withUnsafeBytes { raw in
+                Result { () throws(BlobStoreError) in try FileSystem.writeAll(out, raw, path: path) }
+            }
+            try Self.io(path) { () throws(BlobStoreError) in try written.get() }
+        }
     }
 
     public func delete(_ path: String) async throws(StoreError) {
@@ -146,13 +155,32 @@ public final class LocalStorage: CacheStorage {
         }
     }
 
-    /// Writes a temporary file with `fill`, checks its hash, and links (or renames)
-    /// it into place; an object found there is compared byte for byte by hash.
-    private func put(_ path: String, sha256: String?, replace: Bool,
+    /// Puts the bytes `fill` writes (of SHA-256 `hash` and `size`) at `path`. Unless
+    /// replacing, an object already there is compared first (size, then hash): the
+    /// same bytes are "already stored" without a write; other bytes are replaced.
+    /// Otherwise the bytes go to a temporary file, fsynced, then appear under their
+    /// name by `linkat` (a writer that got there first is compared the same way) or
+    /// `renameat`, and the folder is fsynced.
+    private func put(_ path: String, hash: BlobHash, size: Int, sha256: String?, replace: Bool,
                      _ fill: (Int32) throws(StoreError) -> Void) throws(StoreError) -> PutOutcome {
+        if let sha256, hash.hex != sha256 { throw .integrity(key: path) }
         let (folderPath, name) = try checked(path)
         let folder = try openFolder(folderPath, create: true)
         defer { close(folder) }
+        func holdsTheseBytes() -> Bool {
+            let existing = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard existing >= 0 else { return false }
+            defer { close(existing) }
+            var info = stat()
+            guard fstat(existing, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == size else { return false }
+            return (try? FileSystem.hashContents(existing, size: size, path: path)) == hash
+        }
+        var found = false
+        if !replace {
+            var info = stat()
+            found = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+            if found, holdsTheseBytes() { return .alreadyStored }
+        }
         let temporary = Self.temporaryPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
         let out = openat(folder, temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard out >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
@@ -163,19 +191,15 @@ public final class LocalStorage: CacheStorage {
         }
         try fill(out)
         guard fsync(out) == 0 else { throw .io(path: path, reason: "fsync: \(String(cString: strerror(errno)))") }
-        let written = try Self.hash(out, path: path)
-        if let sha256, written.hex != sha256 { throw .integrity(key: path) }
         var outcome = PutOutcome.stored
-        if replace {
+        if replace || found {
             guard renameat(folder, temporary, folder, name) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
             linked = true
+            if found { outcome = .replaced }
         } else if linkat(folder, temporary, folder, name, 0) != 0 {
             guard errno == EEXIST else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            // "Already there" is checked: the same bytes, or put back.
-            let existing = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-            let same = existing >= 0 && (try? Self.hash(existing, path: path)) == written
-            if existing >= 0 { close(existing) }
-            if same { return .alreadyStored }
+            // Another writer got there first: its bytes are checked as above.
+            if holdsTheseBytes() { return .alreadyStored }
             guard renameat(folder, temporary, folder, name) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
             linked = true
             outcome = .replaced
@@ -247,40 +271,23 @@ public final class LocalStorage: CacheStorage {
         return bytes
     }
 
-    private static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(StoreError) {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            done += n
-        }
-    }
-
+    /// The rest of `source` (from its current position) into `destination`, 1 MiB at a time.
     private static func copy(from source: Int32, to destination: Int32, path: String) throws(StoreError) {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress!, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            if n == 0 { return }
-            try write(Array(buffer[0..<n]), to: destination, path: path)
+        let copied = buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(BlobStoreError) in
+                while true {
+                    let n = try FileSystem.readSome(source, into: raw, path: path)
+                    if n == 0 { return }
+                    try FileSystem.writeAll(destination, UnsafeRawBufferPointer(rebasing: raw[0..<n]), path: path)
+                }
+            }
         }
+        try io(path) { () throws(BlobStoreError) in try copied.get() }
     }
 
-    /// The SHA-256 of the whole file behind `fd`, read from its start.
-    private static func hash(_ fd: Int32, path: String) throws(StoreError) -> BlobHash {
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(offset)) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            offset += n
-        }
-        return BlobHash(digest: hasher.finalize())
+    /// The blob store's file calls, their errors as the store's.
+    private static func io<T>(_ path: String, _ body: () throws(BlobStoreError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw .io(path: path, reason: error.description) }
     }
 }
