@@ -174,7 +174,7 @@ let package = Package(
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         // The colour test set's files that vips cannot write (bench/colour-vs-vips.sh).
         .executableTarget(name: "tc-colour-set", dependencies: ["Imaging"], path: "Tests/ColourSetTool"),
-        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TestSupport"]),
+        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport"]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(

@@ -17,12 +17,13 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
     case unauthorized(api: SearchAPI, source: BearerToken.Source, detail: String?)
     /// 403: the token is valid but its app may not use this endpoint.
     case forbidden(api: SearchAPI, source: BearerToken.Source, detail: String?)
-    /// Any other 4xx: the request was refused, usually for its query.
-    case rejected(status: Int, detail: String?)
+    /// Any other 4xx: the request was refused, usually for its query. `service` is how
+    /// messages name the one that refused ("the X API", "Mastodon").
+    case rejected(service: String, status: Int, detail: String?)
     /// 5xx on every attempt.
-    case serverError(status: Int, attempts: Int, detail: String?)
+    case serverError(service: String, status: Int, attempts: Int, detail: String?)
     /// No answer at all (connection, timeout, oversized page) on every attempt.
-    case network(String, attempts: Int)
+    case network(service: String, String, attempts: Int)
     case cannotSave(path: String, reason: String)
     case history(path: String, reason: String)
     case setup(String)
@@ -68,12 +69,12 @@ public enum LiveSearchError: Error, Sendable, Hashable, CustomStringConvertible 
                 + (api == .v2
                     ? "the token's app must belong to a Project with an access level that includes recent search (Basic or above)"
                     : "v1.1 search/tweets needs an app with legacy v1.1 access; the v2 API may be open to it")
-        case let .rejected(status, detail):
-            "the X API refused the search (HTTP \(status)\(Self.quoted(detail))); check the query's operators"
-        case let .serverError(status, attempts, detail):
-            "the X API kept failing (HTTP \(status)\(Self.quoted(detail))) after \(attempts) attempts; try again later"
-        case let .network(why, attempts):
-            "could not reach the X API after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(why)"
+        case let .rejected(service, status, detail):
+            "\(service) refused the search (HTTP \(status)\(Self.quoted(detail))); check the query's operators"
+        case let .serverError(service, status, attempts, detail):
+            "\(service) kept failing (HTTP \(status)\(Self.quoted(detail))) after \(attempts) attempts; try again later"
+        case let .network(service, why, attempts):
+            "could not reach \(service) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(why)"
         case let .cannotSave(path, reason):
             "cannot save a results page to \(path): \(reason)"
         case let .history(path, reason):

@@ -1,6 +1,10 @@
 public import TweetModel
 
-/// Which search endpoint a search uses: X's (v2 or v1.1), Mastodon's or Bluesky's.
+/// Which search API a search asks: X's (v2 or v1.1), Mastodon's or Bluesky's.
+///
+/// The case names what the user chose and what saved pages and the history record
+/// (`v2`, `mastodon`); everything a search does differently per API is its
+/// ``SearchService`` conformance's, made by ``service(query:credentials:baseURL:)``.
 ///
 /// v2 recent search is what X sells today; v1.1 `search/tweets` still answers for apps
 /// with legacy access and for compatible proxies, and its pages are what most saved
@@ -8,11 +12,9 @@ public import TweetModel
 public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
     case v2 = "v2"
     case v1_1 = "v1.1"
-    /// Mastodon's REST API on one instance: `#tag` the public tag timeline, `@user@host`
-    /// that account's statuses, anything else `/api/v2/search` (which needs a token).
+    /// Mastodon's REST API on one instance .
     case mastodon = "mastodon"
-    /// Bluesky's `app.bsky.feed.searchPosts` on an AppView (`#tag` and `from:handle`
-    /// are understood by the service itself).
+    /// Bluesky's `app.bsky.feed.searchPosts` on an AppView.
     case bluesky = "bluesky"
 
     /// Reads `v2`/`2` and `v1.1`/`1.1`/`v1`, as a user would type them.
@@ -24,28 +26,26 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Where the endpoint lives when no `--api-base` is given.
-    public var defaultBaseURL: String {
+    /// The network whose service this is: the one ``Network`` the parsers tag posts
+    /// with, the CLI's `--network` names and the history's feed shows.
+    public var network: Network {
         switch self {
-        case .v2: "https://api.x.com"
-        case .v1_1: "https://api.twitter.com"
-        // No default instance: the user names theirs (`--instance`).
-        case .mastodon: ""
-        case .bluesky: "https://public.api.bsky.app"
+        case .v2, .v1_1: .x
+        case .mastodon: .mastodon
+        case .bluesky: .bluesky
         }
     }
 
-    /// The endpoint's path under the base URL.
-    public var path: String {
-        switch self {
-        case .v2: "/2/tweets/search/recent"
-        case .v1_1: "/1.1/search/tweets.json"
-        case .mastodon: "/api/v2/search"
-        case .bluesky: "/xrpc/app.bsky.feed.searchPosts"
+    /// The API a search of `network` uses; for X, the version asked for.
+    public init(network: Network, x version: SearchAPI = .v2) {
+        switch network {
+        case .x: self = version.network == .x ? version : .v2
+        case .mastodon: self = .mastodon
+        case .bluesky: self = .bluesky
         }
     }
 
-    /// How messages name the endpoint.
+    /// How messages name the API.
     public var displayName: String {
         switch self {
         case .v2: "v2 recent search"
@@ -55,54 +55,28 @@ public enum SearchAPI: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// The page sizes the endpoint accepts (`max_results` 10-100, `count` up to 100).
-    public var pageSizes: ClosedRange<Int> {
-        switch self {
-        case .v2: 10...100
-        case .v1_1: 1...100
-        case .mastodon: 1...40
-        case .bluesky: 1...100
-        }
-    }
-
-    /// The operator that leaves retweets out, appended unless retweets are wanted.
-    var retweetFilter: String {
-        switch self {
-        case .v2: "-is:retweet"
-        case .v1_1: "-filter:retweets"
-        // Tag timelines and searches list original posts; account timelines are asked without reblogs.
-        case .mastodon, .bluesky: ""
-        }
-    }
-
-    /// The X API, as opposed to another network's.
-    public var isX: Bool { network == .x }
-
-    /// The network whose service this endpoint is: the one ``Network`` the parsers
-    /// tag posts with, the CLI's `--network` names and the history's feed shows.
-    public var network: Network {
-        switch self {
-        case .v2, .v1_1: .x
-        case .mastodon: .mastodon
-        case .bluesky: .bluesky
-        }
-    }
-
-    /// The endpoint a search of `network` uses; for X, the version asked for.
-    public init(network: Network, x version: SearchAPI = .v2) {
+    /// The credential a search of this API signs in with, found where its users keep
+    /// it (a token file given on the command line, the environment): required for X,
+    /// optional for Mastodon and Bluesky.
+    public func credentials(tokenFile: String?, environment: [String: String]) throws(LiveSearchError)
+        -> SearchCredentials
+    {
         switch network {
-        case .x: self = version.isX ? version : .v2
-        case .mastodon: self = .mastodon
-        case .bluesky: self = .bluesky
+        case .x: try XSearch.credentials(tokenFile: tokenFile, environment: environment)
+        case .mastodon: try MastodonSearch.credentials(tokenFile: tokenFile, environment: environment)
+        case .bluesky: try BlueskySearch.credentials(tokenFile: tokenFile, environment: environment)
         }
     }
 
-    /// The network's name for messages.
-    public var networkName: String {
-        switch network {
-        case .x: "X"
-        case .mastodon: "Mastodon"
-        case .bluesky: "Bluesky"
+    /// The service that runs a search of `query` with `credentials`, at `baseURL` when
+    /// given (a Mastodon instance; a compatible server), else the network's own.
+    func service(query: SearchQuery, credentials: SearchCredentials, baseURL: String?) throws(LiveSearchError)
+        -> any SearchService
+    {
+        switch self {
+        case .v2, .v1_1: try XSearch(version: self, query: query, token: credentials.token, baseURL: baseURL)
+        case .mastodon: try MastodonSearch(query: query, token: credentials.token, instance: baseURL)
+        case .bluesky: try BlueskySearch(query: query, login: credentials.blueskyLogin, baseURL: baseURL)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the user asked for, turned into the query each API understands.
+/// What the user asked for; each network's service turns it into the query its API understands.
 ///
 /// The original app's search box took a hashtag or a user; anything else is passed
 /// through as an API query so every operator stays available. Retweets are left out
@@ -34,21 +34,6 @@ public struct SearchQuery: Sendable, Hashable {
         return text
     }
 
-    /// The query sent to `api`, with its retweet filter unless retweets are wanted or the
-    /// query already says something about retweets.
-    public func apiQuery(for api: SearchAPI) -> String {
-        let lower = text.lowercased()
-        let mentionsRetweets = lower.contains("is:retweet") || lower.contains("filter:retweets")
-            || lower.contains("include:retweets") || lower.contains("filter:nativeretweets")
-        if api == .bluesky, text.hasPrefix("@"), text.count > 1, !text.contains(" ") {
-            // A lone handle (`@ana.bsky.social`) is that account's posts, as on X.
-            return "from:\(text.dropFirst())"
-        }
-        guard api.isX else { return text }
-        guard !includeRetweets, !mentionsRetweets else { return terms }
-        return "\(terms) \(api.retweetFilter)"
-    }
-
     /// A short, file-name-safe form of ``terms`` for saved pages: `#ucd` → `ucd`,
     /// `from:nasa` → `from-nasa`.
     public var slug: String {
@@ -64,29 +49,5 @@ public struct SearchQuery: Sendable, Hashable {
         }
         while out.last == "-" { out.removeLast() }
         return out.isEmpty ? "query" : out
-    }
-}
-
-extension SearchQuery {
-    /// `#tag` on Mastodon: the tag's public timeline, no token needed.
-    var mastodonTag: String? {
-        guard text.hasPrefix("#") else { return nil }
-        let tag = text.dropFirst()
-        guard !tag.isEmpty, tag.unicodeScalars.count <= 100,
-              tag.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" })
-        else { return nil }
-        return String(tag)
-    }
-
-    /// `@user` or `@user@host` on Mastodon: that account's statuses (looked up by `acct`).
-    var mastodonAccount: String? {
-        guard text.hasPrefix("@") else { return nil }
-        let acct = text.dropFirst()
-        let parts = acct.split(separator: "@", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty }), acct.utf8.count <= 300,
-              acct.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-                  || "_.-@".unicodeScalars.contains($0)) })
-        else { return nil }
-        return String(acct)
     }
 }

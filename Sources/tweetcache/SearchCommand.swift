@@ -61,9 +61,6 @@ struct SearchCommand: AsyncParsableCommand {
         }
         if instance != nil, network != .mastodon { throw ValidationError("--instance is for --network mastodon") }
         if live.apiBase != nil, network == .mastodon { throw ValidationError("--network mastodon takes --instance, not --api-base") }
-        if live.tokenFile != nil, network == .bluesky {
-            throw ValidationError("--network bluesky signs in with $BLUESKY_HANDLE and $BLUESKY_APP_PASSWORD, not --token-file")
-        }
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
     }
 
@@ -74,32 +71,18 @@ struct SearchCommand: AsyncParsableCommand {
         let client: SearchClient
         do {
             let environment = ProcessInfo.processInfo.environment
-            var token: BearerToken?
-            switch searchAPI {
-            case .v2, .v1_1:
-                token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: environment)
-            case .mastodon:
-                // Optional: tag and account timelines are public.
-                if live.tokenFile != nil {
-                    token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: [:])
-                } else if let value = environment[SearchClient.mastodonTokenVariable],
-                          !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    token = try BearerToken(value, source: .environment(SearchClient.mastodonTokenVariable))
-                }
-            case .bluesky:
-                token = nil
-            }
+            let credentials = try searchAPI.credentials(tokenFile: live.tokenFile, environment: environment)
             var search = SearchOptions(cacheRoot: cache)
             search.api = searchAPI
-            if searchAPI == .bluesky { search.blueskyLogin = try BlueskyLogin.fromEnvironment(environment) }
-            search.baseURL = searchAPI == .mastodon ? instance : live.apiBase
+            search.blueskyLogin = credentials.blueskyLogin
+            search.baseURL = instance ?? live.apiBase
             search.count = count
             search.maxWait = live.maxWait.duration
             search.attempts = options.attempts
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
             search.fetch.certificateAuthorities = options.certificateAuthorities
-            client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: token, options: search)
+            client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: credentials.token, options: search)
         } catch LiveSearchError.missingToken {
             // The library says what is missing; the flags that give it are the CLI's to name.
             throw CleanExit.message(
@@ -110,7 +93,7 @@ struct SearchCommand: AsyncParsableCommand {
         }
 
         let reporter = Reporter(quiet: options.quiet || options.json)
-        reporter.line("search: \(searchAPI.displayName) for \(client.apiQuery), up to \(count) results")
+        reporter.line("search: \(client.endpointName) for \(client.apiQuery), up to \(count) results")
         let outcome = await client.run(started: started) { reporter.show($0) }
         client.shutdown()
 

@@ -172,15 +172,17 @@ import TestSupport
 
     @Test func rateLimitResetsAreReadInEveryForm() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(RateLimitStatus(headers: ["x-rate-limit-reset": "1800000060"], now: now).reset == now.addingTimeInterval(60))
-        #expect(RateLimitStatus(headers: ["ratelimit-reset": "1800000030", "ratelimit-remaining": "0"], now: now)
+        #expect(RateLimitStatus(headers: ["x-rate-limit-reset": "1800000060"], names: .x, now: now).reset == now.addingTimeInterval(60))
+        #expect(RateLimitStatus(headers: ["ratelimit-reset": "1800000030", "ratelimit-remaining": "0"], names: .bluesky, now: now)
             .exhaustedUntil == now.addingTimeInterval(30))
-        let iso = RateLimitStatus(headers: ["x-ratelimit-reset": "2027-01-15T08:00:45.123Z", "x-ratelimit-remaining": "0"], now: now)
+        let iso = RateLimitStatus(headers: ["x-ratelimit-reset": "2027-01-15T08:00:45.123Z", "x-ratelimit-remaining": "0"], names: .mastodon, now: now)
         #expect(iso.reset == Date(timeIntervalSince1970: 1_800_000_045))
         // Mastodon writes six fractional digits.
-        #expect(RateLimitStatus(headers: ["x-ratelimit-reset": "2027-01-15T08:00:45.082327Z"], now: now).reset
+        #expect(RateLimitStatus(headers: ["x-ratelimit-reset": "2027-01-15T08:00:45.082327Z"], names: .mastodon, now: now).reset
             == Date(timeIntervalSince1970: 1_800_000_045))
         #expect(iso.exhaustedUntil != nil)
+        // Each service's own names: X's headers say nothing to a Mastodon search.
+        #expect(RateLimitStatus(headers: ["x-rate-limit-reset": "1800000060"], names: .mastodon, now: now).reset == nil)
     }
 }
 

@@ -110,7 +110,7 @@ import TestSupport
     @Test func givesUpOnAServerThatKeepsFailing() async throws {
         let fake = try FakeSearchAPI(faults: [1: .serviceUnavailable, 2: .serviceUnavailable, 3: .serviceUnavailable])
         let outcome = try await search("#ucd", fake: fake, count: 100, cache: try temporaryDirectory()) { $0.attempts = 3 }
-        #expect(outcome.stop == .failed(.serverError(status: 503, attempts: 3, detail: "Service Unavailable")))
+        #expect(outcome.stop == .failed(.serverError(service: "the X API", status: 503, attempts: 3, detail: "Service Unavailable")))
         #expect(fake.apiRequests.count == 3)
         #expect(outcome.pages.isEmpty)
     }
@@ -139,7 +139,7 @@ import TestSupport
             $0.baseURL = closed.baseURL
         }
         #expect(fake.apiRequests.isEmpty)
-        guard case let .failed(.network(_, attempts)) = outcome.stop else {
+        guard case let .failed(.network(_, _, attempts)) = outcome.stop else {
             Issue.record("expected a network failure, got \(outcome.stop)")
             return
         }

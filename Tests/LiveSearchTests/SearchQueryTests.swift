@@ -2,16 +2,22 @@ import Testing
 @testable import LiveSearch
 
 @Suite struct SearchQueryTests {
+    /// The query X is asked for `text`.
+    func x(_ text: String, _ version: SearchAPI = .v2, retweets: Bool = false) throws -> String {
+        let token = try BearerToken("t", source: .environment("T"))
+        return try XSearch(version: version, query: SearchQuery(text, includeRetweets: retweets), token: token, baseURL: nil).apiQuery
+    }
+
     @Test func aHashtagIsSearchedAsItIs() throws {
         let q = try SearchQuery("#ucd")
         #expect(q.terms == "#ucd")
-        #expect(q.apiQuery(for: .v2) == "#ucd -is:retweet")
-        #expect(q.apiQuery(for: .v1_1) == "#ucd -filter:retweets")
+        #expect(try x("#ucd") == "#ucd -is:retweet")
+        #expect(try x("#ucd", .v1_1) == "#ucd -filter:retweets")
     }
 
     @Test func aUserIsSearchedAsTheirTweets() throws {
         #expect(try SearchQuery("@NASA_Hubble").terms == "from:NASA_Hubble")
-        #expect(try SearchQuery(" @dana ").apiQuery(for: .v2) == "from:dana -is:retweet")
+        #expect(try x(" @dana ") == "from:dana -is:retweet")
         // Not a lone handle: an API query, verbatim.
         #expect(try SearchQuery("@dana cats").terms == "@dana cats")
         #expect(try SearchQuery("@").terms == "@")
@@ -19,15 +25,14 @@ import Testing
     }
 
     @Test func anyOtherQueryIsVerbatim() throws {
-        let q = try SearchQuery("(cats OR dogs) has:images lang:en")
-        #expect(q.apiQuery(for: .v2) == "(cats OR dogs) has:images lang:en -is:retweet")
+        #expect(try x("(cats OR dogs) has:images lang:en") == "(cats OR dogs) has:images lang:en -is:retweet")
     }
 
     @Test func retweetsAreKeptWhenAskedOrWhenTheQuerySaysSo() throws {
-        #expect(try SearchQuery("#ucd", includeRetweets: true).apiQuery(for: .v2) == "#ucd")
-        #expect(try SearchQuery("#ucd", includeRetweets: true).apiQuery(for: .v1_1) == "#ucd")
-        #expect(try SearchQuery("#ucd is:retweet").apiQuery(for: .v2) == "#ucd is:retweet")
-        #expect(try SearchQuery("#ucd -filter:retweets").apiQuery(for: .v1_1) == "#ucd -filter:retweets")
+        #expect(try x("#ucd", retweets: true) == "#ucd")
+        #expect(try x("#ucd", .v1_1, retweets: true) == "#ucd")
+        #expect(try x("#ucd is:retweet") == "#ucd is:retweet")
+        #expect(try x("#ucd -filter:retweets", .v1_1) == "#ucd -filter:retweets")
     }
 
     @Test func refusesEmptyAndControlCharacters() {
@@ -45,13 +50,15 @@ import Testing
     }
 
     @Test func urlsEncodeEverythingButUnreservedCharacters() throws {
-        let endpoint = try SearchEndpoint(api: .v2, baseURL: "http://127.0.0.1:9/proxy/")
-        let url = endpoint.url(query: "#ucd -is:retweet a+b&c=d", pageSize: 10, cursor: nil)
-        #expect(url.hasPrefix("http://127.0.0.1:9/proxy/2/tweets/search/recent?query=%23ucd%20-is%3Aretweet%20a%2Bb%26c%3Dd&max_results=10&"))
-        #expect(throws: LiveSearchError.invalidBaseURL("ftp://x")) { try SearchEndpoint(api: .v2, baseURL: "ftp://x") }
-        #expect(throws: LiveSearchError.invalidBaseURL("http://x/?a=b")) { try SearchEndpoint(api: .v2, baseURL: "http://x/?a=b") }
-        #expect(try SearchEndpoint(api: .v1_1, baseURL: nil).base == "https://api.twitter.com")
-        #expect(try SearchEndpoint(api: .v2, baseURL: nil).base == "https://api.x.com")
+        let token = try BearerToken("t", source: .environment("T"))
+        let search = try XSearch(version: .v2, query: SearchQuery("#ucd a+b&c=d"), token: token, baseURL: "http://127.0.0.1:9/proxy/")
+        #expect(search.pageURL(pageSize: 10, cursor: nil).hasPrefix(
+            "http://127.0.0.1:9/proxy/2/tweets/search/recent?query=%23ucd%20a%2Bb%26c%3Dd%20-is%3Aretweet&max_results=10&"))
+        #expect(throws: LiveSearchError.invalidBaseURL("ftp://x")) { try ServiceURL("ftp://x") }
+        #expect(throws: LiveSearchError.invalidBaseURL("http://x/?a=b")) { try ServiceURL("http://x/?a=b") }
+        #expect(try XSearch(version: .v1_1, query: SearchQuery("a"), token: token, baseURL: nil).base.base == "https://api.twitter.com")
+        #expect(try XSearch(version: .v2, query: SearchQuery("a"), token: token, baseURL: nil).base.base == "https://api.x.com")
+        #expect(throws: LiveSearchError.missingToken) { try XSearch(version: .v2, query: SearchQuery("a"), token: nil, baseURL: nil) }
     }
 
     @Test func apiNamesAsTyped() {

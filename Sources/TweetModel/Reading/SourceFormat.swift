@@ -33,8 +33,8 @@ public enum SourceFormat: String, Sendable, Codable, Hashable, CaseIterable {
 }
 
 extension SourceFormat {
-    /// How messages name the format.
-    var displayName: String {
+    /// How messages name the format (a live search names the page it did not expect).
+    public var displayName: String {
         switch self {
         case .v1Search: "v1.1 search page"
         case .v2Search: "v2 search page"

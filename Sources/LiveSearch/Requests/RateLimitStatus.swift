@@ -1,35 +1,43 @@
 import Foundation
 
-/// What a response's rate-limit headers (`x-rate-limit-*`, `ratelimit-*`) say about the current window.
+/// Which response headers count a service's rate limit.
 ///
-/// X counts requests per 15-minute window and says in every response how many are left
-/// and when the window resets (epoch seconds). Reading them lets a search wait for the
-/// reset instead of spending a request to learn it is over the limit.
+/// Every service says in each response how many requests are left in the window and
+/// when it resets, under its own names: X `x-rate-limit-*` (reset in epoch seconds),
+/// Mastodon `x-ratelimit-*` (reset an ISO 8601 time), Bluesky the IETF draft's
+/// `ratelimit-*` (epoch seconds).
+struct RateLimitHeaders: Sendable, Hashable {
+    /// The names' common start, lowercased: `x-rate-limit-`.
+    let prefix: String
+
+    static let x = RateLimitHeaders(prefix: "x-rate-limit-")
+    static let mastodon = RateLimitHeaders(prefix: "x-ratelimit-")
+    static let bluesky = RateLimitHeaders(prefix: "ratelimit-")
+}
+
+/// What a response's rate-limit headers say about the current window.
+///
+/// Reading them lets a search wait for the reset instead of spending a request to
+/// learn it is over the limit.
 struct RateLimitStatus: Sendable, Equatable {
     var limit: Int?
     var remaining: Int?
     var reset: Date?
 
-    init(limit: Int? = nil, remaining: Int? = nil, reset: Date? = nil) {
-        self.limit = limit
-        self.remaining = remaining
-        self.reset = reset
-    }
-
-    /// Reads lowercased response headers. Values that are not plain numbers are ignored,
-    /// and a reset is bounded to a day ahead so a bad header cannot park a search.
-    init(headers: [String: String], now: Date = Date()) {
+    /// Reads lowercased response headers under `names`' prefix, and `retry-after`.
+    /// Values that are not plain numbers (or, for a reset, a time) are ignored, and a
+    /// reset is bounded to a day ahead so a bad header cannot park a search.
+    init(headers: [String: String], names: RateLimitHeaders, now: Date = Date()) {
         func number(_ name: String) -> Int? {
             guard let text = headers[name]?.trimmingCharacters(in: .whitespaces), text.utf8.count <= 18 else { return nil }
             return Int(text).flatMap { $0 >= 0 ? $0 : nil }
         }
-        // X sends `x-rate-limit-*`, Mastodon `x-ratelimit-*` (its reset an ISO 8601 time),
-        // Bluesky the IETF draft's `ratelimit-*`.
-        limit = number("x-rate-limit-limit") ?? number("x-ratelimit-limit") ?? number("ratelimit-limit")
-        remaining = number("x-rate-limit-remaining") ?? number("x-ratelimit-remaining") ?? number("ratelimit-remaining")
-        if let epoch = number("x-rate-limit-reset") ?? number("ratelimit-reset") {
+        limit = number(names.prefix + "limit")
+        remaining = number(names.prefix + "remaining")
+        // A reset is epoch seconds or an ISO 8601 time, whichever the text is.
+        if let epoch = number(names.prefix + "reset") {
             reset = min(Date(timeIntervalSince1970: TimeInterval(epoch)), now.addingTimeInterval(86_400))
-        } else if let text = headers["x-ratelimit-reset"] ?? headers["x-rate-limit-reset"], let date = Self.isoDate(text) {
+        } else if let text = headers[names.prefix + "reset"], let date = Self.isoDate(text) {
             reset = min(date, now.addingTimeInterval(86_400))
         } else if let seconds = number("retry-after") {
             reset = now.addingTimeInterval(TimeInterval(min(seconds, 86_400)))

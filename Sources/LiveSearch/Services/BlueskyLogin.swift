@@ -63,9 +63,4 @@ struct BlueskySession: Sendable {
     private static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 8192 && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
-
-    /// The secrets replaced wherever a server echoes them back.
-    func redact(_ text: String) -> String {
-        text.replacingOccurrences(of: accessJwt, with: "[token]").replacingOccurrences(of: refreshJwt, with: "[token]")
-    }
 }

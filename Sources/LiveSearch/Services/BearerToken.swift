@@ -64,12 +64,6 @@ public struct BearerToken: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// `Authorization: Bearer …`, for the request only.
     var authorizationHeader: (name: String, value: String) { ("Authorization", "Bearer \(value)") }
 
-    /// Replaces the token wherever it appears in `text`: for server messages, which
-    /// could echo a request back (proxies and debugging servers do).
-    func redact(_ text: String) -> String {
-        text.replacingOccurrences(of: value, with: "[token]")
-    }
-
     public var description: String { "bearer token from \(source)" }
 
     public var customMirror: Mirror { Mirror(self, children: ["source": source]) }
