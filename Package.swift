@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Catalog", "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore",
+                "Catalog", "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore", "TweetModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

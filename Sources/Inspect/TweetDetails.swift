@@ -76,14 +76,10 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         users = tweet.entities.mentions.map { "@\($0.username)" }.filter { seen.insert($0.lowercased()).inserted }
         entities = tweet.entities
         rawText = tweet.text
-        network = tweet.network ?? "x"
-        let handle = tweet.author.screenName
-        if network == "x" {
-            link = handle.isEmpty ? nil : "https://x.com/\(handle)/status/\(tweet.id)"
-        } else {
-            link = tweet.url
-        }
-        profile = Self.profileURL(network: network, handle: handle, postURL: tweet.url)
+        let network = Network(manifestValue: tweet.network)
+        self.network = network.rawValue
+        link = network.postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
+        profile = network.profileURL(handle: tweet.author.screenName, postURL: link)
     }
 
     /// Looks up the near-duplicates of each cached photo.
@@ -130,27 +126,5 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
             lines += users.map { "  " + style.paint(line($0), .mention) }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Mastodon's `acct` is `user@host` for remote accounts and `user` for the post's own server.
-    public static func profileURL(network: String, handle: String, postURL: String?) -> String? {
-        guard !handle.isEmpty else { return nil }
-        switch network {
-        case "x": return "https://x.com/\(handle)"
-        case "bluesky": return "https://bsky.app/profile/\(handle)"
-        case "mastodon":
-            // `acct` comes from strangers: a user and a host of plain characters, or no link
-            // (`a@b.example@evil.example` must not become a URL that opens evil.example).
-            let parts = handle.split(separator: "@", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count) else { return nil }
-            let host: String? = parts.count == 2 ? String(parts[1]) : postURL.flatMap { URLComponents(string: $0)?.host }
-            func plain(_ s: Substring, _ extra: String) -> Bool {
-                !s.isEmpty && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
-                    || ("0"..."9").contains($0) || extra.unicodeScalars.contains($0)) }
-            }
-            guard let host, plain(Substring(host), ".-"), plain(parts[0], "_.-") else { return nil }
-            return "https://\(host)/@\(parts[0])"
-        default: return nil
-        }
     }
 }

@@ -22,11 +22,6 @@ import Testing
         #expect(mastodon.network == "mastodon" && mastodon.link == "https://example.social/@ana/113")
         // A local account's profile is on the post's server; a remote one on its own.
         #expect(mastodon.profile == "https://example.social/@ana")
-        #expect(TweetDetails.profileURL(network: "mastodon", handle: "bo@other.host", postURL: nil) == "https://other.host/@bo")
-        #expect(TweetDetails.profileURL(network: "bluesky", handle: "a.bsky.social", postURL: nil) == "https://bsky.app/profile/a.bsky.social")
-        // A crafted acct gives no link rather than one to another host.
-        #expect(TweetDetails.profileURL(network: "mastodon", handle: "a@mastodon.social@evil.example", postURL: nil) == nil)
-        #expect(TweetDetails.profileURL(network: "mastodon", handle: "a@mastodon.social/@b#", postURL: nil) == nil)
         #expect(mastodon.text(style: Style(enabled: false)).contains("https://example.social/@ana/113"))
         #expect(mastodon.text(style: Style(enabled: false)).contains("mastodon"))
         // Manifests from before other networks have no network: they are X's.

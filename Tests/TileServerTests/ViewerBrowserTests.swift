@@ -88,6 +88,8 @@ import TestSupport
             let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
             #expect(dom.contains("@eve") && dom.contains("@bob"))
             #expect(dom.contains("#zoom"))
+            // The profile and the post's page, from the links the server sent.
+            #expect(dom.contains("href=\"https://x.com/eve\"") && dom.contains("href=\"https://x.com/eve/status/101\""))
         }
     }
 

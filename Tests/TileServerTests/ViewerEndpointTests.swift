@@ -70,6 +70,11 @@ import TestSupport
             let first = try #require(tweets.first { $0["id"] as? String == "101" })
             let media = try #require((first["media"] as? [[String: Any]])?.first)
             #expect(media["sha256"] as? String == fixture.eager.hex)
+            // Each post's links come from the server (Network), not from a copy of its rules in the page.
+            let links = try #require(first["links"] as? [String: Any])
+            let post = try #require(links["post"] as? String)
+            #expect(post.hasPrefix("https://x.com/") && post.hasSuffix("/status/101"))
+            #expect((links["profile"] as? String)?.hasPrefix("https://x.com/") == true && links["network_name"] as? String == "X")
             #expect((all["tags"] as? [[String: Any]])?.first?["tag"] as? String == "zoom")
 
             let byBob = try #require(try await feed("?user=%40Bob")["tweets"] as? [[String: Any]])

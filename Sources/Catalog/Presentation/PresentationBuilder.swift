@@ -1,5 +1,6 @@
 import Foundation
 import MediaTypes
+import TweetModel
 
 /// Builds the IIIF Presentation 3 documents of a cache from its manifests, for the
 /// tile server (`/iiif/presentation/…`) and for `tweetcache export
@@ -261,19 +262,9 @@ public struct PresentationBuilder: Sendable {
         return ContentKind(mimeType: contentType)?.isImage == true
     }
 
-    /// The post's page on its network: X by handle and id; Mastodon and Bluesky as the
-    /// API gave it, when it is an http(s) URL.
+    /// The post's page on its network (``Network/postURL(id:handle:given:)``).
     static func postURL(_ tweet: ManifestTweet) -> String? {
-        switch tweet.network ?? "x" {
-        case "x":
-            let handle = tweet.author.screenName
-            guard PresentationTarget.isPlain(handle), tweet.id.utf8.allSatisfy({ (48...57).contains($0) }), !tweet.id.isEmpty else { return nil }
-            return "https://x.com/\(handle)/status/\(tweet.id)"
-        default:
-            guard let text = tweet.url, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-                  url.host != nil else { return nil }
-            return text
-        }
+        Network(manifestValue: tweet.network).postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
     }
 
     static func fileLabel(_ source: Manifest.Source) -> String {

@@ -4,6 +4,7 @@ import Foundation
 import LiveSearch
 import Hummingbird
 import Pipeline
+import TweetModel
 
 /// The viewer page, its assets, and the JSON it reads (`/api/tweets`).
 extension TileResponder {
@@ -73,7 +74,7 @@ extension TileResponder {
         let catalog = try postCatalog()
         var feed = TweetFeed(now: configuration.clock.now(), total: 0, tweets: [], next: nil, tags: nil, users: nil)
         if let id = parameter("id") {
-            feed.tweets = try Self.answering { try catalog.post(id: id) }.map { [$0] } ?? []
+            feed.tweets = try Self.answering { try catalog.post(id: id) }.map { [FeedPost($0)] } ?? []
             feed.total = feed.tweets.count
             return try Self.json(feed)
         }
@@ -87,8 +88,8 @@ extension TileResponder {
             page = first.posts
             feed.total = first.total
         }
-        feed.tweets = Array(page.prefix(limit))
-        if page.count > limit, let last = feed.tweets.last { feed.next = TweetCursor(after: last).text }
+        feed.tweets = page.prefix(limit).map(FeedPost.init)
+        if page.count > limit, let last = page.prefix(limit).last { feed.next = TweetCursor(after: last).text }
         if cursor == nil {
             let facets = try Self.answering { try catalog.facets(limit: 50) }
             feed.tags = facets.tags.map { .init(tag: $0.tag, count: $0.posts) }
@@ -158,7 +159,7 @@ struct TweetFeed: Encodable {
     var now: Date
     /// How many posts match: on the first page only (later pages carry 0).
     var total: Int
-    var tweets: [ManifestTweet]
+    var tweets: [FeedPost]
     var next: String?
     var tags: [TagCount]?
     var users: [UserCount]?
@@ -175,6 +176,35 @@ struct TweetFeed: Encodable {
             case count
             case screenName = "screen_name"
         }
+    }
+}
+
+/// A post as the viewer reads it: the manifest's own object, and its links, made by
+/// ``Network`` (the page keeps no copy of each network's URL rules).
+struct FeedPost: Encodable {
+    var post: ManifestTweet
+
+    init(_ post: ManifestTweet) { self.post = post }
+
+    struct Links: Encodable {
+        var post: String?
+        var profile: String?
+        var networkName: String
+        enum CodingKeys: String, CodingKey {
+            case post, profile
+            case networkName = "network_name"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case links }
+
+    func encode(to encoder: any Encoder) throws {
+        try post.encode(to: encoder)
+        let network = Network(manifestValue: post.network)
+        let page = network.postURL(id: post.id, handle: post.author.screenName, given: post.url)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Links(post: page, profile: network.profileURL(handle: post.author.screenName, postURL: page),
+                                   networkName: network.displayName), forKey: .links)
     }
 }
 

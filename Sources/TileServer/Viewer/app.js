@@ -166,21 +166,6 @@
     return box;
   }
 
-  // X: x.com/handle; Mastodon: user@host → https://host/@user (a local user: the post's
-  // own server); Bluesky: bsky.app/profile/handle.
-  function profileURL(network, screen, page) {
-    if (!screen) return null;
-    if (network === 'x') return `https://x.com/${encodeURIComponent(screen)}`;
-    if (network === 'bluesky') return `https://bsky.app/profile/${encodeURIComponent(screen)}`;
-    // acct comes from strangers: plain user and host characters only (as the CLI checks).
-    const parts = screen.split('@');
-    if (parts.length > 2 || !/^[A-Za-z0-9_.-]+$/.test(parts[0])) return null;
-    let host = parts[1];
-    if (host === undefined && page) host = new URL(page).hostname;
-    if (!host || !/^[A-Za-z0-9.-]+$/.test(host)) return null;
-    return `https://${host}/@${parts[0]}`;
-  }
-
   function renderTweet(raw, nowMs) {
     const t = obj(raw), author = obj(t.author);
     const screen = str(author.screen_name), name = str(author.name);
@@ -189,21 +174,18 @@
     const body = el('div', 'body'), head = el('header');
     head.append(screen ? filterLink(name || screen, { user: screen }, 'name') : el('span', 'name', name || 'unknown'));
     if (screen) head.append(filterLink('@' + screen, { user: screen }, 'handle'));
-    // X posts are linked by handle and id; Mastodon and Bluesky posts by the page the API gave.
-    const network = ['x', 'mastodon', 'bluesky'].includes(t.network) ? t.network : 'x';
-    const page = network === 'x'
-      ? (screen && str(t.id) ? `https://x.com/${encodeURIComponent(screen)}/status/${encodeURIComponent(str(t.id))}` : null)
-      : httpURL(t.url);
-    const profile = profileURL(network, screen, page);
+    // The server says where a post and its author live on their network (Network's links).
+    const links = obj(t.links), networkName = str(links.network_name) || 'X';
+    const page = httpURL(links.post), profile = httpURL(links.profile);
     if (profile) {
       const out = el('a', 'profile', '↗');
       out.href = profile;
       out.target = '_blank';
       out.rel = 'noopener noreferrer';
-      out.title = 'profile on ' + (network === 'x' ? 'X' : network === 'mastodon' ? 'Mastodon' : 'Bluesky');
+      out.title = 'profile on ' + networkName;
       head.append(out);
     }
-    if (network !== 'x') head.append(el('span', 'network', network === 'mastodon' ? 'Mastodon' : 'Bluesky'));
+    if (str(t.network) && t.network !== 'x') head.append(el('span', 'network', networkName));
     const created = Date.parse(str(t.created_at));
     if (Number.isFinite(created)) {
       const time = el('time', 'when', '· ' + relativeTime(nowMs, created));
