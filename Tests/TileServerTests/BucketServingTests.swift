@@ -198,48 +198,59 @@ import Glibc
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, SIGSTOP) == 0)
         var stopped = true
-        defer { if stopped { kill(pid, SIGCONT) }; Task { await server.stop(); await rgw.stop() } }
+        // The gateway runs again before the server stops (its requests end), and stops after it.
+        defer { if stopped { kill(pid, SIGCONT) } }
+        do {
+            try await withServer(server) { (server: TileServer) async throws in
+                // Cold requests, each asking the bucket: none outlives its deadline. (A
+                // thumbnail of the warm original is made from the local copy: answered.)
+                let clock = ContinuousClock()
+                let avatar = published.avatar.hex
+                for target in ["/blob/\(avatar)?1", "/dzi/\(hex).dzi", "/blob/\(avatar)?2"] {
+                    let started = clock.now
+                    let answer = try await fetch(server, target)
+                    #expect(clock.now - started < timeout + .seconds(1), "\(target)")
+                    #expect(answer.status == 503, "\(target): \(answer.status)")
+                    #expect(!answer.text.contains("127.0.0.1"))
+                }
+                let thumbStarted = clock.now
+                #expect(try await fetch(server, "/thumb/\(hex)/150").status == 200, "made from the warm original")
+                #expect(clock.now - thumbStarted < .seconds(1), "the store is down: not asked")
+                guard case .down = health.state else {
+                    Issue.record("the store was not marked down")
+                    kill(pid, SIGCONT)
+                    stopped = false
+                    return
+                }
+                #expect(await events.next().map { if case .down = $0 { true } else { false } } == true)
+                let started = clock.now
+                let refused = try await fetch(server, "/blob/\(avatar)?3")
+                #expect(clock.now - started < .seconds(1))
+                #expect(refused.status == 503 && refused.header("retry-after") != nil)
+                let healthz = try await fetch(server, "/healthz")
+                #expect(healthz.text.contains("degraded") && !healthz.text.contains("127.0.0.1"), "\(healthz.text)")
+                #expect(try await metric(server, "tweetcache_store_up") == 0)
+                #expect(try await fetch(server, "/blob/\(hex)").status == 200, "warm objects are still served")
+                #expect(log.messages.filter { $0.contains("the object store is down") }.count == 1)
 
-        // Cold requests, each asking the bucket: none outlives its deadline. (A
-        // thumbnail of the warm original is made from the local copy: answered.)
-        let clock = ContinuousClock()
-        let avatar = published.avatar.hex
-        for target in ["/blob/\(avatar)?1", "/dzi/\(hex).dzi", "/blob/\(avatar)?2"] {
-            let started = clock.now
-            let answer = try await fetch(server, target)
-            #expect(clock.now - started < timeout + .seconds(1), "\(target)")
-            #expect(answer.status == 503, "\(target): \(answer.status)")
-            #expect(!answer.text.contains("127.0.0.1"))
+                #expect(kill(pid, SIGCONT) == 0)
+                stopped = false
+                let resumed = clock.now
+                // Waits for the probe's event, bounded so a broken probe fails the test instead of hanging it.
+                let up = await Self.first(of: &events, within: .seconds(10))
+                #expect(up == .up)
+                #expect(clock.now - resumed < .seconds(2))
+                #expect(try await fetch(server, "/blob/\(avatar)?4").status == 200)
+                #expect(try await fetch(server, "/healthz").text.contains("\"ok\""))
+                #expect(try await metric(server, "tweetcache_store_up") == 1)
+                #expect(log.messages.filter { $0.contains("answers again") }.count == 1)
+            }
+        } catch {
+            if stopped { kill(pid, SIGCONT) }
+            await rgw.stop()
+            throw error
         }
-        let thumbStarted = clock.now
-        #expect(try await fetch(server, "/thumb/\(hex)/150").status == 200, "made from the warm original")
-        #expect(clock.now - thumbStarted < .seconds(1), "the store is down: not asked")
-        guard case .down = health.state else {
-            Issue.record("the store was not marked down")
-            return
-        }
-        #expect(await events.next().map { if case .down = $0 { true } else { false } } == true)
-        let started = clock.now
-        let refused = try await fetch(server, "/blob/\(avatar)?3")
-        #expect(clock.now - started < .seconds(1))
-        #expect(refused.status == 503 && refused.header("retry-after") != nil)
-        let healthz = try await fetch(server, "/healthz")
-        #expect(healthz.text.contains("degraded") && !healthz.text.contains("127.0.0.1"), "\(healthz.text)")
-        #expect(try await metric(server, "tweetcache_store_up") == 0)
-        #expect(try await fetch(server, "/blob/\(hex)").status == 200, "warm objects are still served")
-        #expect(log.messages.filter { $0.contains("the object store is down") }.count == 1)
-
-        #expect(kill(pid, SIGCONT) == 0)
-        stopped = false
-        let resumed = clock.now
-        // Waits for the probe's event, bounded so a broken probe fails the test instead of hanging it.
-        let up = await Self.first(of: &events, within: .seconds(10))
-        #expect(up == .up)
-        #expect(clock.now - resumed < .seconds(2))
-        #expect(try await fetch(server, "/blob/\(avatar)?4").status == 200)
-        #expect(try await fetch(server, "/healthz").text.contains("\"ok\""))
-        #expect(try await metric(server, "tweetcache_store_up") == 1)
-        #expect(log.messages.filter { $0.contains("answers again") }.count == 1)
+        await rgw.stop()
     }
 
     /// The next element, or nil when none comes within `limit`.

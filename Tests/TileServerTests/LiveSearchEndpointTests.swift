@@ -45,65 +45,67 @@ import TestSupport
         let (fake, clock) = try Self.fake(faults: [1: .tooManyRequests(resetIn: 60)])
         let (server, cache) = try await Self.server(fake, clock: clock)
         defer {
-            Task { await server.stop() }
             try? FileManager.default.removeItem(at: cache)
         }
-        let idle = try json(try await fetch(server, "/api/search"))
-        #expect(idle["available"] as? Bool == true && idle["search"] == nil)
+        try await withServer(server) { (server: TileServer) async throws in
+            let idle = try json(try await fetch(server, "/api/search"))
+            #expect(idle["available"] as? Bool == true && idle["search"] == nil)
 
-        let started = try await fetch(server, "/api/search", method: "POST",
-                                      headers: ["Content-Type": "application/json"], body: Array(##"{"query":"#ucd"}"##.utf8))
-        #expect(started.status == 202)
-        let accepted = try json(started)
-        #expect((accepted["search"] as? [String: Any])?["state"] as? String == "searching")
-        var version = accepted["version"] as? Int ?? 0
-        var states: [String] = []
-        var last: [String: Any] = [:]
-        // Each long poll answers when something changed; no timer.
-        while true {
-            let feed = try json(try await fetch(server, "/api/search?after=\(version)"))
-            version = try #require(feed["version"] as? Int)
-            last = try #require(feed["search"] as? [String: Any])
-            let state = try #require(last["state"] as? String)
-            if states.last != state { states.append(state) }
-            if state == "done" || state == "failed" { break }
+            let started = try await fetch(server, "/api/search", method: "POST",
+                                          headers: ["Content-Type": "application/json"], body: Array(##"{"query":"#ucd"}"##.utf8))
+            #expect(started.status == 202)
+            let accepted = try json(started)
+            #expect((accepted["search"] as? [String: Any])?["state"] as? String == "searching")
+            var version = accepted["version"] as? Int ?? 0
+            var states: [String] = []
+            var last: [String: Any] = [:]
+            // Each long poll answers when something changed; no timer.
+            while true {
+                let feed = try json(try await fetch(server, "/api/search?after=\(version)"))
+                version = try #require(feed["version"] as? Int)
+                last = try #require(feed["search"] as? [String: Any])
+                let state = try #require(last["state"] as? String)
+                if states.last != state { states.append(state) }
+                if state == "done" || state == "failed" { break }
+            }
+            #expect(states.last == "done", "\(states): \(last)")
+            #expect(last["waits"] as? Int == 1, "the 429's wait is counted for the page")
+            #expect(last["tweets"] as? Int == 40 && (last["pages"] as? Int ?? 0) >= 1)
+            #expect(last["fetch_failed"] as? Int == 0 && (last["fetch_total"] as? Int ?? 0) > 40)
+            // The 429 was honoured: the client slept until the reset, on the virtual clock.
+            #expect(fake.tooManyRequestsServed == 1 && clock.totalSlept >= .seconds(60))
+            // Pages saved as served, the search in the history, the tweets in the list.
+            let saved = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("results").path)
+            #expect(!saved.isEmpty)
+            #expect(try SearchHistory(cacheRoot: cache).entries().first?.query == "#ucd")
+            let tweets = try json(try await fetch(server, "/api/tweets?tag=ucd"))
+            #expect(tweets["total"] as? Int == 40)
+            let history = try json(try await fetch(server, "/api/history"))
+            #expect(history["liveSearch"] as? Bool == true)
         }
-        #expect(states.last == "done", "\(states): \(last)")
-        #expect(last["waits"] as? Int == 1, "the 429's wait is counted for the page")
-        #expect(last["tweets"] as? Int == 40 && (last["pages"] as? Int ?? 0) >= 1)
-        #expect(last["fetch_failed"] as? Int == 0 && (last["fetch_total"] as? Int ?? 0) > 40)
-        // The 429 was honoured: the client slept until the reset, on the virtual clock.
-        #expect(fake.tooManyRequestsServed == 1 && clock.totalSlept >= .seconds(60))
-        // Pages saved as served, the search in the history, the tweets in the list.
-        let saved = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("results").path)
-        #expect(!saved.isEmpty)
-        #expect(try SearchHistory(cacheRoot: cache).entries().first?.query == "#ucd")
-        let tweets = try json(try await fetch(server, "/api/tweets?tag=ucd"))
-        #expect(tweets["total"] as? Int == 40)
-        let history = try json(try await fetch(server, "/api/history"))
-        #expect(history["liveSearch"] as? Bool == true)
     }
 
     @Test func onlyThePageItselfStartsASearch() async throws {
         let (fake, clock) = try Self.fake()
         let (server, cache) = try await Self.server(fake, clock: clock)
         defer {
-            Task { await server.stop() }
             try? FileManager.default.removeItem(at: cache)
         }
-        let body = Array(##"{"query":"#ucd"}"##.utf8)
-        // A form post (no preflight) and another site's page are refused; nothing was asked of the API.
-        #expect(try await fetch(server, "/api/search", method: "POST",
-                                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body).status == 415)
-        #expect(try await fetch(server, "/api/search", method: "POST",
-                                headers: ["Content-Type": "application/json", "Origin": "https://evil.example"], body: body).status == 403)
-        #expect(try await fetch(server, "/api/search", method: "POST",
-                                headers: ["Content-Type": "application/json"], body: Array(#"{"q":1}"#.utf8)).status == 400)
-        #expect(try await fetch(server, "/api/search", method: "POST",
-                                headers: ["Content-Type": "application/json"], body: Array(#"{"query":"  "}"#.utf8)).status == 400)
-        #expect(try await fetch(server, "/api/tweets", method: "POST",
-                                headers: ["Content-Type": "application/json"], body: body).status == 405)
-        #expect(fake.apiRequests.isEmpty)
+        try await withServer(server) { (server: TileServer) async throws in
+            let body = Array(##"{"query":"#ucd"}"##.utf8)
+            // A form post (no preflight) and another site's page are refused; nothing was asked of the API.
+            #expect(try await fetch(server, "/api/search", method: "POST",
+                                    headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body).status == 415)
+            #expect(try await fetch(server, "/api/search", method: "POST",
+                                    headers: ["Content-Type": "application/json", "Origin": "https://evil.example"], body: body).status == 403)
+            #expect(try await fetch(server, "/api/search", method: "POST",
+                                    headers: ["Content-Type": "application/json"], body: Array(#"{"q":1}"#.utf8)).status == 400)
+            #expect(try await fetch(server, "/api/search", method: "POST",
+                                    headers: ["Content-Type": "application/json"], body: Array(#"{"query":"  "}"#.utf8)).status == 400)
+            #expect(try await fetch(server, "/api/tweets", method: "POST",
+                                    headers: ["Content-Type": "application/json"], body: body).status == 405)
+            #expect(fake.apiRequests.isEmpty)
+        }
     }
 
     @Test func withoutATokenThePageIsToldSo() async throws {

@@ -198,18 +198,19 @@ import TestSupport
         let (fake, clock) = try LiveSearchEndpointTests.fake(faults: [1: .tooManyRequests(resetIn: 60)])
         let (server, cache) = try await LiveSearchEndpointTests.server(fake, clock: clock, count: 30)
         defer {
-            Task { await server.stop() }
             try? FileManager.default.removeItem(at: cache)
         }
-        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?tag=ucd&live=1"])
-        let status = try #require(dom.range(of: "id=\"search-status\"").map { String(dom[$0.lowerBound...].prefix(400)) })
-        #expect(status.contains("data-state=\"done\"") && status.contains("#ucd: 30 results"), "\(status)")
-        #expect(status.contains("after 1 rate-limit wait"))
-        #expect(dom.contains("30 tweets"), "the list loaded again with the search's tweets")
-        #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 30)
-        #expect(!dom.contains("Live search needs a token"))
-        #expect(fake.tooManyRequestsServed == 1)
-        #expect(try SearchHistory(cacheRoot: cache).entries().first?.query == "#ucd")
+        try await withServer(server) { (server: TileServer) async throws in
+            let dom = try await chromium(["--dump-dom", "\(server.baseURL)/?tag=ucd&live=1"])
+            let status = try #require(dom.range(of: "id=\"search-status\"").map { String(dom[$0.lowerBound...].prefix(400)) })
+            #expect(status.contains("data-state=\"done\"") && status.contains("#ucd: 30 results"), "\(status)")
+            #expect(status.contains("after 1 rate-limit wait"))
+            #expect(dom.contains("30 tweets"), "the list loaded again with the search's tweets")
+            #expect(dom.components(separatedBy: "<article class=\"tweet").count - 1 == 30)
+            #expect(!dom.contains("Live search needs a token"))
+            #expect(fake.tooManyRequestsServed == 1)
+            #expect(try SearchHistory(cacheRoot: cache).entries().first?.query == "#ucd")
+        }
     }
 
     // MARK: - Helpers
