@@ -12,12 +12,18 @@ final class ChildProcess: @unchecked Sendable {
     /// Ends when the child exits (its handler is set before it starts).
     private let exited: AsyncStream<Void>
 
-    init(arguments: [String], logDirectory: URL, label: String) throws {
+    /// The child's standard output, when the test reads what it announces.
+    private let output: Pipe?
+
+    /// `announces`: the child's standard output is kept for ``firstLine()`` (for a
+    /// child that prints a line when it has done something, and not much more).
+    init(arguments: [String], logDirectory: URL, label: String, announces: Bool = false) throws {
         process.executableURL = try Self.stressToolURL()
         process.arguments = arguments
         standardErrorURL = logDirectory.appendingPathComponent("\(label).stderr")
         _ = FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
-        process.standardOutput = FileHandle.nullDevice
+        output = announces ? Pipe() : nil
+        process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: standardErrorURL)
         let (exited, exit) = AsyncStream<Void>.makeStream()
         self.exited = exited
@@ -45,6 +51,24 @@ final class ChildProcess: @unchecked Sendable {
         for await _ in exited {}
         process.waitUntilExit()
         return (process.terminationStatus, process.terminationReason)
+    }
+
+    /// The first line the child prints, once it has printed it (nil if it exits first):
+    /// a test waits for what the child did, not for time to pass.
+    func firstLine() async -> String? {
+        guard let reading = output?.fileHandleForReading else { return nil }
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes: [UInt8] = []
+                while !bytes.contains(0x0A) {
+                    let data = reading.availableData
+                    if data.isEmpty { break }
+                    bytes += data
+                }
+                let line = bytes.firstIndex(of: 0x0A).map { Array(bytes[..<$0]) }
+                continuation.resume(returning: line.map { String(decoding: $0, as: UTF8.self) })
+            }
+        }
     }
 
     var standardError: String {
