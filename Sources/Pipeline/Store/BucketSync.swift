@@ -1,4 +1,5 @@
 import Catalog
+import TweetModel
 public import BlobStore
 public import Foundation
 public import ObjectStore
@@ -78,7 +79,7 @@ public struct BucketSync: Sendable {
         let date = manifest.header.generatedAt
         /// What the thumbnails hash to, as their maker recorded: what serving checks
         /// the bucket's copies against.
-        func add(thumbnails: [ThumbnailRef]?) {
+        func add(thumbnails: [FetchedObjects.Thumbnail]?) {
             for thumbnail in thumbnails ?? [] where CacheLayout.isSharedObject(thumbnail.path) {
                 if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { contentHashes.append((thumbnail.path, hash)) }
             }
@@ -104,13 +105,12 @@ public struct BucketSync: Sendable {
                 recorded += fresh.count
             } catch {}
         }
-        try? manifest.forEachPost(releasing: true) { _, range in
-            guard let tweet = try? manifest.post(at: range) else { return }
-            if let a = tweet.author.avatar {
+        func record(_ post: FetchedObjects) {
+            if let a = post.author.avatar {
                 add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height)
                 add(thumbnails: a.thumbnails)
             }
-            for m in tweet.media {
+            for m in post.media {
                 add(url: m.url, sha256: m.sha256, bytes: m.bytes, contentType: m.contentType, width: m.width, height: m.height)
                 add(thumbnails: m.thumbnails)
                 if let v = m.video {
@@ -118,8 +118,29 @@ public struct BucketSync: Sendable {
                     add(url: v.url, sha256: v.sha256, bytes: v.bytes, contentType: v.contentType, width: nil, height: nil)
                 }
             }
+        }
+        // A batch of posts decoded on every core, then recorded in order, its pages given back.
+        var pending: [Range<Int>] = []
+        func decodeBatch() {
+            let ranges = pending
+            pending.removeAll(keepingCapacity: true)
+            guard let first = ranges.first, let last = ranges.last else { return }
+            let lanes = ranges.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+            let parts = ParallelSlices.split(ranges.indices, parts: lanes)
+            let decoded = ParallelSlices.map(parts.count) { lane in
+                let decoder = JSONDecoder()
+                // A post that cannot be read names no URL; the catalog reports it.
+                return parts[lane].compactMap { try? decoder.decode(FetchedObjects.self, from: manifest.slice(ranges[$0])) }
+            }
+            for batch in decoded { for post in batch { record(post) } }
+            manifest.release(first.lowerBound..<last.upperBound)
             if urls.count >= 10_000 { flush() }
         }
+        try? manifest.forEachPost { _, range in
+            pending.append(range)
+            if pending.count == 2_000 { decodeBatch() }
+        }
+        decodeBatch()
         flush()
         return recorded
     }
