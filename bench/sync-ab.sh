@@ -10,17 +10,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 corpus=$(cd "${1:?usage: bench/sync-ab.sh CORPUS_DIR OLD_BIN NEW_BIN}" && pwd)
 old=${2:?old binary}; new=${3:?new binary}
 work=$(mktemp -d /tmp/tc-sync-ab.XXXXXX)
 cleanup() { "$repo/scripts/rgw.sh" stop "$work/rgw" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$repo/scripts/rgw.sh" start "$work/rgw" > /dev/null
-set -a; . "$work/rgw/env"; set +a
+rgw_start "$work/rgw" tcsync
 # RGW wants x-amz-content-sha256 on every signed request (../shared/notes/object-storage.md).
 sign=(--aws-sigv4 "aws:amz:${AWS_REGION}:s3" --user "${AWS_ACCESS_KEY_ID}:${AWS_SECRET_ACCESS_KEY}"
       -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
-curl -sS --fail "${sign[@]}" -X PUT "$AWS_ENDPOINT_URL/tcsync" > /dev/null
 for f in "$corpus"/cache/manifests/*.json; do
   curl -sS --fail "${sign[@]}" -T "$f" "$AWS_ENDPOINT_URL/tcsync/manifests/$(basename "$f")" > /dev/null
 done
