@@ -77,9 +77,9 @@ public struct TweetDetails: Sendable, Encodable, Equatable {
         entities = tweet.entities
         rawText = tweet.text
         let network = Network(manifestValue: tweet.network)
-        self.network = network.rawValue
-        link = network.postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
-        profile = network.profileURL(handle: tweet.author.screenName, postURL: link)
+        self.network = network?.rawValue ?? tweet.network ?? Network.x.rawValue
+        link = network?.postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
+        profile = network?.profileURL(handle: tweet.author.screenName, postURL: link)
     }
 
     /// Looks up the near-duplicates of each cached photo.

@@ -264,7 +264,7 @@ public struct PresentationBuilder: Sendable {
 
     /// The post's page on its network (``Network/postURL(id:handle:given:)``).
     static func postURL(_ tweet: ManifestTweet) -> String? {
-        Network(manifestValue: tweet.network).postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
+        Network(manifestValue: tweet.network)?.postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
     }
 
     static func fileLabel(_ source: Manifest.Source) -> String {

@@ -201,10 +201,11 @@ struct FeedPost: Encodable {
     func encode(to encoder: any Encoder) throws {
         try post.encode(to: encoder)
         let network = Network(manifestValue: post.network)
-        let page = network.postURL(id: post.id, handle: post.author.screenName, given: post.url)
+        let page = network?.postURL(id: post.id, handle: post.author.screenName, given: post.url)
+        let profile = network?.profileURL(handle: post.author.screenName, postURL: page)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Links(post: page, profile: network.profileURL(handle: post.author.screenName, postURL: page),
-                                   networkName: network.displayName), forKey: .links)
+        try container.encode(Links(post: page, profile: profile, networkName: network?.displayName ?? post.network ?? "X"),
+                             forKey: .links)
     }
 }
 

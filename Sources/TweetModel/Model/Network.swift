@@ -13,9 +13,11 @@ public enum Network: String, Sendable, Codable, Hashable, CaseIterable {
     case bluesky
 
     /// A manifest's `network` field; manifests from before other networks have none, and
-    /// were X's.
-    public init(manifestValue: String?) {
-        self = manifestValue.flatMap(Network.init(rawValue:)) ?? .x
+    /// were X's. Nil for a network this build does not know (a newer build's, or a
+    /// stranger's): such a post gets no links rather than X's.
+    public init?(manifestValue: String?) {
+        guard let value = manifestValue else { self = .x; return }
+        self.init(rawValue: value)
     }
 
     /// How people name it.
