@@ -222,6 +222,12 @@ public struct ManifestFile: Sendable {
             s.position += 1
             if next == UInt8(ascii: "}") { break }
             guard next == UInt8(ascii: ",") else { throw Problem(description: "malformed JSON at byte \(s.position - 1)") }
+            // A comma before the close, as Foundation's decoder reads it.
+            s.skipSpace()
+            if s.peek() == UInt8(ascii: "}") {
+                s.position += 1
+                break
+            }
         }
         s.skipSpace()
         guard s.atEnd else { throw Problem(description: "bytes after the manifest's end at \(s.position)") }

@@ -109,14 +109,19 @@ package struct JSONStructureScanner {
             guard skipValue(), position > start else { return nil }
             guard try element(start..<position) else { return nil }
             skipSpace()
-            guard let next = peek() else { return nil }
-            if next == UInt8(ascii: "]") {
-                let close = position
+            guard var next = peek() else { return nil }
+            if next == UInt8(ascii: ",") {
                 position += 1
-                return close
+                skipSpace()
+                // A comma before the close: Foundation's decoder reads `[1, 2, ]`, so
+                // the parts cut from a document must too.
+                guard peek() == UInt8(ascii: "]") else { continue }
+                next = UInt8(ascii: "]")
             }
-            guard next == UInt8(ascii: ",") else { return nil }
+            guard next == UInt8(ascii: "]") else { return nil }
+            let close = position
             position += 1
+            return close
         }
     }
 
