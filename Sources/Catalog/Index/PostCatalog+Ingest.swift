@@ -38,7 +38,7 @@ extension PostCatalog {
         pending.reserveCapacity(Self.batchSize)
         var index: [ManifestFile.Section: Int] = [:]
         func flush() throws(CatalogError) {
-            let posts = Self.decode(pending, of: manifest)
+            let posts = manifest.decode(PostFacts.self, at: pending.map(\.range))
             try write("add posts") { db in
                 for (entry, post) in zip(pending, posts) {
                     let position = index[entry.section, default: 0]
@@ -92,26 +92,6 @@ extension PostCatalog {
             try db.execute(sql: "INSERT OR REPLACE INTO problems(path, size, mtime, message) VALUES (?, ?, ?, ?)",
                            arguments: [file.path, file.size, file.mtime, message])
         }
-    }
-
-    /// Decodes a batch of posts, on every core: decoding is most of a run's reading.
-    static func decode(_ entries: [(section: ManifestFile.Section, range: Range<Int>)], of manifest: ManifestFile)
-        -> [Result<PostFacts, ManifestFile.Problem>]
-    {
-        let lanes = entries.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        let ranges = ParallelSlices.split(entries.indices, parts: lanes)
-        return ParallelSlices.map(ranges.count) { lane in
-            let decoder = JSONDecoder()
-            return ranges[lane].map { i -> Result<PostFacts, ManifestFile.Problem> in
-                do {
-                    return .success(try decoder.decode(PostFacts.self, from: manifest.slice(entries[i].range)))
-                } catch let error as DecodingError {
-                    return .failure(.init(description: ManifestFile.describe(error)))
-                } catch {
-                    return .failure(.init(description: "\(error)"))
-                }
-            }
-        }.flatMap { $0 }
     }
 }
 

@@ -1,5 +1,4 @@
 import Catalog
-import TweetModel
 public import BlobStore
 public import Foundation
 public import ObjectStore
@@ -125,14 +124,8 @@ public struct BucketSync: Sendable {
             let ranges = pending
             pending.removeAll(keepingCapacity: true)
             guard let first = ranges.first, let last = ranges.last else { return }
-            let lanes = ranges.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-            let parts = ParallelSlices.split(ranges.indices, parts: lanes)
-            let decoded = ParallelSlices.map(parts.count) { lane in
-                let decoder = JSONDecoder()
-                // A post that cannot be read names no URL; the catalog reports it.
-                return parts[lane].compactMap { try? decoder.decode(FetchedObjects.self, from: manifest.slice(ranges[$0])) }
-            }
-            for batch in decoded { for post in batch { record(post) } }
+            // A post that cannot be read names no URL; the catalog reports it.
+            for case let .success(post) in manifest.decode(FetchedObjects.self, at: ranges) { record(post) }
             manifest.release(first.lowerBound..<last.upperBound)
             if urls.count >= 10_000 { flush() }
         }
