@@ -71,7 +71,9 @@ let package = Package(
         // manifests hold (FTS5), and the IIIF Presentation documents built from it.
         .target(
             name: "Catalog",
-            dependencies: ["BlobStore", "TweetModel", "MediaTypes", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BlobStore", "TweetModel", "MediaTypes", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "Pipeline",

@@ -5,7 +5,8 @@ import Foundation
 /// the scan must refuse what is not a manifest without trapping, hand out post ranges
 /// that lie inside the file in order, and agree with Foundation's decoder of the whole
 /// file: whatever that reads, the scan reads too (but for the refusals it names), post
-/// for post.
+/// for post; and the catalog's hand reader of a post's facts reads nothing Foundation
+/// does not, nor anything differently.
 public enum ManifestCheck: FuzzCheck {
     public static let name = "fuzz-manifest"
 
@@ -39,6 +40,10 @@ public enum ManifestCheck: FuzzCheck {
         guard ranges.filter({ $0.0 == .tweets }).count == file.tweetCount,
               ranges.filter({ $0.0 == .includedTweets }).count == file.includedCount
         else { return "counts disagree with the posts walked" }
+        // The catalog's hand reader of a post's facts reads what Foundation reads.
+        for (_, range) in ranges {
+            if let disagreement = file.handReaderDisagreement(at: range) { return disagreement }
+        }
         let posts = ranges.map { try? file.post(at: $0.1) }
         if let whole {
             let tweets = zip(ranges, posts).filter { $0.0.0 == .tweets }.map(\.1)

@@ -21,9 +21,23 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// Names coming from disk or from a manifest are untrusted; refusing
     /// uppercase or padded spellings guarantees one hash has one path.
     public init?(hex: some StringProtocol) {
+        let utf8 = Array(hex.utf8)
+        guard let hash = utf8.withUnsafeBufferPointer(Self.init(hexUTF8:)) else { return nil }
+        self = hash
+    }
+
+    /// ``init(hex:)`` for a `String`, without the generic walk over its view (a
+    /// catalog's reindex parses millions of these).
+    public init?(hex: String) {
+        var hex = hex
+        guard let hash = hex.withUTF8(Self.init(hexUTF8:)) else { return nil }
+        self = hash
+    }
+
+    private init?(hexUTF8: UnsafeBufferPointer<UInt8>) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
-        for byte in hex.utf8 {
+        for byte in hexUTF8 {
             guard count < 64 else { return nil }
             let nibble: UInt64
             switch byte {

@@ -132,7 +132,12 @@ import TestSupport
         #expect(try ids("science") == ["3", "1"])
         #expect(try ids("SUNSET science") == ["1"])  // "sunset" as a word; "sunsets" is another
         #expect(try ids("science sunset") == ["3", "1"])  // the last word as it is being typed
-        #expect(PostFilter.ftsQuery("two \"wor") == "\"two\" \"\"\"wor\"*")
+        #expect(PostFilter.ftsQuery("two \"wor") == "\"two\" \"wor\"*")
+        // Cut where the tokenizer cuts: a quoted string of two tokens would be a phrase,
+        // which an index without positions refuses.
+        #expect(PostFilter.ftsQuery("e-mail café") == "\"e\" \"mail\" \"café\"*")
+        #expect(try ids("centre-roof") == ["1"])
+        #expect(try ids("science-sun") == ["3", "1"])
         #expect(try ids("sunset roof") == ["1"])
         #expect(try ids("cafe") == ["2"])  // diacritics folded
         #expect(try ids("dubl") == ["2"])  // hashtag, by prefix

@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import TweetModel
 import MediaTypes
+import BlobStore
 
 extension PostCatalog {
     /// Reads one manifest file into the catalog, a batch of posts per transaction.
@@ -34,18 +35,23 @@ extension PostCatalog {
         }
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path))
         var failed: [String] = []
-        var pending: [(section: ManifestFile.Section, range: Range<Int>)] = []
+        var pending: [Entry] = []
         pending.reserveCapacity(Self.batchSize)
         var index: [ManifestFile.Section: Int] = [:]
-        func flush() throws(CatalogError) {
-            let posts = manifest.decode(PostFacts.self, at: pending.map(\.range))
+        // One batch is decoded (on the other cores) while the one before is written:
+        // decoding and SQLite's work take turns on no core.
+        var inFlight: DecodingBatch?
+        defer { inFlight?.wait() }
+        func store(_ batch: DecodingBatch) throws(CatalogError) {
+            let posts = batch.wait()
             try write("add posts") { db in
-                for (entry, post) in zip(pending, posts) {
+                let statements = try writer.statements(db)
+                for (entry, post) in zip(batch.entries, posts) {
                     let position = index[entry.section, default: 0]
                     index[entry.section] = position + 1
                     switch post {
                     case let .success(post):
-                        try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, db: db)
+                        try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
                     case let .failure(error):
                         let name = entry.section == .tweets ? "tweets" : "included_tweets"
                         failed.append("\(name)[\(position)]: \(error)")
@@ -54,17 +60,23 @@ extension PostCatalog {
                 try writer.flushCounts(db)
             }
             // The batch's pages go back: a manifest of gigabytes is not left resident.
-            if let first = pending.first, let last = pending.last {
+            if let first = batch.entries.first, let last = batch.entries.last {
                 manifest.release(first.range.lowerBound..<last.range.upperBound)
             }
+        }
+        func handOver() throws(CatalogError) {
+            let previous = inFlight
+            inFlight = pending.isEmpty ? nil : DecodingBatch(pending, in: manifest)
             pending.removeAll(keepingCapacity: true)
+            if let previous { try store(previous) }
         }
         do {
             try manifest.forEachPost { section, range in
-                pending.append((section, range))
-                if pending.count == Self.batchSize { try flush() }
+                pending.append(Entry(section: section, range: range))
+                if pending.count == Self.batchSize { try handOver() }
             }
-            try flush()
+            try handOver()
+            try handOver()
         } catch let error as CatalogError {
             throw error
         } catch {
@@ -105,9 +117,9 @@ struct PostWriter {
     var authorDeltas: [String: (handle: String, delta: Int)] = [:]
     var tagDeltas: [String: (display: String, delta: Int)] = [:]
     /// Uses gained and lost per blob, by kind (photo, video, avatar).
-    var blobDeltas: [Data: (Int, Int, Int)] = [:]
+    var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
     /// Every blob the run names, written once at its end.
-    var runHashes = Set<Data>()
+    var runHashes = Set<BlobHash>()
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String)) throws(CatalogError) {
         self.run = run
@@ -122,68 +134,64 @@ struct PostWriter {
         runOrder[run] = order
     }
 
-    mutating func upsert(_ post: PostFacts, included: Bool, at range: Range<Int>, db: Database) throws {
-        let hashes = Self.references(of: post)
-        for reference in hashes { runHashes.insert(reference.sha256) }
+    mutating func upsert(_ post: PostRow, included: Bool, at range: Range<Int>, with s: Statements, db: Database) throws {
+        for reference in post.references { runHashes.insert(reference.sha256) }
 
-        let existing = try db.cachedStatement(sql: "SELECT rowid, run FROM posts WHERE included = ? AND id = ?")
-        if let row = try Row.fetchOne(existing, arguments: [included, post.id]) {
-            let otherRun: Int64 = row["run"]
+        let includedFlag: Int64 = included ? 1 : 0
+        if let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) }) {
             if otherRun != run, let other = runOrder[otherRun], other > order { return }
-            try delete(rowid: row["rowid"], db: db)
+            try delete(rowid: rowid, db: db)
         }
-
-        let created = PostOrder.created(post.createdAt)
-        let idOrder = PostOrder.idKey(post.id)
-        let user = PostFilter.normalise(post.author.screenName, dropping: ["@"])
-        var tags: [(key: String, display: String)] = []
-        for tag in post.entities.hashtags.map(\.tag) + post.entities.cashtags.map(\.tag) {
-            let key = PostFilter.normalise(tag, dropping: ["#", "$"])
-            if !key.isEmpty, !tags.contains(where: { $0.key == key }) { tags.append((key, tag)) }
-        }
-        let query = post.query.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos, network)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try insert.execute(arguments: [
-            post.id, included, run, range.lowerBound, range.count, created, idOrder, user, post.author.screenName, query,
-            post.media.filter(\.servable).count, post.network ?? "x",
-        ])
+        try s.insert.execute(
+            .text(post.id), .int(includedFlag), .int(run), .int(Int64(range.lowerBound)), .int(Int64(range.count)),
+            .double(post.created), .text(post.idOrder), .text(post.user), .text(post.handle), .optionalText(post.query),
+            .int(Int64(post.photos)), .text(post.network))
         let rowid = db.lastInsertedRowID
         if !included {
-            let text = try db.cachedStatement(sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)")
-            try text.execute(arguments: [rowid, post.text, post.author.name, post.author.screenName,
-                                         tags.map(\.display).joined(separator: " ")])
+            try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle),
+                               .text(post.tags.map(\.display).joined(separator: " ")))
         }
-
-        let reference = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES (?, ?, ?, ?)
-            """)
-        for r in hashes {
-            try reference.execute(arguments: [rowid, r.slot, r.sha256, r.kind])
+        for r in post.references {
+            try s.reference.execute(.int(rowid), .int(Int64(r.slot)), .hash(r.sha256), .int(Int64(r.kind)))
             count(r.sha256, kind: r.kind, by: 1)
         }
-        // A photo's hash is a fact of its bytes: the first copy read stays.
-        let perceptual = try db.cachedStatement(sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)")
-        for media in post.media where media.type == "photo" {
-            guard let sha = media.sha256.flatMap(PostCatalog.blob), let signature = media.signature else { continue }
-            try perceptual.execute(arguments: [sha, signature.quality, Data(signature.packed)])
-        }
-        let mention = try db.cachedStatement(sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)")
-        for m in post.entities.mentions {
-            try mention.execute(arguments: [rowid, PostFilter.normalise(m.username, dropping: ["@"])])
-        }
-        let link = try db.cachedStatement(sql: "INSERT OR IGNORE INTO links(post, url) VALUES (?, ?)")
-        for l in post.entities.urls { try link.execute(arguments: [rowid, l.expandedURL ?? l.url]) }
+        for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
+        for m in post.mentions { try s.mention.execute(.int(rowid), .text(m)) }
+        for l in post.links { try s.link.execute(.int(rowid), .text(l)) }
         guard !included else { return }
-        let tag = try db.cachedStatement(sql: "INSERT INTO post_tags(post, tag, created, id_order) VALUES (?, ?, ?, ?)")
-        for t in tags {
-            try tag.execute(arguments: [rowid, t.key, created, idOrder])
+        for t in post.tags {
+            try s.tag.execute(.int(rowid), .text(t.key), .double(post.created), .text(post.idOrder))
             tagDeltas[t.key, default: (t.display, 0)].delta += 1
         }
-        authorDeltas[user, default: (post.author.screenName, 0)].delta += 1
-        authorDeltas[user]?.handle = post.author.screenName
+        authorDeltas[post.user, default: (post.handle, 0)].delta += 1
+        authorDeltas[post.user]?.handle = post.handle
+    }
+
+    /// The statements ``upsert(_:included:at:with:db:)`` runs for every post, prepared
+    /// once per transaction (not looked up by their text for each post).
+    struct Statements {
+        var existing, insert, text, reference, perceptual, mention, link, tag: BoundStatement
+    }
+
+    func statements(_ db: Database) throws -> Statements {
+        try Statements(
+            existing: BoundStatement(db, sql: "SELECT rowid, run FROM posts WHERE included = ? AND id = ?"),
+            insert: BoundStatement(db, sql: """
+                INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos, network)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """),
+            text: BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)"),
+            reference: BoundStatement(db, sql: "INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES (?, ?, ?, ?)"),
+            perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"),
+            mention: BoundStatement(db, sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)"),
+            link: BoundStatement(db, sql: "INSERT OR IGNORE INTO links(post, url) VALUES (?, ?)"),
+            tag: BoundStatement(db, sql: "INSERT INTO post_tags(post, tag, created, id_order) VALUES (?, ?, ?, ?)"))
+    }
+
+    /// A manifest's hash as a blob's name: 64 hex digits, either case; nil for anything
+    /// else (a hand-edited manifest), which names no blob.
+    static func hash(_ hex: String) -> BlobHash? {
+        BlobHash(hex: hex) ?? (hex.utf8.count == 64 ? BlobHash(hex: hex.lowercased()) : nil)
     }
 
     /// Removes a post and what hangs off it, counting it out of the facets.
@@ -197,7 +205,10 @@ struct PostWriter {
             for tag in try String.fetchAll(tags, arguments: [rowid]) { tagDeltas[tag, default: (tag, 0)].delta -= 1 }
         }
         let uses = try db.cachedStatement(sql: "SELECT sha256, kind FROM refs WHERE post = ?")
-        for row in try Row.fetchAll(uses, arguments: [rowid]) { count(row[0], kind: row[1], by: -1) }
+        for row in try Row.fetchAll(uses, arguments: [rowid]) {
+            let bytes: Data = row[0]
+            if let sha = BlobHash(bytes: bytes) { count(sha, kind: row[1], by: -1) }
+        }
         for table in ["post_tags", "mentions", "links", "refs"] {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
         }
@@ -206,12 +217,12 @@ struct PostWriter {
 
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
-        let runRef = try db.cachedStatement(sql: "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES (?, ?)")
-        for sha in runHashes { try runRef.execute(arguments: [run, sha]) }
+        let runRef = try BoundStatement(db, sql: "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES (?, ?)")
+        for sha in runHashes { try runRef.execute(.int(run), .hash(sha)) }
         runHashes.removeAll()
     }
 
-    private mutating func count(_ sha: Data, kind: Int, by delta: Int) {
+    private mutating func count(_ sha: BlobHash, kind: Int, by delta: Int) {
         var entry = blobDeltas[sha] ?? (0, 0, 0)
         switch ImageKind(code: kind) {
         case .photo: entry.0 += delta
@@ -230,8 +241,9 @@ struct PostWriter {
             """)
         let unused = try db.cachedStatement(sql: "DELETE FROM blob_uses WHERE sha256 = ? AND photo + video + avatar <= 0")
         for (sha, d) in blobDeltas where d != (0, 0, 0) {
-            try use.execute(arguments: [sha, d.0, d.1, d.2])
-            if d.0 < 0 || d.1 < 0 || d.2 < 0 { try unused.execute(arguments: [sha]) }
+            let bytes = Data(sha.bytes)
+            try use.execute(arguments: [bytes, d.0, d.1, d.2])
+            if d.0 < 0 || d.1 < 0 || d.2 < 0 { try unused.execute(arguments: [bytes]) }
         }
         blobDeltas.removeAll(keepingCapacity: true)
         let author = try db.cachedStatement(sql: """
@@ -258,24 +270,24 @@ struct PostWriter {
 
     /// One blob a post uses. `slot` is 0 for the avatar, `2n` for the n-th medium's
     /// still image and `2n+1` for its video file.
-    struct Reference {
+    struct Reference: Sendable {
         var slot: Int
-        var sha256: Data
+        var sha256: BlobHash
         var kind: Int
     }
 
     static func references(of post: PostFacts) -> [Reference] {
         var result: [Reference] = []
         // A hash that is not one (a hand-edited manifest) names no blob.
-        if let avatar = post.author.avatar, let sha = avatar.sha256.flatMap(PostCatalog.blob) {
+        if let avatar = post.author.avatar, let sha = avatar.sha256.flatMap(hash) {
             result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code))
         }
         for (i, media) in post.media.enumerated() {
             let kind = media.type == "photo" ? ImageKind.photo : .video
-            if media.url != nil, let sha = media.sha256.flatMap(PostCatalog.blob) {
+            if media.url != nil, let sha = media.sha256.flatMap(hash) {
                 result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code))
             }
-            if let sha = media.video?.sha256.flatMap(PostCatalog.blob) {
+            if let sha = media.video?.sha256.flatMap(hash) {
                 result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code))
             }
         }

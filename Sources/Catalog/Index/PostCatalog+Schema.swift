@@ -128,7 +128,8 @@ extension PostCatalog {
         CREATE VIRTUAL TABLE posts_fts USING fts5(
             text, name, handle, tags,
             tokenize = 'unicode61 remove_diacritics 2',
-            prefix = '2 3'
+            prefix = '2 3',
+            detail = none
         );
         CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts WHEN old.included = 0 BEGIN
             DELETE FROM posts_fts WHERE rowid = old.rowid;
@@ -155,5 +156,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 9
+    static let schemaVersion = 10
 }

@@ -10,7 +10,7 @@ internal import Glibc
 ///
 /// Decoding is most of reading a run into the catalog; this is about half the work
 /// of decoding a ``ManifestTweet`` whole.
-struct PostFacts: Decodable, Sendable {
+struct PostFacts: Decodable, Sendable, Equatable {
     var id: String
     var createdAt: Date?
     var text: String
@@ -21,7 +21,7 @@ struct PostFacts: Decodable, Sendable {
     /// Absent in manifests from before other networks, which were all X.
     var network: String?
 
-    struct Author: Decodable, Sendable {
+    struct Author: Decodable, Sendable, Equatable {
         var screenName: String
         var name: String
         var avatar: Ref?
@@ -31,21 +31,21 @@ struct PostFacts: Decodable, Sendable {
         }
     }
 
-    struct Ref: Decodable, Sendable {
+    struct Ref: Decodable, Sendable, Equatable {
         var url: String
         var sha256: String?
     }
 
-    struct Entities: Decodable, Sendable {
+    struct Entities: Decodable, Sendable, Equatable {
         var hashtags: [Tag]
         var cashtags: [Tag]
         var mentions: [Mention]
         var urls: [Link]
     }
 
-    struct Tag: Decodable, Sendable { var tag: String }
-    struct Mention: Decodable, Sendable { var username: String }
-    struct Link: Decodable, Sendable {
+    struct Tag: Decodable, Sendable, Equatable { var tag: String }
+    struct Mention: Decodable, Sendable, Equatable { var username: String }
+    struct Link: Decodable, Sendable, Equatable {
         var url: String
         var expandedURL: String?
         enum CodingKeys: String, CodingKey {
@@ -54,7 +54,7 @@ struct PostFacts: Decodable, Sendable {
         }
     }
 
-    struct Media: Decodable, Sendable {
+    struct Media: Decodable, Sendable, Equatable {
         var id: String
         var type: String
         var url: String?
@@ -89,6 +89,18 @@ struct PostFacts: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, text, author, entities, media, query, network
         case createdAt = "created_at"
+    }
+
+    init(id: String, createdAt: Date?, text: String, author: Author, entities: Entities, media: [Media], query: String?,
+         network: String?) {
+        self.id = id
+        self.createdAt = createdAt
+        self.text = text
+        self.author = author
+        self.entities = entities
+        self.media = media
+        self.query = query
+        self.network = network
     }
 
     init(from decoder: any Decoder) throws {

@@ -32,16 +32,40 @@ public struct PostFilter: Sendable, Equatable {
         return t.lowercased()
     }
 
-    /// The FTS5 query for ``text``: each word quoted, so no character a person types
-    /// is FTS5 syntax, all required, the last a prefix (`"two" "wor"*`): one prefix
+    /// The FTS5 query for ``text``: its words cut where FTS5's tokenizer cuts them
+    /// (`e-mail` is `e` and `mail`), each quoted, so no character a person types is
+    /// FTS5 syntax and no quoted string is a phrase (the index keeps no positions:
+    /// `detail = none`), all required, the last a prefix (`"two" "wor"*`): one prefix
     /// only, since each expands to every indexed word it starts. Nil when no word has
-    /// a letter or digit FTS5 would index.
+    /// a character FTS5 would index.
     static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace }).filter { word in
-            word.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+        var tokens: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isTokenCharacter(scalar) {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                tokens.append(String(current))
+                current = String.UnicodeScalarView()
+            }
         }
-        guard !words.isEmpty else { return nil }
-        let quoted = words.prefix(16).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        return quoted.joined(separator: " ") + "*"
+        if !current.isEmpty { tokens.append(String(current)) }
+        // A lone combining mark is no word.
+        tokens.removeAll { token in token.unicodeScalars.allSatisfy { $0.properties.generalCategory == .nonspacingMark } }
+        guard !tokens.isEmpty else { return nil }
+        return tokens.prefix(16).map { "\"" + $0 + "\"" }.joined(separator: " ") + "*"
+    }
+
+    /// What the catalog's tokenizer (`unicode61 remove_diacritics 2`) keeps in a
+    /// token: letters, numbers, private-use characters and combining marks (which it
+    /// folds away); anything else separates tokens.
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .privateUse, .nonspacingMark:
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -1,0 +1,102 @@
+import Foundation
+import BlobStore
+internal import GRDB
+internal import GRDBSQLite
+
+/// A prepared statement of ingest's hot loop, bound and stepped through SQLite's own
+/// calls: GRDB's `execute(arguments:)` boxes every argument into a `DatabaseValue`
+/// array and checks it against the statement, which cost ingest more than SQLite's
+/// own work for the same rows (a reindex of a million posts runs about ten statements
+/// a post). Text is bound from the string's own UTF-8, copied once, by SQLite.
+///
+/// Use it inside one `write` of the ``PostCatalog``: it holds GRDB's cached statement,
+/// which belongs to that connection.
+struct BoundStatement {
+    private let handle: OpaquePointer
+    private let database: Database
+
+    init(_ db: Database, sql: String) throws {
+        database = db
+        handle = try db.cachedStatement(sql: sql).sqliteStatement
+    }
+
+    /// Binds `values` to the parameters in order, runs the statement to its end and
+    /// resets it.
+    func execute(_ values: Value...) throws {
+        try bindAll(values)
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+    }
+
+    /// Binds `values`, steps once and hands the row (if any) to `row`, then resets.
+    func first<T>(_ values: Value..., row: (Columns) -> T) throws -> T? {
+        try bindAll(values)
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return row(Columns(handle: handle))
+        case SQLITE_DONE: return nil
+        default: throw error(code)
+        }
+    }
+
+    /// The columns of the row a ``first(_:row:)`` stepped to.
+    struct Columns {
+        fileprivate let handle: OpaquePointer
+        func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    }
+
+    /// One argument, unboxed.
+    enum Value {
+        case int(Int64)
+        case double(Double)
+        case text(String)
+        case optionalText(String?)
+        case hash(BlobHash)
+        case bytes([UInt8])
+    }
+
+    private func bindAll(_ values: [Value]) throws {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case let .int(v): code = sqlite3_bind_int64(handle, index, v)
+            case let .double(v): code = sqlite3_bind_double(handle, index, v)
+            case let .text(v): code = bind(v, at: index)
+            case let .optionalText(v): code = v.map { bind($0, at: index) } ?? sqlite3_bind_null(handle, index)
+            case let .hash(v): code = bind(v.bytes, at: index)
+            case let .bytes(v): code = bind(v, at: index)
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+    }
+
+    private func bind(_ text: String, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { utf8 in
+            // A null pointer would bind NULL: the empty string is bound as one.
+            guard let base = utf8.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, Self.transient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(utf8.count), Self.transient)
+            }
+        }
+    }
+
+    private func bind(_ bytes: [UInt8], at index: Int32) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            // Never empty here (hashes and signatures), but a null pointer would bind NULL.
+            guard let base = raw.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(raw.count), Self.transient)
+        }
+    }
+
+    private func error(_ code: Int32) -> DatabaseError {
+        let message = sqlite3_errmsg(database.sqliteConnection).map { String(cString: $0) }
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sqlite3_sql(handle).map { String(cString: $0) })
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
