@@ -7,31 +7,90 @@ extension PostCatalog {
         var range: Range<Int>
     }
 
-    /// A batch of a manifest's posts being decoded and made into rows on other
-    /// threads while the batch before is written: decoding a post costs about what
-    /// writing it does, so the two take turns on no core. ``wait()`` hands them over.
-    final class DecodingBatch: @unchecked Sendable {
-        let entries: [Entry]
-        private let done = DispatchGroup()
-        /// Written by the decoding thread before `done` is left, read only after it is
-        /// waited for: the group orders the two.
-        private var rows: [Result<PostRow, ManifestFile.Problem>] = []
+    /// A batch of a manifest's posts, decoded and made into rows.
+    struct DecodedBatch: Sendable {
+        var entries: [Entry]
+        var rows: [Result<PostRow, ManifestFile.Problem>]
+    }
 
-        init(_ entries: [Entry], in manifest: ManifestFile) {
-            self.entries = entries
-            done.enter()
-            DispatchQueue.global().async { [self] in
-                rows = manifest.read(at: entries.map(\.range)) { json in
-                    PostRow(try json.withUnsafeBytes { try PostFacts.read($0) })
+    /// Reads a manifest's posts on threads of its own, a batch at a time, while the
+    /// writer writes the batch before: finding the posts (the scan), decoding them and
+    /// making their rows cost about what SQLite's work for them does, and the writer
+    /// is the one thread that cannot be shared. At most two batches wait for the
+    /// writer, so memory stays a few batches whatever the manifest's size.
+    final class PostReader: @unchecked Sendable {
+        private let condition = NSCondition()
+        // Guarded by `condition`.
+        private var ready: [DecodedBatch] = []
+        private var finished = false
+        private var failure: (any Error)?
+        private var cancelled = false
+        private var running = true
+
+        init(_ manifest: ManifestFile, batchSize: Int) {
+            Thread.detachNewThread { [self] in
+                do {
+                    var pending: [Entry] = []
+                    pending.reserveCapacity(batchSize)
+                    func send() throws {
+                        guard !pending.isEmpty else { return }
+                        let rows = manifest.read(at: pending.map(\.range)) { json in
+                            PostRow(try json.withUnsafeBytes { try PostFacts.read($0) })
+                        }
+                        guard put(DecodedBatch(entries: pending, rows: rows)) else { throw CancellationError() }
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    try manifest.forEachPost { section, range in
+                        pending.append(Entry(section: section, range: range))
+                        if pending.count == batchSize { try send() }
+                    }
+                    try send()
+                    end(nil)
+                } catch {
+                    end(error)
                 }
-                done.leave()
             }
         }
 
-        @discardableResult
-        func wait() -> [Result<PostRow, ManifestFile.Problem>] {
-            done.wait()
-            return rows
+        /// The next batch in order; nil after the last. Throws what stopped the scan.
+        func next() throws -> DecodedBatch? {
+            condition.lock()
+            defer { condition.unlock() }
+            while ready.isEmpty && !finished { condition.wait() }
+            if !ready.isEmpty {
+                condition.broadcast()
+                return ready.removeFirst()
+            }
+            if let failure { throw failure }
+            return nil
+        }
+
+        /// Stops the reading thread and waits for it to end (the writer failed).
+        func cancel() {
+            condition.lock()
+            defer { condition.unlock() }
+            cancelled = true
+            condition.broadcast()
+            while running { condition.wait() }
+        }
+
+        private func put(_ batch: DecodedBatch) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while ready.count >= 2 && !cancelled { condition.wait() }
+            guard !cancelled else { return false }
+            ready.append(batch)
+            condition.broadcast()
+            return true
+        }
+
+        private func end(_ error: (any Error)?) {
+            condition.lock()
+            defer { condition.unlock() }
+            if !(error is CancellationError) { failure = error }
+            finished = true
+            running = false
+            condition.broadcast()
         }
     }
 }

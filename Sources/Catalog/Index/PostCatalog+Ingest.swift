@@ -35,18 +35,12 @@ extension PostCatalog {
         }
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path))
         var failed: [String] = []
-        var pending: [Entry] = []
-        pending.reserveCapacity(Self.batchSize)
         var index: [ManifestFile.Section: Int] = [:]
-        // One batch is decoded (on the other cores) while the one before is written:
-        // decoding and SQLite's work take turns on no core.
-        var inFlight: DecodingBatch?
-        defer { inFlight?.wait() }
-        func store(_ batch: DecodingBatch) throws(CatalogError) {
-            let posts = batch.wait()
+        let reader = PostReader(manifest, batchSize: Self.batchSize)
+        func store(_ batch: DecodedBatch) throws(CatalogError) {
             try write("add posts") { db in
                 let statements = try writer.statements(db)
-                for (entry, post) in zip(batch.entries, posts) {
+                for (entry, post) in zip(batch.entries, batch.rows) {
                     let position = index[entry.section, default: 0]
                     index[entry.section] = position + 1
                     switch post {
@@ -64,20 +58,10 @@ extension PostCatalog {
                 manifest.release(first.range.lowerBound..<last.range.upperBound)
             }
         }
-        func handOver() throws(CatalogError) {
-            let previous = inFlight
-            inFlight = pending.isEmpty ? nil : DecodingBatch(pending, in: manifest)
-            pending.removeAll(keepingCapacity: true)
-            if let previous { try store(previous) }
-        }
         do {
-            try manifest.forEachPost { section, range in
-                pending.append(Entry(section: section, range: range))
-                if pending.count == Self.batchSize { try handOver() }
-            }
-            try handOver()
-            try handOver()
+            while let batch = try reader.next() { try store(batch) }
         } catch let error as CatalogError {
+            reader.cancel()
             throw error
         } catch {
             // The scan checked the structure when the file was opened; a file that
