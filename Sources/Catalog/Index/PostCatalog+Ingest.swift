@@ -202,7 +202,8 @@ struct PostWriter {
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
         let runRef = try BoundStatement(db, sql: "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES (?, ?)")
-        for sha in runHashes { try runRef.execute(.int(run), .hash(sha)) }
+        // In key order: appended to the tree, not scattered over it.
+        for sha in runHashes.sorted() { try runRef.execute(.int(run), .hash(sha)) }
         runHashes.removeAll()
     }
 
@@ -224,7 +225,7 @@ struct PostWriter {
                 avatar = avatar + excluded.avatar
             """)
         let unused = try db.cachedStatement(sql: "DELETE FROM blob_uses WHERE sha256 = ? AND photo + video + avatar <= 0")
-        for (sha, d) in blobDeltas where d != (0, 0, 0) {
+        for (sha, d) in blobDeltas.sorted(by: { $0.key < $1.key }) where d != (0, 0, 0) {
             let bytes = Data(sha.bytes)
             try use.execute(arguments: [bytes, d.0, d.1, d.2])
             if d.0 < 0 || d.1 < 0 || d.2 < 0 { try unused.execute(arguments: [bytes]) }

@@ -157,7 +157,7 @@ public struct ManifestFile: Sendable {
     /// The posts at `ranges`, each read by `read` from its JSON, in order, on every
     /// core for a batch of 256 or more: for a reader faster than `Codable` (the
     /// catalog's ``PostFacts``).
-    func read<T: Sendable>(at ranges: [Range<Int>], _ read: @Sendable (Data) throws -> T) -> [Result<T, Problem>] {
+    package func read<T: Sendable>(at ranges: [Range<Int>], _ read: @Sendable (Data) throws -> T) -> [Result<T, Problem>] {
         let lanes = ranges.count >= 256 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
         let parts = ParallelSlices.split(ranges.indices, parts: lanes)
         return ParallelSlices.map(parts.count) { lane in

@@ -125,7 +125,9 @@ public struct BucketSync: Sendable {
             pending.removeAll(keepingCapacity: true)
             guard let first = ranges.first, let last = ranges.last else { return }
             // A post that cannot be read names no URL; the catalog reports it.
-            for case let .success(post) in manifest.decode(FetchedObjects.self, at: ranges) { record(post) }
+            for case let .success(post) in manifest.read(at: ranges, { json in try json.withUnsafeBytes(FetchedObjects.read) }) {
+                record(post)
+            }
             manifest.release(first.lowerBound..<last.upperBound)
             if urls.count >= 10_000 { flush() }
         }
