@@ -8,8 +8,8 @@ internal import Glibc
 /// decoded from the post's JSON without the rest (thumbnails, packs, errors, entity
 /// positions), which only a reader of the whole post needs.
 ///
-/// Decoding is most of reading a run into the catalog; this is about half the work
-/// of decoding a ``ManifestTweet`` whole.
+/// Read by hand (``read(_:)``, ``StrictJSONReader``); `Decodable` is what it falls
+/// back to for a post of any unusual form, and what says what is wrong with a broken one.
 struct PostFacts: Decodable, Sendable, Equatable {
     var id: String
     var createdAt: Date?
@@ -121,10 +121,6 @@ struct PostFacts: Decodable, Sendable, Equatable {
             }
             createdAt = date
         }
-    }
-
-    static func decode(_ json: Data) throws -> PostFacts {
-        try JSONDecoder().decode(PostFacts.self, from: json)
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, as manifests write dates; nil for any other form.

@@ -3,8 +3,8 @@ import BlobStore
 
 /// A post as the catalog's rows hold it: every key normalised, every hash parsed,
 /// every count made, so the one thread that writes SQLite only binds and steps.
-/// Made on the threads that decode (``PostCatalog/DecodingBatch``): on a million
-/// posts this preparation took a quarter of the writer's time.
+/// Made on the threads that read the manifest (``PostCatalog/PostReader``), not on the
+/// writer's, whose work is the length of a big ingest.
 struct PostRow: Sendable {
     var id: String
     var created: Double
