@@ -80,6 +80,8 @@ public final class PostCatalog: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -16384")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
+            // A big read lets the log grow to 256 MB; it is cut back to 64 MB when it starts over.
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
         }
         let pool = try DatabasePool(path: databasePath, configuration: configuration)
         try pool.write { db in
@@ -161,8 +163,8 @@ public final class PostCatalog: Sendable {
     /// all at once at the end (one segment: what queries read fastest); and for any big
     /// read the writer's page cache grows (trees whose keys are hashes are written all
     /// over) and is given back after, with the log copied into the database every
-    /// 256 MB rather than every 32 MB (a page written by many batches is copied once)
-    /// and emptied at the end.
+    /// 256 MB rather than every 32 MB (a page written by many batches is copied once),
+    /// and copied in at the end.
     private func ingest(_ files: [ListedFile], intoEmpty empty: Bool, report: inout RefreshReport) throws(CatalogError) {
         let bytes = files.reduce(0) { $0 + $1.size }
         let bulk = empty && bytes > Self.bulkThreshold
@@ -185,8 +187,10 @@ public final class PostCatalog: Sendable {
                     try db.execute(sql: "PRAGMA cache_size = -16384")
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
                 }
-                // The log grew to a quarter of a gigabyte: copied in and cut back.
-                _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+                // The log grew to a quarter of a gigabyte: copied in now, without waiting
+                // for readers (a server's), and cut back to `journal_size_limit` when it
+                // next starts over.
+                _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         }
         for file in files {
