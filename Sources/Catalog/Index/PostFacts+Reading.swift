@@ -13,9 +13,7 @@ extension PostFacts {
     /// `Int`, a trailing comma, nesting deeper than 64. So a post it reads is the post
     /// Foundation reads; `fuzz-manifest` holds the two to that.
     static func read(_ bytes: UnsafeRawBufferPointer) throws -> PostFacts {
-        var reader = StrictJSONReader(bytes)
-        if let facts = reader.postFacts(), reader.atEnd { return facts }
-        return try JSONDecoder().decode(PostFacts.self, from: Data(bytes))
+        try StrictJSONReader.decode(PostFacts.self, from: bytes) { $0.postFacts() }
     }
 }
 
@@ -142,19 +140,11 @@ extension ManifestFile {
     /// or leave the post to Foundation.
     package func handReaderDisagreement(at range: Range<Int>) -> String? {
         let json = slice(range)
-        let facts = json.withUnsafeBytes { raw -> PostFacts? in
-            var reader = StrictJSONReader(raw)
-            guard let facts = reader.postFacts(), reader.atEnd else { return nil }
-            return facts
-        }
+        let facts = json.withUnsafeBytes { StrictJSONReader.whole($0) { $0.postFacts() } }
         if let facts, facts != (try? JSONDecoder().decode(PostFacts.self, from: json)) {
             return "the hand reader of a post's facts disagrees with Foundation at \(range)"
         }
-        let objects = json.withUnsafeBytes { raw -> FetchedObjects? in
-            var reader = StrictJSONReader(raw)
-            guard let objects = reader.fetchedObjects(), reader.atEnd else { return nil }
-            return objects
-        }
+        let objects = json.withUnsafeBytes { StrictJSONReader.whole($0) { $0.fetchedObjects() } }
         if let objects, objects != (try? JSONDecoder().decode(FetchedObjects.self, from: json)) {
             return "the hand reader of a post's fetched objects disagrees with Foundation at \(range)"
         }

@@ -54,9 +54,7 @@ package struct FetchedObjects: Decodable, Sendable, Equatable {
     /// worth in a fraction of `Codable`'s time) when the JSON is of the plain kind,
     /// else by Foundation's decoder, as ``StrictJSONReader`` says.
     package static func read(_ bytes: UnsafeRawBufferPointer) throws -> FetchedObjects {
-        var reader = StrictJSONReader(bytes)
-        if let objects = reader.fetchedObjects(), reader.atEnd { return objects }
-        return try JSONDecoder().decode(FetchedObjects.self, from: Data(bytes))
+        try StrictJSONReader.decode(FetchedObjects.self, from: bytes) { $0.fetchedObjects() }
     }
 }
 

@@ -22,6 +22,22 @@ package struct StrictJSONReader {
         }
     }
 
+    /// What `read` reads from `bytes`, when that is all of them (white space aside);
+    /// nil when it gives up or bytes are left.
+    package static func whole<T>(_ bytes: UnsafeRawBufferPointer, _ read: (inout StrictJSONReader) -> T?) -> T? {
+        var reader = StrictJSONReader(bytes)
+        guard let value = read(&reader), reader.atEnd else { return nil }
+        return value
+    }
+
+    /// `T` from `bytes`: by `read` when it reads them whole, else by Foundation's
+    /// decoder (which also says what is wrong with bytes that are not a `T`).
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer,
+                                             by read: (inout StrictJSONReader) -> T?) throws -> T {
+        if let value = whole(bytes, read) { return value }
+        return try JSONDecoder().decode(T.self, from: Data(bytes))
+    }
+
     /// Sets `slot` to `value` if it was not set: false for a key given twice (which
     /// copy counts is Foundation's business) and for a value that did not read.
     package func once<T>(_ slot: inout T?, _ value: T?) -> Bool {

@@ -19,11 +19,7 @@ import Testing
 
     static func both(_ json: String) -> (hand: PostFacts?, foundation: PostFacts?) {
         let bytes = Array(json.utf8)
-        let hand = bytes.withUnsafeBytes { raw -> PostFacts? in
-            var reader = StrictJSONReader(raw)
-            guard let facts = reader.postFacts(), reader.atEnd else { return nil }
-            return facts
-        }
+        let hand = bytes.withUnsafeBytes { StrictJSONReader.whole($0) { $0.postFacts() } }
         return (hand, try? JSONDecoder().decode(PostFacts.self, from: Data(bytes)))
     }
 

@@ -16,11 +16,7 @@ import Testing
 
     static func read(_ json: String) -> (hand: FetchedObjects?, foundation: FetchedObjects?) {
         let bytes = Array(json.utf8)
-        let hand = bytes.withUnsafeBytes { raw -> FetchedObjects? in
-            var reader = StrictJSONReader(raw)
-            guard let objects = reader.fetchedObjects(), reader.atEnd else { return nil }
-            return objects
-        }
+        let hand = bytes.withUnsafeBytes { StrictJSONReader.whole($0) { $0.fetchedObjects() } }
         return (hand, try? JSONDecoder().decode(FetchedObjects.self, from: Data(bytes)))
     }
 
