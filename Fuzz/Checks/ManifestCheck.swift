@@ -5,8 +5,8 @@ import Foundation
 /// the scan must refuse what is not a manifest without trapping, hand out post ranges
 /// that lie inside the file in order, and agree with Foundation's decoder of the whole
 /// file: whatever that reads, the scan reads too (but for the refusals it names), post
-/// for post; and the catalog's hand reader of a post's facts reads nothing Foundation
-/// does not, nor anything differently.
+/// for post; and the hand readers of a post (the catalog's facts, sync's fetched
+/// objects) read nothing Foundation does not, nor anything differently.
 public enum ManifestCheck: FuzzCheck {
     public static let name = "fuzz-manifest"
 
@@ -40,7 +40,7 @@ public enum ManifestCheck: FuzzCheck {
         guard ranges.filter({ $0.0 == .tweets }).count == file.tweetCount,
               ranges.filter({ $0.0 == .includedTweets }).count == file.includedCount
         else { return "counts disagree with the posts walked" }
-        // The catalog's hand reader of a post's facts reads what Foundation reads.
+        // The hand readers of a post read what Foundation reads.
         for (_, range) in ranges {
             if let disagreement = file.handReaderDisagreement(at: range) { return disagreement }
         }

@@ -21,17 +21,13 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// Names coming from disk or from a manifest are untrusted; refusing
     /// uppercase or padded spellings guarantees one hash has one path.
     public init?(hex: some StringProtocol) {
-        let utf8 = Array(hex.utf8)
-        guard let hash = utf8.withUnsafeBufferPointer(Self.init(hexUTF8:)) else { return nil }
-        self = hash
-    }
-
-    /// ``init(hex:)`` for a `String`, without the generic walk over its view (a
-    /// catalog's reindex parses millions of these).
-    public init?(hex: String) {
-        var hex = hex
-        guard let hash = hex.withUTF8(Self.init(hexUTF8:)) else { return nil }
-        self = hash
+        // Over the bytes in place, not a generic walk of the view (which cost a
+        // catalog's reindex, parsing millions of these, more than its hashing):
+        // native strings and substrings are contiguous; anything else is copied.
+        let parsed = hex.utf8.withContiguousStorageIfAvailable(Self.init(hexUTF8:))
+            ?? Array(hex.utf8).withUnsafeBufferPointer(Self.init(hexUTF8:))
+        guard let parsed else { return nil }
+        self = parsed
     }
 
     private init?(hexUTF8: UnsafeBufferPointer<UInt8>) {

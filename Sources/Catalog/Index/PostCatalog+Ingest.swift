@@ -132,8 +132,7 @@ struct PostWriter {
             .int(Int64(post.photos)), .text(post.network))
         let rowid = db.lastInsertedRowID
         if !included {
-            try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle),
-                               .text(post.tags.map(\.display).joined(separator: " ")))
+            try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
         for r in post.references {
             try s.reference.execute(.int(rowid), .int(Int64(r.slot)), .hash(r.sha256), .int(Int64(r.kind)))
@@ -170,12 +169,6 @@ struct PostWriter {
             mention: BoundStatement(db, sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)"),
             link: BoundStatement(db, sql: "INSERT OR IGNORE INTO links(post, url) VALUES (?, ?)"),
             tag: BoundStatement(db, sql: "INSERT INTO post_tags(post, tag, created, id_order) VALUES (?, ?, ?, ?)"))
-    }
-
-    /// A manifest's hash as a blob's name: 64 hex digits, either case; nil for anything
-    /// else (a hand-edited manifest), which names no blob.
-    static func hash(_ hex: String) -> BlobHash? {
-        BlobHash(hex: hex) ?? (hex.utf8.count == 64 ? BlobHash(hex: hex.lowercased()) : nil)
     }
 
     /// Removes a post and what hangs off it, counting it out of the facets.
@@ -264,15 +257,15 @@ struct PostWriter {
     static func references(of post: PostFacts) -> [Reference] {
         var result: [Reference] = []
         // A hash that is not one (a hand-edited manifest) names no blob.
-        if let avatar = post.author.avatar, let sha = avatar.sha256.flatMap(hash) {
+        if let avatar = post.author.avatar, let sha = avatar.sha256.flatMap(PostCatalog.blobHash) {
             result.append(Reference(slot: 0, sha256: sha, kind: ImageKind.avatar.code))
         }
         for (i, media) in post.media.enumerated() {
             let kind = media.type == "photo" ? ImageKind.photo : .video
-            if media.url != nil, let sha = media.sha256.flatMap(hash) {
+            if media.url != nil, let sha = media.sha256.flatMap(PostCatalog.blobHash) {
                 result.append(Reference(slot: 2 * (i + 1), sha256: sha, kind: kind.code))
             }
-            if let sha = media.video?.sha256.flatMap(hash) {
+            if let sha = media.video?.sha256.flatMap(PostCatalog.blobHash) {
                 result.append(Reference(slot: 2 * (i + 1) + 1, sha256: sha, kind: ImageKind.video.code))
             }
         }

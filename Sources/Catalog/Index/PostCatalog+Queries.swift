@@ -239,23 +239,13 @@ extension PostCatalog {
 
     /// A hash as the catalog stores it: its 32 bytes; nil for anything but 64 hex digits.
     static func blob(_ hex: String) -> Data? {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var bytes = Data(count: 32)
-        for i in 0..<32 {
-            guard let high = nibble(utf8[2 * i]), let low = nibble(utf8[2 * i + 1]) else { return nil }
-            bytes[i] = high << 4 | low
-        }
-        return bytes
+        blobHash(hex).map { Data($0.bytes) }
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: c - 48
-        case 97...102: c - 87
-        case 65...70: c - 55
-        default: nil
-        }
+    /// A hash named in a manifest or asked for: 64 hex digits, either case; nil for
+    /// anything else (a hand-edited manifest names no blob).
+    static func blobHash(_ hex: String) -> BlobHash? {
+        BlobHash(hex: hex) ?? (hex.utf8.count == 64 ? BlobHash(hex: hex.lowercased()) : nil)
     }
 
     // MARK: - Parts

@@ -1,17 +1,10 @@
 import Foundation
 
 extension PostFacts {
-    /// The facts of the post whose JSON is `bytes`: read by hand when the JSON is of
-    /// the plain kind every manifest writer makes, else by Foundation's decoder (which
-    /// also says what is wrong with a post that is not one).
-    ///
-    /// Foundation's `Codable` decoding was most of a reindex's time (about 100 µs a
-    /// post, against the few microseconds of SQLite's work for it). The hand reader
-    /// checks the whole post as strict JSON, skipped members too, and gives up (nil,
-    /// so Foundation decides) at anything it does not read exactly as Foundation
-    /// does: a key given twice, a lone surrogate, a number it would not read as an
-    /// `Int`, a trailing comma, nesting deeper than 64. So a post it reads is the post
-    /// Foundation reads; `fuzz-manifest` holds the two to that.
+    /// The facts of the post whose JSON is `bytes`: read by hand (``StrictJSONReader``)
+    /// when the JSON is of the plain kind every manifest writer makes, else by
+    /// Foundation's decoder, which also says what is wrong with a post that is not one.
+    /// `Codable` decoding was most of a reindex's time, about 100 µs a post.
     static func read(_ bytes: UnsafeRawBufferPointer) throws -> PostFacts {
         try StrictJSONReader.decode(PostFacts.self, from: bytes) { $0.postFacts() }
     }

@@ -21,6 +21,8 @@ struct PostRow: Sendable {
     /// Hashtags and cashtags, once each: the key as stored (lower-cased, no `#`/`$`)
     /// and the first spelling seen.
     var tags: [(key: String, display: String)]
+    /// The tags as the full-text index has them: their spellings, a space between.
+    var tagText: String
     var references: [PostWriter.Reference]
     var signatures: [(sha256: BlobHash, signature: [UInt8], quality: Int)]
     var mentions: [String]
@@ -42,10 +44,11 @@ struct PostRow: Sendable {
             let key = PostFilter.normalise(tag, dropping: ["#", "$"])
             if !key.isEmpty, !tags.contains(where: { $0.key == key }) { tags.append((key, tag)) }
         }
+        tagText = tags.map(\.display).joined(separator: " ")
         references = PostWriter.references(of: post)
         // A photo's hash is a fact of its bytes: the first copy read stays.
         signatures = post.media.compactMap { media in
-            guard media.type == "photo", let sha = media.sha256.flatMap(PostWriter.hash), let signature = media.signature else {
+            guard media.type == "photo", let sha = media.sha256.flatMap(PostCatalog.blobHash), let signature = media.signature else {
                 return nil
             }
             return (sha, signature.packed, signature.quality)
