@@ -9,7 +9,8 @@ extension PostCatalog {
     /// `read` is false when the file is not a manifest at all; `problem` says why, or
     /// which posts in it could not be read (recorded, so the file is not read again
     /// until it changes).
-    func ingestFile(_ file: ListedFile) throws(CatalogError) -> (read: Bool, problem: String?) {
+    /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``.
+    func ingestFile(_ file: ListedFile, deferringCounts: Bool = false) throws(CatalogError) -> (read: Bool, problem: String?) {
         let manifest: ManifestFile
         do {
             manifest = try ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
@@ -33,7 +34,8 @@ extension PostCatalog {
                                  manifest.tweetCount, manifest.includedCount])
             return try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
         }
-        var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path))
+        var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path),
+                                    deferringCounts: deferringCounts)
         var failed: [String] = []
         var index: [ManifestFile.Section: Int] = [:]
         let reader = PostReader(manifest, batchSize: Self.batchSize)
@@ -92,9 +94,11 @@ extension PostCatalog {
 }
 
 /// Writes posts of one run: replaces an older copy of each post, keeps a newer one,
-/// and counts what the facets gain and lose until ``flushCounts(_:)``.
+/// and counts what the facets gain and lose until ``flushCounts(_:)`` (or, in a big
+/// read, only notes each tag's first spelling: ``PostCatalog/recount(_:)`` counts).
 struct PostWriter {
     let run: Int64
+    let deferCounts: Bool
     /// `(generated_at, path)` of each run: a post's copy from the larger one wins.
     var runOrder: [Int64: (Double, String)]
     var order: (Double, String)
@@ -105,8 +109,9 @@ struct PostWriter {
     /// Every blob the run names, written once at its end.
     var runHashes = Set<BlobHash>()
 
-    init(catalog: PostCatalog, run: Int64, order: (Double, String)) throws(CatalogError) {
+    init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false) throws(CatalogError) {
         self.run = run
+        deferCounts = deferringCounts
         self.order = order
         runOrder = try catalog.read("read runs") { db in
             var result: [Int64: (Double, String)] = [:]
@@ -136,7 +141,7 @@ struct PostWriter {
         }
         for r in post.references {
             try s.reference.execute(.int(rowid), .int(Int64(r.slot)), .hash(r.sha256), .int(Int64(r.kind)))
-            count(r.sha256, kind: r.kind, by: 1)
+            if !deferCounts { count(r.sha256, kind: r.kind, by: 1) }
         }
         for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
         for m in post.mentions { try s.mention.execute(.int(rowid), .text(m)) }
@@ -146,6 +151,7 @@ struct PostWriter {
             try s.tag.execute(.int(rowid), .text(t.key), .double(post.created), .text(post.idOrder))
             tagDeltas[t.key, default: (t.display, 0)].delta += 1
         }
+        guard !deferCounts else { return }
         authorDeltas[post.user, default: (post.handle, 0)].delta += 1
         authorDeltas[post.user]?.handle = post.handle
     }
@@ -173,6 +179,15 @@ struct PostWriter {
 
     /// Removes a post and what hangs off it, counting it out of the facets.
     private mutating func delete(rowid: Int64, db: Database) throws {
+        if !deferCounts { try countOut(rowid: rowid, db: db) }
+        for table in ["post_tags", "mentions", "links", "refs"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
+        }
+        try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?").execute(arguments: [rowid])
+    }
+
+    /// Counts a post about to go out of the facets and blobs' uses.
+    private mutating func countOut(rowid: Int64, db: Database) throws {
         let facts = try db.cachedStatement(sql: "SELECT included, user, handle FROM posts WHERE rowid = ?")
         guard let row = try Row.fetchOne(facts, arguments: [rowid]) else { return }
         if !(row["included"] as Bool) {
@@ -186,10 +201,6 @@ struct PostWriter {
             let bytes: Data = row[0]
             if let sha = BlobHash(bytes: bytes) { count(sha, kind: row[1], by: -1) }
         }
-        for table in ["post_tags", "mentions", "links", "refs"] {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
-        }
-        try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?").execute(arguments: [rowid])
     }
 
     /// Records every blob the run named (what `gc` keeps).
@@ -210,8 +221,16 @@ struct PostWriter {
         blobDeltas[sha] = entry
     }
 
-    /// Applies the batch's gains and losses to the facet counts and the blobs' uses.
+    /// Applies the batch's gains and losses to the facet counts and the blobs' uses;
+    /// when they are left to the end, only adds the tags not seen yet, with their
+    /// spelling (an existing row is not written).
     mutating func flushCounts(_ db: Database) throws {
+        if deferCounts {
+            let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tag_counts(tag, display, posts) VALUES (?, ?, 0)")
+            for (key, entry) in tagDeltas { try tag.execute(arguments: [key, entry.display]) }
+            tagDeltas.removeAll(keepingCapacity: true)
+            return
+        }
         let use = try db.cachedStatement(sql: """
             INSERT INTO blob_uses(sha256, photo, video, avatar) VALUES (?, ?, ?, ?)
             ON CONFLICT(sha256) DO UPDATE SET photo = photo + excluded.photo, video = video + excluded.video,

@@ -27,6 +27,9 @@ extension PostCatalog {
     /// - `searches`: the queries of each run's inputs.
     /// - `problems`: manifest files that could not be read (or posts in them), so each
     ///   is read once.
+    /// - `pending`: work a big read left for its end (`counts`: the facet counts and
+    ///   blobs' uses are made from the tables then, ``PostCatalog/recount(_:)``); a read
+    ///   cut short leaves the row, and the next refresh does it.
     /// - `images_pdq`: the PDQ signature of each photo the manifests hashed (quality and
     ///   the 8 dihedral hashes, 32 bytes each, the original first); its `id` numbers the
     ///   near-duplicate index (``PDQIndex``), which is built from it.
@@ -52,6 +55,9 @@ extension PostCatalog {
             mtime INTEGER NOT NULL,
             message TEXT NOT NULL
         );
+        CREATE TABLE pending (
+            what TEXT PRIMARY KEY NOT NULL
+        ) WITHOUT ROWID;
         CREATE TABLE searches (
             run INTEGER NOT NULL,
             source TEXT NOT NULL,
@@ -156,5 +162,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 10
+    static let schemaVersion = 11
 }

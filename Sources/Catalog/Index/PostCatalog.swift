@@ -31,6 +31,9 @@ public final class PostCatalog: Sendable {
     /// The cache whose `manifests/` it indexes.
     public let cacheRoot: URL
     let pool: DatabasePool
+    /// Manifests larger than this together are a big read (``ingest(_:intoEmpty:report:)``);
+    /// ``bulkThreshold`` but in tests, which read small manifests the big way too.
+    let bigRead: Int
 
     /// `catalog.sqlite`, beside the cache's `index.sqlite`.
     public static let fileName = "catalog.sqlite"
@@ -43,7 +46,12 @@ public final class PostCatalog: Sendable {
     /// A catalog written by another version of the schema is emptied and made anew; a
     /// file that is not a database, or a damaged one, is removed and made anew. Either
     /// way the next ``refresh()`` reads every manifest again.
-    public init(cacheRoot: URL) throws(CatalogError) {
+    public convenience init(cacheRoot: URL) throws(CatalogError) {
+        try self.init(cacheRoot: cacheRoot, bigRead: Self.bulkThreshold)
+    }
+
+    init(cacheRoot: URL, bigRead: Int) throws(CatalogError) {
+        self.bigRead = bigRead
         self.cacheRoot = cacheRoot.standardizedFileURL
         path = self.cacheRoot.appendingPathComponent(Self.fileName)
         let databasePath = path.path
@@ -164,17 +172,26 @@ public final class PostCatalog: Sendable {
     /// read the writer's page cache grows (trees whose keys are hashes are written all
     /// over) and is given back after, with the log copied into the database every
     /// 256 MB rather than every 32 MB (a page written by many batches is copied once),
-    /// and copied in at the end.
+    /// and copied in at the end. A big read also leaves the facet counts and the blobs'
+    /// uses to its end (``recount(_:)``): kept batch by batch, their trees (keyed by
+    /// user, tag and hash) were written all over by every batch.
     private func ingest(_ files: [ListedFile], intoEmpty empty: Bool, report: inout RefreshReport) throws(CatalogError) {
         let bytes = files.reduce(0) { $0 + $1.size }
-        let bulk = empty && bytes > Self.bulkThreshold
+        let big = bytes > bigRead
+        let bulk = empty && big
         if bulk {
             try write("drop indexes") { db in
                 for name in Self.indexNames { try db.execute(sql: "DROP INDEX IF EXISTS \(name)") }
                 try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', \(Self.bulkAutomerge))")
             }
         }
-        let big = bytes > Self.bulkThreshold
+        // Left by a big read cut short, or asked for now: the counts are made at the end.
+        if big {
+            try write("defer the counts") { db in try db.execute(sql: "INSERT OR IGNORE INTO pending(what) VALUES ('counts')") }
+        }
+        let deferCounts = try big ? true : read("read what is pending") { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = 'counts'") ?? false
+        }
         if big {
             try write("size the cache") { db in
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.bigReadCacheKiB)")
@@ -194,7 +211,7 @@ public final class PostCatalog: Sendable {
             }
         }
         for file in files {
-            let outcome = try ingestFile(file)
+            let outcome = try ingestFile(file, deferringCounts: deferCounts)
             if outcome.read { report.added.append(file.path) }
             if let problem = outcome.problem { report.problems.append(problem) }
         }
@@ -205,6 +222,31 @@ public final class PostCatalog: Sendable {
                 try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', 4)")
             }
         }
+        if deferCounts {
+            try write("count") { db in try Self.recount(db) }
+        }
+    }
+
+    /// Makes the facet counts (`authors`, `tag_counts`) and the blobs' uses
+    /// (`blob_uses`) from the posts, their tags and references, as the writer keeps
+    /// them post by post: an author's handle is that of their post read last, a tag's
+    /// spelling the first one read (kept in `tag_counts` as the read went). Each is one
+    /// scan of an index (about a second at a million posts).
+    static func recount(_ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM authors;
+            INSERT INTO authors(user, handle, posts)
+                SELECT user, handle, n FROM (
+                    SELECT user, handle, count(*) AS n, max(rowid) FROM posts WHERE included = 0 GROUP BY user);
+            UPDATE tag_counts SET posts = (SELECT count(*) FROM post_tags t WHERE t.tag = tag_counts.tag);
+            DELETE FROM tag_counts WHERE posts <= 0;
+            DELETE FROM blob_uses;
+            INSERT INTO blob_uses(sha256, photo, video, avatar)
+                SELECT sha256, sum(kind = \(ImageKind.photo.code)), sum(kind = \(ImageKind.video.code)),
+                    sum(kind NOT IN (\(ImageKind.photo.code), \(ImageKind.video.code)))
+                FROM refs GROUP BY sha256;
+            DELETE FROM pending WHERE what = 'counts';
+            """)
     }
 
     /// FTS5 merges segments once this many of a level are there while an empty catalog

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+@testable import Catalog
+
+/// A big read (an empty catalog filled without its indexes, the counts made at the
+/// end) must leave the catalog a read post by post leaves: these read the same runs
+/// both ways, with the threshold for "big" set to nothing and to everything.
+@Suite struct BigReadTests {
+    static func hash(_ n: Int) -> String { String(format: "%064x", n) }
+
+    /// A post with an avatar (by author), a photo (shared by several posts), tags in
+    /// two spellings and a mention.
+    static func post(_ n: Int, user: String, tags: [String], photo: Int?) -> ManifestTweet {
+        var post = PostCatalogTests.tweet("\(1000 + n)", at: Double(n), user: user, tags: tags, text: "word\(n % 4) common")
+        post.author.avatar = MediaRef(url: "https://pbs.twimg.com/profile_images/\(user).jpg", sha256: hash(10_000 + user.count))
+        if let photo {
+            post.media = [ManifestTweet.Media(id: "m\(n)", type: "photo", url: "https://pbs.twimg.com/media/\(photo).jpg",
+                                              sha256: hash(photo))]
+        }
+        return post
+    }
+
+    /// Three runs: the second fetches some of the first's posts again (by a renamed
+    /// author, other tags, another photo: a tag and a photo lose all their posts), the
+    /// third has quoted posts.
+    static func writeRuns(in root: URL) throws {
+        let users = ["ana", "Bo", "cy"]
+        let first = (0..<40).map { n in
+            post(n, user: users[n % 3], tags: n == 15 ? ["Gone"] : n % 2 == 0 ? ["Swift"] : ["swift", "Linux"],
+                 photo: n % 3 == 0 ? n % 5 : nil)
+        }
+        let again = (10..<20).map { n in post(n, user: "Bo_renamed", tags: ["Again"], photo: 100 + n % 2) }
+        // The same author by a handle spelt otherwise: the one read last is shown.
+        let more = (40..<60).map { n in post(n, user: ["ana", "Bo", "CY"][n % 3], tags: ["LINUX"], photo: n % 7) }
+        try PostCatalogTests.write(first, at: 1000, name: "a.json", in: root)
+        try PostCatalogTests.write(again, at: 2000, name: "b.json", in: root)
+        try PostCatalogTests.write(more, included: [post(99, user: "quoted", tags: ["Swift"], photo: 3)], at: 3000,
+                                   name: "c.json", in: root)
+    }
+
+    /// What a catalog's counts say: facets, per-tag and per-user counts, blobs' uses.
+    static func counts(_ catalog: PostCatalog) throws -> [String] {
+        let facets = try catalog.facets(limit: 100)
+        var lines = facets.tags.map { "tag \($0.tag) \($0.posts)" } + facets.users.map { "user \($0.handle) \($0.posts)" }
+        for tag in ["swift", "linux", "again", "none"] { lines.append("count #\(tag) \(try catalog.count(PostFilter(tag: tag)))") }
+        for user in ["ana", "bo", "bo_renamed", "quoted"] {
+            lines.append("count @\(user) \(try catalog.count(PostFilter(user: user)))")
+        }
+        lines += try catalog.referenceSummary().sorted { $0.key < $1.key }.map { "blob \($0.key) \($0.value.uses) \($0.value.kind)" }
+        lines.append("words \(try catalog.posts(PostFilter(text: "word1 comm"), limit: 100).map(\.id))")
+        let totals = try catalog.totals()
+        lines.append("totals \(totals.posts) \(totals.includedPosts) \(totals.runs)")
+        return lines
+    }
+
+    @Test func aBigReadCountsWhatAReadPostByPostCounts() throws {
+        let small = try ScratchDirectory.make("tc-bigread-small"), big = try ScratchDirectory.make("tc-bigread-big")
+        try Self.writeRuns(in: small)
+        try Self.writeRuns(in: big)
+        let byPost = try PostCatalog(cacheRoot: small, bigRead: .max)
+        try byPost.refresh()
+        let bulk = try PostCatalog(cacheRoot: big, bigRead: 0)
+        try bulk.refresh()
+        let expected = try Self.counts(byPost)
+        #expect(expected.contains("user Bo_renamed 10"))
+        #expect(expected.contains("count #swift 30"))
+        #expect(expected.contains("user CY 17"))
+        #expect(!expected.contains { $0.hasPrefix("tag Gone") })
+        #expect(try Self.counts(bulk) == expected)
+        // Nothing is left pending, and the indexes are back.
+        let pending = try DatabaseQueue(path: bulk.path.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pending") }
+        #expect(pending == 0)
+        let indexes = try DatabaseQueue(path: bulk.path.path).read { db in
+            try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
+        }
+        #expect(Set(PostCatalog.indexNames).isSubset(of: indexes))
+    }
+
+    @Test func countsLeftPendingByAReadCutShortAreMadeByTheNextRefresh() throws {
+        let root = try ScratchDirectory.make("tc-bigread-cut")
+        try Self.writeRuns(in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+        try catalog.refresh()
+        let expected = try Self.counts(catalog)
+        // As a process killed after the last batch and before the counts leaves it.
+        try DatabaseQueue(path: catalog.path.path).write { db in
+            try db.execute(sql: "DELETE FROM authors; DELETE FROM blob_uses; UPDATE tag_counts SET posts = 1")
+            try db.execute(sql: "INSERT INTO pending(what) VALUES ('counts')")
+        }
+        #expect(try Self.counts(catalog) != expected)
+        let next = try PostCatalog(cacheRoot: root)
+        let report = try next.refresh()
+        #expect(report.added.isEmpty && !report.rebuilt)
+        #expect(try Self.counts(next) == expected)
+    }
+}
