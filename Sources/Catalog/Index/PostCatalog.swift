@@ -31,7 +31,7 @@ public final class PostCatalog: Sendable {
     /// The cache whose `manifests/` it indexes.
     public let cacheRoot: URL
     let pool: DatabasePool
-    /// Manifests larger than this together are a big read (``ingest(_:intoEmpty:report:)``);
+    /// Manifests larger than this together are a big read (``ingest(_:bytes:intoEmpty:report:)``);
     /// ``bulkThreshold`` but in tests, which read small manifests the big way too.
     let bigRead: Int
 
@@ -161,7 +161,38 @@ public final class PostCatalog: Sendable {
             report.rebuilt = true
         }
         let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
-        try ingest(todo, intoEmpty: changed || known.isEmpty, report: &report)
+        try ingest(todo, bytes: todo.reduce(0) { $0 + $1.size }, intoEmpty: changed || known.isEmpty, report: &report)
+        return report
+    }
+
+    /// Reads runs' manifests in as another thread puts them under `manifests/` (`sync`
+    /// copying a bucket's runs reads each while the next is copied): `next` blocks
+    /// until the name of the next file in place is known, and is nil after the last.
+    /// `bytes` is what they will come to (a listing's sizes): a read is sized by it as
+    /// ``refresh()`` sizes its own. Then refreshes, for anything else that changed.
+    @discardableResult
+    public func add(manifestsArriving next: @escaping () -> String?, bytes: Int) throws(CatalogError) -> RefreshReport {
+        var report = RefreshReport()
+        do {
+            let lock = try Self.lock(path.path)
+            defer { Self.unlock(lock) }
+            let empty = try read("count runs") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0 } == 0
+            let files = sequence(state: ()) { _ -> ListedFile? in
+                while let name = next() {
+                    let relative = CacheLayout.manifest(name)
+                    guard !name.contains("/"), let (size, mtime) = Self.fileFacts(self.cacheRoot.appendingPathComponent(relative).path) else {
+                        continue
+                    }
+                    return ListedFile(path: relative, size: size, mtime: mtime)
+                }
+                return nil
+            }
+            try ingest(files, bytes: bytes, intoEmpty: empty, report: &report)
+        }
+        let rest = try refresh()
+        report.added += rest.added
+        report.problems += rest.problems
+        report.rebuilt = rest.rebuilt
         return report
     }
 
@@ -175,8 +206,9 @@ public final class PostCatalog: Sendable {
     /// and copied in at the end. A big read also leaves the facet counts and the blobs'
     /// uses to its end (``recount(_:)``): kept batch by batch, their trees (keyed by
     /// user, tag and hash) were written all over by every batch.
-    private func ingest(_ files: [ListedFile], intoEmpty empty: Bool, report: inout RefreshReport) throws(CatalogError) {
-        let bytes = files.reduce(0) { $0 + $1.size }
+    private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool, report: inout RefreshReport)
+        throws(CatalogError)
+    {
         let big = bytes > bigRead
         let bulk = empty && big
         if bulk {
@@ -301,7 +333,7 @@ public final class PostCatalog: Sendable {
         }
         let empty = try read("count runs") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0 } == 0
         var report = RefreshReport()
-        try ingest([ListedFile(path: relative, size: size, mtime: mtime)], intoEmpty: empty, report: &report)
+        try ingest([ListedFile(path: relative, size: size, mtime: mtime)], bytes: size, intoEmpty: empty, report: &report)
         return report.problems.first
     }
 

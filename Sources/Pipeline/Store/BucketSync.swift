@@ -38,9 +38,15 @@ public struct BucketSync: Sendable {
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
         let index = try? CacheIndex(path: layout.indexURL)
-        for object in objects.sorted(by: { $0.key < $1.key }) {
+        let missing = objects.sorted(by: { $0.key < $1.key }).filter { !FileManager.default.fileExists(atPath: layout.url($0.key).path) }
+        // The catalog reads each run on a thread of its own while the next is copied:
+        // into an empty catalog (a new machine) that is one read without its indexes,
+        // made at the end; the runs it read before are not read again. Should it fail,
+        // nothing is lost: the next reader's refresh reads them.
+        let arrivals = ManifestArrivals()
+        let cataloged = missing.isEmpty ? nil : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size })
+        for object in missing {
             let local = layout.url(object.key)
-            guard !FileManager.default.fileExists(atPath: local.path) else { continue }
             // Copied to a hidden name a chunk at a time (a million-post run's manifest
             // is gigabytes), read before it is kept (a file that is not a manifest stays
             // out), then renamed into place.
@@ -51,20 +57,35 @@ public struct BucketSync: Sendable {
                 let manifest = try ManifestFile(url: temporary)
                 let urls = index.map { recordInIndex(manifest, index: $0) } ?? 0
                 try FileManager.default.moveItem(at: temporary, to: local)
+                arrivals.put(local.lastPathComponent)
                 report.urls += urls
                 report.copied += 1
             } catch {
                 report.failed[object.key] = "\(error)"
             }
         }
-        // The new runs go into the catalog together, once copied: into an empty catalog
-        // (a new machine) that is one read without its indexes, made at the end; the
-        // runs it read before are not read again. Should this fail, nothing is lost:
-        // the next reader's refresh reads them.
-        if report.copied > 0, let catalog = try? PostCatalog(cacheRoot: layout.root) {
-            _ = try? catalog.refresh()
-        }
+        arrivals.finish()
+        await cataloged?.value
         return report
+    }
+
+    /// Starts a thread that reads the names `arrivals` gives into the catalog (blocking
+    /// work, kept off the tasks' threads); the task ends when it has.
+    private static func readIntoCatalog(_ arrivals: ManifestArrivals, root: URL, bytes: Int) -> Task<Void, Never> {
+        Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread {
+                    if let catalog = try? PostCatalog(cacheRoot: root) {
+                        _ = try? catalog.add(manifestsArriving: arrivals.take, bytes: bytes)
+                    }
+                    // Whatever is left (the catalog could not open) is taken, so nothing waits.
+                    while arrivals.take() != nil {}
+                    done.resume()
+                }
+                thread.name = "catalog"
+                thread.start()
+            }
+        }
     }
 
     /// Records each fetched URL of `manifest` with its hash, unless this machine's

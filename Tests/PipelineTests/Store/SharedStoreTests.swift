@@ -126,6 +126,10 @@ import TestSupport
         let index = try CacheIndex(path: CacheLayout(root: second).indexURL)
         let url = try #require(published.manifest.tweets[0].media[0].url)
         #expect(try index.lookup(url: url)?.hash == published.photo)
+        // The catalog read the run while it was copied: its posts are there, nothing is left to read.
+        let catalog = try PostCatalog(cacheRoot: second)
+        #expect(try catalog.refresh().added.isEmpty)
+        #expect(try catalog.post(id: published.manifest.tweets[0].id) == published.manifest.tweets[0])
         // Incremental: nothing new, nothing copied.
         let again = try await BucketSync(storage: published.storage, cacheRoot: second).run()
         #expect(again.listed == 1 && again.copied == 0)
