@@ -10,4 +10,5 @@
 #include "tc_fs.h"
 #include "tc_checksum.h"
 #include "tc_hamming.h"
+#include "tc_memory.h"
 #endif

@@ -1,5 +1,6 @@
 public import Foundation
 import BlobStore
+internal import CTweetCache
 internal import GRDB
 #if canImport(Glibc)
 internal import Glibc
@@ -199,13 +200,13 @@ public final class PostCatalog: Sendable {
     /// Reads `files` in, sized for how much there is: into an empty catalog, many
     /// posts go faster without the indexes (made once at the end, and by the next open
     /// should this be cut short), and with FTS5 merging its segments less often, then
-    /// all at once at the end (one segment: what queries read fastest); and for any big
-    /// read the writer's page cache grows (trees whose keys are hashes are written all
-    /// over) and is given back after, with the log copied into the database every
-    /// 256 MB rather than every 32 MB (a page written by many batches is copied once),
-    /// and copied in at the end. A big read also leaves the facet counts and the blobs'
-    /// uses to its end (``recount(_:)``): kept batch by batch, their trees (keyed by
-    /// user, tag and hash) were written all over by every batch.
+    /// all at once at the end (one segment: what queries read fastest). Any big read
+    /// leaves the facet counts and the blobs' uses to its end (``recount(_:)``): kept
+    /// batch by batch, their trees (keyed by user, tag and hash) were written all over
+    /// by every batch. What is left is written in key order, so a big read keeps a
+    /// small page cache (``bigReadCacheKiB``) and copies the log into the database
+    /// every 256 MB rather than every 32 MB (a page written by many batches is copied
+    /// once), and at the end.
     private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool, report: inout RefreshReport)
         throws(CatalogError)
     {
@@ -225,6 +226,8 @@ public final class PostCatalog: Sendable {
             try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = 'counts'") ?? false
         }
         if big {
+            // What the process freed before (a fetch's run) goes back first.
+            _ = tc_malloc_trim()
             try write("size the cache") { db in
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.bigReadCacheKiB)")
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.bigReadCheckpointPages)")
@@ -306,10 +309,14 @@ public final class PostCatalog: Sendable {
     /// Manifests larger than this, read into an empty catalog, are read without its
     /// indexes, which are made at the end.
     static let bulkThreshold = 64 << 20
-    /// The writer's page cache while reading more than that: 32 MB. A million-post
-    /// run read into an empty catalog took 70 s with it and 64 s with 64 MB, at 131
-    /// and 198 MB peak RSS: a fetch's memory grows by this at its end.
-    static let bigReadCacheKiB = 32_768
+    /// The writer's page cache while reading more than that: 8 MB. With the counts
+    /// left to the end nothing is written all over the trees, and a bigger cache buys
+    /// no time: a million posts read into an empty catalog took 87.9 and 94.5 s with
+    /// 8 MB, 81.4 and 94.8 s with 32 MB (the machine's spread), at 89 and 114 MB peak
+    /// RSS (a fetch's memory grows by it at its end). The indexes made at the end sort
+    /// in as much memory as the cache may hold, and spill to files no slower: a million
+    /// posts' indexes took 8.0 s with 8 MB, 9.8 s and 50 MB more with 32 MB.
+    static let bigReadCacheKiB = 8_192
     /// The log is copied into the database every 256 MB during a big read: 9% less
     /// time at a million posts than every 64 MB.
     static let bigReadCheckpointPages = 65_536
