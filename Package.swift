@@ -130,7 +130,7 @@ let package = Package(
             name: "tweetcache",
             dependencies: [
                 "Catalog", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
-                "Imaging", "MediaTypes", "MediaFetch", "TweetModel",
+                "Imaging", "MediaTypes", "MediaFetch", "TweetModel", "CTweetCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

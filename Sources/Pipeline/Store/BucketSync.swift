@@ -44,6 +44,7 @@ public struct BucketSync: Sendable {
         // made at the end; the runs it read before are not read again. Should it fail,
         // nothing is lost: the next reader's refresh reads them.
         let arrivals = ManifestArrivals()
+        defer { arrivals.finish() }  // on any way out, so the catalog's thread ends
         let cataloged = missing.isEmpty ? nil : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size })
         for object in missing {
             let local = layout.url(object.key)
