@@ -150,7 +150,7 @@ extension PostCatalog {
         CREATE INDEX IF NOT EXISTS posts_by_user ON posts(included, user, created, id_order);
         CREATE INDEX IF NOT EXISTS posts_by_query ON posts(included, query, created, id_order) WHERE query IS NOT NULL;
         CREATE INDEX IF NOT EXISTS post_tags_in_order ON post_tags(tag, created, id_order);
-        CREATE INDEX IF NOT EXISTS refs_by_sha256 ON refs(sha256);
+        CREATE INDEX IF NOT EXISTS refs_by_sha256 ON refs(sha256, kind);
         CREATE INDEX IF NOT EXISTS authors_by_posts ON authors(posts);
         CREATE INDEX IF NOT EXISTS tag_counts_by_posts ON tag_counts(posts);
         """
@@ -162,5 +162,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 11
+    static let schemaVersion = 12
 }
