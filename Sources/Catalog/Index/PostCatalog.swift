@@ -178,7 +178,7 @@ public final class PostCatalog: Sendable {
         do {
             let lock = try Self.lock(path.path)
             defer { Self.unlock(lock) }
-            let empty = try read("count runs") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0 } == 0
+            let empty = try isEmpty()
             let files = sequence(state: ()) { _ -> ListedFile? in
                 while let name = next() {
                     let relative = CacheLayout.manifest(name)
@@ -219,20 +219,18 @@ public final class PostCatalog: Sendable {
                 try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', \(Self.bulkAutomerge))")
             }
         }
-        // Left by a big read cut short, or asked for now: the counts are made at the end.
-        if big {
-            try write("defer the counts") { db in try db.execute(sql: "INSERT OR IGNORE INTO pending(what) VALUES ('counts')") }
-        }
-        let deferCounts = try big ? true : read("read what is pending") { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = 'counts'") ?? false
-        }
         if big {
             // What the process freed before (a fetch's run) goes back first.
             _ = tc_malloc_trim()
-            try write("size the cache") { db in
+            try write("start a big read") { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO pending(what) VALUES ('counts')")
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.bigReadCacheKiB)")
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.bigReadCheckpointPages)")
             }
+        }
+        // Asked for now, or left by a big read cut short: the counts are made at the end.
+        let deferCounts = try big ? true : read("read what is pending") { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = 'counts'") ?? false
         }
         defer {
             if big {
@@ -345,10 +343,15 @@ public final class PostCatalog: Sendable {
         guard !name.contains("/"), let (size, mtime) = Self.fileFacts(cacheRoot.appendingPathComponent(relative).path) else {
             return "\(relative): not a file"
         }
-        let empty = try read("count runs") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0 } == 0
+        let empty = try isEmpty()
         var report = RefreshReport()
         try ingest([ListedFile(path: relative, size: size, mtime: mtime)], bytes: size, intoEmpty: empty, report: &report)
         return report.problems.first
+    }
+
+    /// True when no run has been read: a read into it may go the bulk way.
+    private func isEmpty() throws(CatalogError) -> Bool {
+        try read("count runs") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") ?? 0 } == 0
     }
 
     /// A file under `manifests/` as listed: its path relative to the cache root.
