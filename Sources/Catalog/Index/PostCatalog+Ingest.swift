@@ -9,8 +9,11 @@ extension PostCatalog {
     /// `read` is false when the file is not a manifest at all; `problem` says why, or
     /// which posts in it could not be read (recorded, so the file is not read again
     /// until it changes).
-    /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``.
-    func ingestFile(_ file: ListedFile, deferringCounts: Bool = false) throws(CatalogError) -> (read: Bool, problem: String?) {
+    /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``;
+    /// `fullText`: the posts' words go to that builder instead of `posts_fts`.
+    func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil)
+        throws(CatalogError) -> (read: Bool, problem: String?)
+    {
         let manifest: ManifestFile
         do {
             manifest = try ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
@@ -35,7 +38,7 @@ extension PostCatalog {
             return try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
         }
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path),
-                                    deferringCounts: deferringCounts)
+                                    deferringCounts: deferringCounts, fullText: fullText)
         var failed: [String] = []
         var index: [ManifestFile.Section: Int] = [:]
         let reader = PostReader(manifest, batchSize: Self.batchSize)
@@ -55,6 +58,7 @@ extension PostCatalog {
                 }
                 try writer.flushCounts(db)
             }
+            try fullText?.send(writer.takeFullTextChanges())
             // The batch's pages go back: a manifest of gigabytes is not left resident.
             if let first = batch.entries.first, let last = batch.entries.last {
                 manifest.release(first.range.lowerBound..<last.range.upperBound)
@@ -108,10 +112,16 @@ struct PostWriter {
     var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
     /// Every blob the run names, written once at its end.
     var runHashes = Set<BlobHash>()
+    /// Set when the words go to a ``PostCatalog/FullTextBuilder``: the batch's changes
+    /// to its index, in order, until ``takeFullTextChanges()``.
+    let separateFullText: Bool
+    var fullTextChanges: [PostCatalog.FullTextBuilder.Change] = []
 
-    init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false) throws(CatalogError) {
+    init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false,
+         fullText: PostCatalog.FullTextBuilder? = nil) throws(CatalogError) {
         self.run = run
         deferCounts = deferringCounts
+        separateFullText = fullText != nil
         self.order = order
         runOrder = try catalog.read("read runs") { db in
             var result: [Int64: (Double, String)] = [:]
@@ -130,13 +140,16 @@ struct PostWriter {
         if let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) }) {
             if otherRun != run, let other = runOrder[otherRun], other > order { return }
             try delete(rowid: rowid, db: db)
+            if separateFullText && !included { fullTextChanges.append(.remove(rowid: rowid)) }
         }
         try s.insert.execute(
             .text(post.id), .int(includedFlag), .int(run), .int(Int64(range.lowerBound)), .int(Int64(range.count)),
             .double(post.created), .text(post.idOrder), .text(post.user), .text(post.handle), .optionalText(post.query),
             .int(Int64(post.photos)), .text(post.network))
         let rowid = db.lastInsertedRowID
-        if !included {
+        if !included && separateFullText {
+            fullTextChanges.append(.add(rowid: rowid, text: post.text, name: post.name, handle: post.handle, tags: post.tagText))
+        } else if !included {
             try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
         for r in post.references {
@@ -201,6 +214,12 @@ struct PostWriter {
             let bytes: Data = row[0]
             if let sha = BlobHash(bytes: bytes) { count(sha, kind: row[1], by: -1) }
         }
+    }
+
+    /// The batch's changes to the full-text index, handed over once the batch is in.
+    mutating func takeFullTextChanges() -> [PostCatalog.FullTextBuilder.Change] {
+        defer { fullTextChanges.removeAll(keepingCapacity: true) }
+        return fullTextChanges
     }
 
     /// Records every blob the run named (what `gc` keeps).

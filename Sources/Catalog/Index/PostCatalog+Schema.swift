@@ -28,8 +28,10 @@ extension PostCatalog {
     /// - `problems`: manifest files that could not be read (or posts in them), so each
     ///   is read once.
     /// - `pending`: work a big read left for its end (`counts`: the facet counts and
-    ///   blobs' uses are made from the tables then, ``PostCatalog/recount(_:)``); a read
-    ///   cut short leaves the row, and the next refresh does it.
+    ///   blobs' uses are made from the tables then, ``PostCatalog/recount(_:)``; `fts`:
+    ///   the posts' words, written beside the catalog by a ``FullTextBuilder``); a read
+    ///   cut short leaves the row, and the next refresh does it (for `fts`, by starting
+    ///   over).
     /// - `images_pdq`: the PDQ signature of each photo the manifests hashed (quality and
     ///   the 8 dihedral hashes, 32 bytes each, the original first); its `id` numbers the
     ///   near-duplicate index (``PDQIndex``), which is built from it.
@@ -131,15 +133,21 @@ extension PostCatalog {
             quality INTEGER NOT NULL,
             hashes BLOB NOT NULL
         );
+        \(fullTextTable);
+        CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts WHEN old.included = 0 BEGIN
+            DELETE FROM posts_fts WHERE rowid = old.rowid;
+        END;
+        """
+
+    /// `posts_fts`, also made in the file a ``FullTextBuilder`` writes (its tables are
+    /// copied into the catalog's as they are, so both must be made by this text).
+    static let fullTextTable = """
         CREATE VIRTUAL TABLE posts_fts USING fts5(
             text, name, handle, tags,
             tokenize = 'unicode61 remove_diacritics 2',
             prefix = '2 3',
             detail = none
-        );
-        CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts WHEN old.included = 0 BEGIN
-            DELETE FROM posts_fts WHERE rowid = old.rowid;
-        END;
+        )
         """
 
     /// Every index but the primary keys and `UNIQUE (included, id)` (which ingest
@@ -162,5 +170,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 12
+    static let schemaVersion = 13
 }

@@ -139,7 +139,7 @@ public final class PostCatalog: Sendable {
         defer { Self.unlock(lock) }
         let files = try manifestFiles()
         var report = RefreshReport()
-        let known = try read("refresh") { db in
+        let (known, wordsMissing) = try read("refresh") { db in
             var known: [String: (size: Int, mtime: Int, complete: Bool)] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime, complete FROM runs") {
                 known[row["path"]] = (row["size"], row["mtime"], row["complete"])
@@ -147,13 +147,15 @@ public final class PostCatalog: Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime FROM problems") {
                 known[row["path"]] = (row["size"], row["mtime"], true)
             }
-            return known
+            return (known, try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = 'fts'") ?? false)
         }
         let current = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-        let changed = known.contains { path, seen in
+        // A read from nothing cut short left its posts in but not their words: it starts over.
+        let changed = wordsMissing || known.contains { path, seen in
             guard let file = current[path] else { return true }
             return file.size != seen.size || file.mtime != seen.mtime
         }
+        if wordsMissing { FullTextBuilder.remove(path.path + Self.fullTextSuffix) }
         if changed {
             try write("rebuild") { db in
                 try Self.dropEverything(db)
@@ -200,8 +202,9 @@ public final class PostCatalog: Sendable {
 
     /// Reads `files` in, sized for how much there is: into an empty catalog, many
     /// posts go faster without the indexes (made once at the end, and by the next open
-    /// should this be cut short), and with FTS5 merging its segments less often, then
-    /// all at once at the end (one segment: what queries read fastest). Any big read
+    /// should this be cut short), and with the posts' words indexed beside it on a
+    /// thread and in a file of their own (``FullTextBuilder``), copied in at the end
+    /// (a read cut short before that starts over at the next refresh). Any big read
     /// leaves the facet counts and the blobs' uses to its end (``recount(_:)``): kept
     /// batch by batch, their trees (keyed by user, tag and hash) were written all over
     /// by every batch. What is left is written in key order, so a big read keeps a
@@ -216,7 +219,7 @@ public final class PostCatalog: Sendable {
         if bulk {
             try write("drop indexes") { db in
                 for name in Self.indexNames { try db.execute(sql: "DROP INDEX IF EXISTS \(name)") }
-                try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', \(Self.bulkAutomerge))")
+                try db.execute(sql: "INSERT OR IGNORE INTO pending(what) VALUES ('fts')")
             }
         }
         if big {
@@ -244,17 +247,26 @@ public final class PostCatalog: Sendable {
                 _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         }
-        for file in files {
-            let outcome = try ingestFile(file, deferringCounts: deferCounts)
-            if outcome.read { report.added.append(file.path) }
-            if let problem = outcome.problem { report.problems.append(problem) }
-        }
-        if bulk {
-            try write("make indexes") { db in
-                try db.execute(sql: Self.indexes)
-                try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
-                try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', 4)")
+        let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
+        do {
+            for file in files {
+                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText)
+                if outcome.read { report.added.append(file.path) }
+                if let problem = outcome.problem { report.problems.append(problem) }
             }
+            if let fullText {
+                // The words' index merges into one segment while the other indexes are made.
+                fullText.endInput()
+                try write("make indexes") { db in try db.execute(sql: Self.indexes) }
+                try fullText.finish()
+                try adoptFullText(from: fullText.path)
+                try write("merge words as they come") { db in
+                    try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', 4)")
+                }
+            }
+        } catch {
+            fullText?.cancel()
+            throw error
         }
         if deferCounts {
             try write("count") { db in try Self.recount(db) }
@@ -289,8 +301,11 @@ public final class PostCatalog: Sendable {
             """)
     }
 
+    /// The file a ``FullTextBuilder`` writes, beside the catalog's.
+    static let fullTextSuffix = ".fts"
+
     /// FTS5 merges segments once this many of a level are there while an empty catalog
-    /// is filled (its default is 4): a million posts took 10% less time with 16, and
+    /// is filled (its default is 4; in the ``FullTextBuilder``'s file): a million posts took 10% less time with 16, and
     /// one `optimize` at the end (3 s) leaves a single segment.
     static let bulkAutomerge = 16
 

@@ -78,6 +78,52 @@ import TestSupport
         #expect(Set(PostCatalog.indexNames).isSubset(of: indexes))
     }
 
+    /// A read from nothing indexes the words in a file of its own and copies them in:
+    /// the index must hold every current post once, not the copies newer runs
+    /// replaced, and be whole by FTS5's own check.
+    @Test func theWordsWrittenBesideTheCatalogAreItsPostsWords() throws {
+        let root = try ScratchDirectory.make("tc-bigread-words")
+        try Self.writeRuns(in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+        try catalog.refresh()
+        let words = try DatabaseQueue(path: catalog.path.path).read { db in
+            try [
+                Int.fetchOne(db, sql: "SELECT count(*) FROM posts_fts"),
+                Int.fetchOne(db, sql: "SELECT count(*) FROM posts WHERE included = 0"),
+                Int.fetchOne(db, sql: "SELECT count(*) FROM posts_fts WHERE rowid NOT IN (SELECT rowid FROM posts WHERE included = 0)"),
+            ]
+        }
+        #expect(words == [60, 60, 0])
+        try DatabaseQueue(path: catalog.path.path).write { db in
+            try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('integrity-check', 1)")
+        }
+        // The renamed author's posts are found by the new handle only.
+        #expect(try catalog.posts(PostFilter(text: "renamed"), limit: 100).map(\.id).sorted() == (10..<20).map { "\(1000 + $0)" })
+        #expect(try catalog.posts(PostFilter(text: "cy"), limit: 100).allSatisfy { !(1010..<1020).contains(Int($0.id) ?? 0) })
+        #expect(!FileManager.default.fileExists(atPath: catalog.path.path + PostCatalog.fullTextSuffix))
+    }
+
+    @Test func aReadFromNothingCutShortBeforeItsWordsStartsOver() throws {
+        let root = try ScratchDirectory.make("tc-bigread-words-cut")
+        try Self.writeRuns(in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+        try catalog.refresh()
+        let expected = try Self.counts(catalog)
+        // As a process killed after the posts and before their words were copied in
+        // leaves it (and the builder's file).
+        try DatabaseQueue(path: catalog.path.path).write { db in
+            try db.execute(sql: "DELETE FROM posts_fts")
+            try db.execute(sql: "INSERT INTO pending(what) VALUES ('fts')")
+        }
+        try Data("left over".utf8).write(to: URL(fileURLWithPath: catalog.path.path + PostCatalog.fullTextSuffix))
+        #expect(try catalog.posts(PostFilter(text: "word1 comm"), limit: 100).isEmpty)
+        let next = try PostCatalog(cacheRoot: root, bigRead: 0)
+        let report = try next.refresh()
+        #expect(report.rebuilt && report.added.count == 3)
+        #expect(try Self.counts(next) == expected)
+        #expect(!FileManager.default.fileExists(atPath: catalog.path.path + PostCatalog.fullTextSuffix))
+    }
+
     @Test func countsLeftPendingByAReadCutShortAreMadeByTheNextRefresh() throws {
         let root = try ScratchDirectory.make("tc-bigread-cut")
         try Self.writeRuns(in: root)
