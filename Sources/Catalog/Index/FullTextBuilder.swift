@@ -36,7 +36,11 @@ extension PostCatalog {
 
         /// Batches the writer may be ahead of the index: memory stays a few batches of
         /// posts' words however big the read.
-        static let depth = 3
+        static let depth = 2
+        /// Its page cache: FTS5 writes its segments once, in order, and merges them by
+        /// reading them in order, so a small one does (a fetch's peak memory at a
+        /// million posts is its catalog's read of the run).
+        static let cacheKiB = 2_048
 
         /// Creates the scratch file (removing one a read cut short left) with the
         /// catalog's `posts_fts`, and starts the thread.
@@ -50,7 +54,7 @@ extension PostCatalog {
                 configuration.prepareDatabase { db in
                     try db.execute(sql: "PRAGMA journal_mode = OFF")
                     try db.execute(sql: "PRAGMA synchronous = OFF")
-                    try db.execute(sql: "PRAGMA cache_size = -\(PostCatalog.bigReadCacheKiB)")
+                    try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
                 }
                 queue = try DatabaseQueue(path: path, configuration: configuration)
                 try queue.write { db in

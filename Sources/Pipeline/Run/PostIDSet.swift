@@ -6,20 +6,35 @@
 /// `at://` URIs) as a 64-bit hash with the top bit set, so they never meet a
 /// numeric one: two distinct ids of a run collide with odds of about n²/2⁶⁴ (one in
 /// ten million at a million posts), and the later is then left out.
-/// New ids go to a small set; when it fills, they are merged into a sorted array.
+///
+/// New ids go to a small set; when it fills, they are merged into sorted blocks of a
+/// few thousand ids each, block by block. One sorted array was merged into a copy of
+/// itself: at a million posts 8 MB more for the moment of each merge, which is what
+/// a run's peak memory is made of.
 struct PostIDSet {
-    private var sorted: [UInt64] = []
+    /// Sorted, each block's ids below the next block's first.
+    private var blocks: [[UInt64]] = []
     private var recent = Set<UInt64>()
-    static let mergeEvery = 1 << 16
+    private let mergeEvery: Int
+    private let blockSize: Int
 
-    var count: Int { sorted.count + recent.count }
+    init(mergeEvery: Int = 1 << 16, blockSize: Int = 1 << 13) {
+        self.mergeEvery = mergeEvery
+        self.blockSize = blockSize
+    }
+
+    private(set) var count = 0
 
     /// True when `id` was not in the set.
     mutating func insert(_ id: String) -> Bool {
-        let key = Self.key(id)
+        insert(key: Self.key(id))
+    }
+
+    mutating func insert(key: UInt64) -> Bool {
         if recent.contains(key) || contains(sorted: key) { return false }
         recent.insert(key)
-        if recent.count >= Self.mergeEvery { merge() }
+        count += 1
+        if recent.count >= mergeEvery { merge() }
         return true
     }
 
@@ -30,28 +45,75 @@ struct PostIDSet {
         return UInt64(bitPattern: Int64(hasher.finalize())) | 1 << 63
     }
 
-    private func contains(sorted key: UInt64) -> Bool {
-        var low = 0, high = sorted.count
+    /// The block `key` belongs in: the last whose first id is not above it (the first
+    /// block for keys below every block).
+    private func block(for key: UInt64) -> Int {
+        var low = 1, high = blocks.count
         while low < high {
             let mid = (low + high) / 2
-            if sorted[mid] < key { low = mid + 1 } else { high = mid }
+            if blocks[mid][0] <= key { low = mid + 1 } else { high = mid }
         }
-        return low < sorted.count && sorted[low] == key
+        return low - 1
     }
 
+    private func contains(sorted key: UInt64) -> Bool {
+        guard !blocks.isEmpty else { return false }
+        let ids = blocks[block(for: key)]
+        var low = 0, high = ids.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low < ids.count && ids[low] == key
+    }
+
+    /// Merges the recent ids into the blocks they fall in; a block grown past twice
+    /// the size is cut into blocks of the size. Blocks no new id falls in are kept
+    /// as they are, and each old block goes as its new one is made.
     private mutating func merge() {
         let fresh = recent.sorted()
         recent.removeAll(keepingCapacity: true)
-        var merged: [UInt64] = []
-        merged.reserveCapacity(sorted.count + fresh.count)
-        var i = 0, j = 0
-        while i < sorted.count || j < fresh.count {
-            if j == fresh.count || i < sorted.count && sorted[i] < fresh[j] {
-                merged.append(sorted[i]); i += 1
+        var merged: [[UInt64]] = []
+        merged.reserveCapacity(blocks.count + fresh.count / blockSize + 1)
+        var j = 0
+        for i in blocks.indices {
+            let upper = i + 1 < blocks.count ? blocks[i + 1][0] : .max
+            var end = j
+            while end < fresh.count && (fresh[end] < upper || i + 1 == blocks.count) { end += 1 }
+            if end == j {
+                merged.append(blocks[i])
             } else {
-                merged.append(fresh[j]); j += 1
+                append(Self.merge(blocks[i], fresh[j..<end]), to: &merged)
+                j = end
+            }
+            blocks[i] = []
+        }
+        if blocks.isEmpty { append(fresh, to: &merged) }
+        blocks = merged
+    }
+
+    private func append(_ ids: [UInt64], to merged: inout [[UInt64]]) {
+        guard ids.count > 2 * blockSize else { return merged.append(ids) }
+        var start = 0
+        while start < ids.count {
+            // The last piece takes what is left when that is under a block.
+            let end = ids.count - start < 2 * blockSize ? ids.count : start + blockSize
+            merged.append(Array(ids[start..<end]))
+            start = end
+        }
+    }
+
+    private static func merge(_ a: [UInt64], _ b: ArraySlice<UInt64>) -> [UInt64] {
+        var result: [UInt64] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0, j = b.startIndex
+        while i < a.count || j < b.endIndex {
+            if j == b.endIndex || i < a.count && a[i] < b[j] {
+                result.append(a[i]); i += 1
+            } else {
+                result.append(b[j]); j += 1
             }
         }
-        sorted = merged
+        return result
     }
 }
