@@ -106,7 +106,7 @@ public final class CachePipeline: Sendable {
                 ledger.summary.problems += source.add(piece)
                 var batch = PostBatch()
                 for page in piece.pages {
-                    for tweet in page.tweets where ledger.topPosts.insert(tweet.id) {
+                    for tweet in page.tweets where ledger.topPosts.insert(postID: tweet.id) {
                         batch.top.append((tweet, page.query, page.format))
                         if batch.count >= max(1, options.batchSize) {
                             try await process(batch, source: input.name, ledger: &ledger, writer: writer,
@@ -114,7 +114,7 @@ public final class CachePipeline: Sendable {
                             batch = PostBatch()
                         }
                     }
-                    for tweet in page.includedTweets where ledger.includedPosts.insert(tweet.id) {
+                    for tweet in page.includedTweets where ledger.includedPosts.insert(postID: tweet.id) {
                         batch.included.append((tweet, page.query, page.format))
                     }
                 }
@@ -235,7 +235,7 @@ public final class CachePipeline: Sendable {
         for item in unknown {
             // Met before in this run and forgotten by the ledger: the index has it now,
             // counted already.
-            let first = ledger.seenURLs.insert(item.url.hashValue).inserted
+            let first = ledger.seenURLs.insert(hash: item.url.hashValue)
             if first {
                 ledger.summary.urls += 1
                 progress.addTotal(1)
@@ -346,7 +346,7 @@ public final class CachePipeline: Sendable {
         let existing = (try? index.derived(for: order)) ?? [:]
         let known = (try? index.blobs(order)) ?? [:]
         let knownPDQ = options.perceptualHashes ? ((try? index.pdq(for: order)) ?? [:]) : [:]
-        let firstSeen = order.filter { ledger.seenImages.insert($0.hashValue).inserted }
+        let firstSeen = order.filter { ledger.seenImages.insert(hash: $0.hashValue) }
         progress.addDeriveTotal(firstSeen.count)
         let counted = Set(firstSeen)
         let lanes = max(1, options.concurrency)

@@ -59,10 +59,6 @@ extension PostCatalog {
                 try writer.flushCounts(db)
             }
             try fullText?.send(writer.takeFullTextChanges())
-            // The batch's pages go back: a manifest of gigabytes is not left resident.
-            if let first = batch.entries.first, let last = batch.entries.last {
-                manifest.release(first.range.lowerBound..<last.range.upperBound)
-            }
         }
         do {
             while let batch = try reader.next() { try store(batch) }

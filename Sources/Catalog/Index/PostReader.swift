@@ -37,6 +37,12 @@ extension PostCatalog {
                         let rows = manifest.read(at: pending.map(\.range)) { json in
                             PostRow(try json.withUnsafeBytes { try PostFacts.read($0) })
                         }
+                        // The rows hold all the writer needs: the batch's pages go back
+                        // now, not once it is written (a manifest of gigabytes is not
+                        // left resident, nor the batches waiting for the writer).
+                        if let first = pending.first, let last = pending.last {
+                            manifest.release(first.range.lowerBound..<last.range.upperBound)
+                        }
                         guard put(DecodedBatch(entries: pending, rows: rows)) else { throw CancellationError() }
                         pending.removeAll(keepingCapacity: true)
                     }

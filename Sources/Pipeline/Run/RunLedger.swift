@@ -13,12 +13,12 @@ struct RunLedger {
     /// Originals read from the shared store instead of their origin, and their bytes.
     var copiedFromStore = 0
     var bytesFromStore = 0
-    var topPosts = PostIDSet()
-    var includedPosts = PostIDSet()
+    var topPosts = KeySet()
+    var includedPosts = KeySet()
     /// Hashes of every URL met, to count each once.
-    var seenURLs = Set<Int>()
+    var seenURLs = KeySet()
     /// Hashes of every image met, to count each derivation once.
-    var seenImages = Set<Int>()
+    var seenImages = KeySet()
     /// With whether tiles were asked for (an image first met as an avatar gets none).
     var derived = RecentCache<BlobHash, (outcome: DeriveOutcome, withTiles: Bool)>(capacity: 4_096)
     private var stored = RecentCache<String, ItemOutcome>(capacity: 16_384)

@@ -3,10 +3,10 @@ import Testing
 
 /// The run's set of posts must answer as an exact set does through every merge of its
 /// recent ids into blocks, and every cut of a block grown too big.
-@Suite struct PostIDSetTests {
+@Suite struct KeySetTests {
     @Test func answersAsASetDoesThroughMergesAndCuts() {
         var generator = SplitMix(seed: 26)
-        var ids = PostIDSet(mergeEvery: 64, blockSize: 8)
+        var ids = KeySet(mergeEvery: 64, blockSize: 8)
         var reference = Set<UInt64>()
         for round in 0..<20_000 {
             // Ids from a range small enough to repeat often, some far below and above
@@ -28,15 +28,15 @@ import Testing
     }
 
     @Test func numericIdsAreTheirValueAndOthersNeverMeetThem() {
-        #expect(PostIDSet.key("1700000000000166402") == 1_700_000_000_000_166_402)
-        #expect(PostIDSet.key("0") == 0)
+        #expect(KeySet.key("1700000000000166402") == 1_700_000_000_000_166_402)
+        #expect(KeySet.key("0") == 0)
         // Leading zeros, signs and URIs are hashed, with the top bit set.
         for id in ["007", "at://did:plc:abc/app.bsky.feed.post/3k", "18446744073709551615"] {
-            #expect(PostIDSet.key(id) >= 1 << 63, "\(id)")
+            #expect(KeySet.key(id) >= 1 << 63, "\(id)")
         }
-        var ids = PostIDSet()
+        var ids = KeySet()
         let inserted = ["at://did:plc:abc/app.bsky.feed.post/3k", "at://did:plc:abc/app.bsky.feed.post/3k", "7", "007"].map {
-            ids.insert($0)
+            ids.insert(postID: $0)
         }
         #expect(inserted == [true, false, true, true])
     }

@@ -1,35 +1,42 @@
-/// The posts a run has written, to keep each post once per manifest however many
-/// pages repeat it, in about 8 bytes a post (a `Set<String>` of a million ids takes
-/// ~60 MB).
+/// What a run has met, exactly, in about 8 bytes each: the posts it has written (to
+/// keep each post once per manifest however many pages repeat it; a `Set<String>` of a
+/// million ids takes ~60 MB), and the hashes of the URLs and images it has met (to
+/// count each once; a `Set<Int>` keeps up to twice its count in buckets).
 ///
-/// Numeric ids (X, Mastodon) are kept as their value, exactly. Others (Bluesky's
+/// Numeric post ids (X, Mastodon) are kept as their value, exactly. Others (Bluesky's
 /// `at://` URIs) as a 64-bit hash with the top bit set, so they never meet a
 /// numeric one: two distinct ids of a run collide with odds of about n²/2⁶⁴ (one in
 /// ten million at a million posts), and the later is then left out.
 ///
-/// New ids go to a small set; when it fills, they are merged into sorted blocks of a
-/// few thousand ids each, block by block. One sorted array was merged into a copy of
+/// New keys go to a small set; when it fills, they are merged into sorted blocks of a
+/// few thousand keys each, block by block. One sorted array was merged into a copy of
 /// itself: at a million posts 8 MB more for the moment of each merge, which is what
 /// a run's peak memory is made of.
-struct PostIDSet {
+struct KeySet {
     /// Sorted, each block's ids below the next block's first.
     private var blocks: [[UInt64]] = []
     private var recent = Set<UInt64>()
     private let mergeEvery: Int
     private let blockSize: Int
 
-    init(mergeEvery: Int = 1 << 16, blockSize: Int = 1 << 13) {
+    init(mergeEvery: Int = 1 << 14, blockSize: Int = 1 << 13) {
         self.mergeEvery = mergeEvery
         self.blockSize = blockSize
     }
 
     private(set) var count = 0
 
-    /// True when `id` was not in the set.
-    mutating func insert(_ id: String) -> Bool {
+    /// True when the post `id` was not in the set.
+    mutating func insert(postID id: String) -> Bool {
         insert(key: Self.key(id))
     }
 
+    /// True when `hash` (a `hashValue` of this process) was not in the set.
+    mutating func insert(hash: Int) -> Bool {
+        insert(key: UInt64(bitPattern: Int64(hash)))
+    }
+
+    /// True when `key` was not in the set.
     mutating func insert(key: UInt64) -> Bool {
         if recent.contains(key) || contains(sorted: key) { return false }
         recent.insert(key)
