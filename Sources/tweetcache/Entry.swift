@@ -19,8 +19,8 @@ enum Entry {
         // eight arenas per core, each keeps its own partly empty heaps, and the peak
         // grows with the run (a million-post fetch: 209 MB, with two arenas 183 MB).
         // And blocks of 1 MB or more are mapped on their own, at a threshold that does
-        // not grow to the biggest block freed (the same fetch's download phase peaked
-        // at 128 MB with glibc's growing threshold, 116 MB with this one).
+        // not grow to the biggest block freed (a million-post fetch peaked at 128 MB
+        // with glibc's growing threshold, 125 MB with this one).
         // A server keeps the default: its event loops allocate per request.
         if !serving {
             _ = tc_malloc_limit_arenas(2)
