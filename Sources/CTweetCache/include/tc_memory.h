@@ -11,14 +11,6 @@
 /// before the threads start. Returns 1 when glibc took it.
 int tc_malloc_limit_arenas(int arenas);
 
-/// Blocks of `bytes` or more are mapped on their own and unmapped when freed
-/// (`M_MMAP_THRESHOLD`), at a fixed size: by default glibc raises the threshold to the
-/// size of each mapped block freed (up to 32 MB), so after the first few the big,
-/// short-lived blocks of a batch (a piece of input JSON, a batch of decoded posts) come
-/// from the heaps instead, and the holes they leave keep the heaps large. Returns 1
-/// when glibc took it.
-int tc_malloc_fix_mmap_threshold(int bytes);
-
 /// Hands memory malloc holds free back to the kernel (`malloc_trim(0)`: the top of
 /// each heap and whole free pages inside them). Returns 1 when some was released.
 int tc_malloc_trim(void);
