@@ -305,8 +305,9 @@ public final class PostCatalog: Sendable {
     static let fullTextSuffix = ".fts"
 
     /// FTS5 merges segments once this many of a level are there while an empty catalog
-    /// is filled (its default is 4; in the ``FullTextBuilder``'s file): a million posts took 10% less time with 16, and
-    /// one `optimize` at the end (3 s) leaves a single segment.
+    /// is filled (in the ``FullTextBuilder``'s file; FTS5's default is 4): a million
+    /// posts took 10% less time with 16, and one `optimize` at the end (3 s) leaves a
+    /// single segment.
     static let bulkAutomerge = 16
 
     /// Empties the catalog and reads every manifest again (`tweetcache reindex`).

@@ -103,18 +103,27 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: catalog.path.path + PostCatalog.fullTextSuffix))
     }
 
-    @Test func aReadFromNothingCutShortBeforeItsWordsStartsOver() throws {
-        let root = try ScratchDirectory.make("tc-bigread-words-cut")
-        try Self.writeRuns(in: root)
+    /// A catalog read the big way, then left as a process killed before `what` was
+    /// done leaves it: `undo` takes back what that step wrote, and `pending` owes it.
+    /// Returns the catalog and what its counts said when whole.
+    static func cutShort(_ name: String, before what: String, undo: String) throws -> (PostCatalog, expected: [String]) {
+        let root = try ScratchDirectory.make(name)
+        try writeRuns(in: root)
         let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
         try catalog.refresh()
-        let expected = try Self.counts(catalog)
-        // As a process killed after the posts and before their words were copied in
-        // leaves it (and the builder's file).
+        let expected = try counts(catalog)
         try DatabaseQueue(path: catalog.path.path).write { db in
-            try db.execute(sql: "DELETE FROM posts_fts")
-            try db.execute(sql: "INSERT INTO pending(what) VALUES ('fts')")
+            try db.execute(sql: undo)
+            try db.execute(sql: "INSERT INTO pending(what) VALUES (?)", arguments: [what])
         }
+        return (catalog, expected)
+    }
+
+    @Test func aReadFromNothingCutShortBeforeItsWordsStartsOver() throws {
+        // Killed after the posts and before their words were copied in (the builder's
+        // file left behind).
+        let (catalog, expected) = try Self.cutShort("tc-bigread-words-cut", before: "fts", undo: "DELETE FROM posts_fts")
+        let root = catalog.cacheRoot
         try Data("left over".utf8).write(to: URL(fileURLWithPath: catalog.path.path + PostCatalog.fullTextSuffix))
         #expect(try catalog.posts(PostFilter(text: "word1 comm"), limit: 100).isEmpty)
         let next = try PostCatalog(cacheRoot: root, bigRead: 0)
@@ -125,16 +134,10 @@ import TestSupport
     }
 
     @Test func countsLeftPendingByAReadCutShortAreMadeByTheNextRefresh() throws {
-        let root = try ScratchDirectory.make("tc-bigread-cut")
-        try Self.writeRuns(in: root)
-        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
-        try catalog.refresh()
-        let expected = try Self.counts(catalog)
-        // As a process killed after the last batch and before the counts leaves it.
-        try DatabaseQueue(path: catalog.path.path).write { db in
-            try db.execute(sql: "DELETE FROM authors; DELETE FROM blob_uses; UPDATE tag_counts SET posts = 1")
-            try db.execute(sql: "INSERT INTO pending(what) VALUES ('counts')")
-        }
+        // Killed after the last batch and before the counts.
+        let (catalog, expected) = try Self.cutShort("tc-bigread-cut", before: "counts",
+                                                    undo: "DELETE FROM authors; DELETE FROM blob_uses; UPDATE tag_counts SET posts = 1")
+        let root = catalog.cacheRoot
         #expect(try Self.counts(catalog) != expected)
         let next = try PostCatalog(cacheRoot: root)
         let report = try next.refresh()
