@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes",
+                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes", "CTweetCache",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

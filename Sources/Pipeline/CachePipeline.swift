@@ -1,5 +1,6 @@
 import Catalog
 import BlobStore
+internal import CTweetCache
 import Foundation
 import Logging
 import MediaFetch
@@ -120,6 +121,10 @@ public final class CachePipeline: Sendable {
                 }
                 try await process(batch, source: input.name, ledger: &ledger, writer: writer, loader: loader,
                                   progress: progress)
+                // What the piece's batches freed goes back to the kernel: glibc keeps
+                // freed memory inside its heaps, so a long run's peak grew with it (a
+                // million-post fetch: 130 MB, 117 MB with this, no slower).
+                _ = tc_malloc_trim()
             }
             sources.append(source.entry)
         }
