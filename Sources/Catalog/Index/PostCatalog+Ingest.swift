@@ -214,7 +214,7 @@ struct PostWriter {
 
     /// The batch's changes to the full-text index, handed over once the batch is in.
     mutating func takeFullTextChanges() -> [PostCatalog.FullTextBuilder.Change] {
-        defer { fullTextChanges.removeAll(keepingCapacity: true) }
+        defer { fullTextChanges = [] }
         return fullTextChanges
     }
 
