@@ -10,13 +10,14 @@ extension PostCatalog {
     /// which posts in it could not be read (recorded, so the file is not read again
     /// until it changes).
     /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``;
-    /// `fullText`: the posts' words go to that builder instead of `posts_fts`.
-    func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil)
-        throws(CatalogError) -> (read: Bool, problem: String?)
+    /// `fullText`: the posts' words go to that builder instead of `posts_fts`;
+    /// `observer`: sees the posts' fetched objects, decoded with their facts.
+    func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil,
+                    observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> (read: Bool, problem: String?)
     {
         let manifest: ManifestFile
         do {
-            manifest = try ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
+            manifest = try file.opened ?? ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
         } catch {
             let message: String
             if let problem = error as? ManifestFile.Problem {
@@ -41,7 +42,13 @@ extension PostCatalog {
                                     deferringCounts: deferringCounts, fullText: fullText)
         var failed: [String] = []
         var index: [ManifestFile.Section: Int] = [:]
-        let reader = PostReader(manifest, batchSize: Self.batchSize)
+        let name = (file.path as NSString).lastPathComponent
+        var objects: (@Sendable ([FetchedObjects]) -> Void)?
+        if let observer {
+            let header = manifest.header
+            objects = { observer.read($0, ofRun: name, header: header) }
+        }
+        let reader = PostReader(manifest, batchSize: Self.batchSize, objects: objects)
         func store(_ batch: DecodedBatch) throws(CatalogError) {
             try write("add posts") { db in
                 let statements = try writer.statements(db)
@@ -79,6 +86,7 @@ extension PostCatalog {
             try writer.finish(db)
             try db.execute(sql: "UPDATE runs SET complete = 1 WHERE id = ?", arguments: [runID])
         }
+        observer?.finished(run: name)
         guard let first = failed.first else { return (true, nil) }
         let message = "\(file.path): \(failed.count) post\(failed.count == 1 ? "" : "s") could not be read (\(first))"
         try recordProblem(message, file: file)

@@ -175,23 +175,24 @@ public final class PostCatalog: Sendable {
     /// `bytes` is what they will come to (a listing's sizes): a read is sized by it as
     /// ``refresh()`` sizes its own. Then refreshes, for anything else that changed.
     @discardableResult
-    public func add(manifestsArriving next: @escaping () -> String?, bytes: Int) throws(CatalogError) -> RefreshReport {
+    package func add(manifestsArriving next: @escaping () -> ManifestArrival?, bytes: Int,
+                     observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> RefreshReport {
         var report = RefreshReport()
         do {
             let lock = try Self.lock(path.path)
             defer { Self.unlock(lock) }
             let empty = try isEmpty()
             let files = sequence(state: ()) { _ -> ListedFile? in
-                while let name = next() {
-                    let relative = CacheLayout.manifest(name)
-                    guard !name.contains("/"), let (size, mtime) = Self.fileFacts(self.cacheRoot.appendingPathComponent(relative).path) else {
-                        continue
-                    }
-                    return ListedFile(path: relative, size: size, mtime: mtime)
+                while let arrival = next() {
+                    let relative = CacheLayout.manifest(arrival.name)
+                    guard !arrival.name.contains("/"),
+                          let (size, mtime) = Self.fileFacts(self.cacheRoot.appendingPathComponent(relative).path)
+                    else { continue }
+                    return ListedFile(path: relative, size: size, mtime: mtime, opened: arrival.manifest)
                 }
                 return nil
             }
-            try ingest(files, bytes: bytes, intoEmpty: empty, report: &report)
+            try ingest(files, bytes: bytes, intoEmpty: empty, observer: observer, report: &report)
         }
         let rest = try refresh()
         report.added += rest.added
@@ -211,8 +212,8 @@ public final class PostCatalog: Sendable {
     /// small page cache (``bigReadCacheKiB``) and copies the log into the database
     /// every 256 MB rather than every 32 MB (a page written by many batches is copied
     /// once), and at the end.
-    private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool, report: inout RefreshReport)
-        throws(CatalogError)
+    private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool,
+                        observer: (any FetchedObjectsObserver)? = nil, report: inout RefreshReport) throws(CatalogError)
     {
         let big = bytes > bigRead
         let bulk = empty && big
@@ -250,7 +251,7 @@ public final class PostCatalog: Sendable {
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
         do {
             for file in files {
-                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText)
+                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, observer: observer)
                 if outcome.read { report.added.append(file.path) }
                 if let problem = outcome.problem { report.problems.append(problem) }
             }
@@ -376,6 +377,8 @@ public final class PostCatalog: Sendable {
         var size: Int
         /// Modification time in nanoseconds since 1970.
         var mtime: Int
+        /// The file already opened (``ManifestArrival``), else opened when read.
+        var opened: ManifestFile? = nil
     }
 
     func manifestFiles() throws(CatalogError) -> [ListedFile] {

@@ -27,15 +27,28 @@ extension PostCatalog {
         private var cancelled = false
         private var running = true
 
-        init(_ manifest: ManifestFile, batchSize: Int) {
+        /// With `objects`, each batch's fetched objects (posts whose objects did not
+        /// read are left out) are handed to it on this thread, in order, before the
+        /// batch goes to the writer: what `sync` records, from the same decode.
+        init(_ manifest: ManifestFile, batchSize: Int, objects: (@Sendable ([FetchedObjects]) -> Void)? = nil) {
             Thread.detachNewThread { [self] in
                 do {
                     var pending: [Entry] = []
                     pending.reserveCapacity(batchSize)
                     func send() throws {
                         guard !pending.isEmpty else { return }
-                        let rows = manifest.read(at: pending.map(\.range)) { json in
-                            PostRow(try json.withUnsafeBytes { try PostFacts.read($0) })
+                        let rows: [Result<PostRow, ManifestFile.Problem>]
+                        if let objects {
+                            let both = manifest.read(at: pending.map(\.range)) { json in
+                                let read = json.withUnsafeBytes(PostFacts.readWithObjects)
+                                return (read.facts.map(PostRow.init), read.objects)
+                            }
+                            rows = both.map { $0.flatMap { $0.0 } }
+                            objects(both.compactMap { try? $0.get().1 })
+                        } else {
+                            rows = manifest.read(at: pending.map(\.range)) { json in
+                                PostRow(try json.withUnsafeBytes { try PostFacts.read($0) })
+                            }
                         }
                         // The rows hold all the writer needs: the batch's pages go back
                         // now, not once it is written (a manifest of gigabytes is not

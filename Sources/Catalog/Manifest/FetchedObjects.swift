@@ -115,7 +115,7 @@ extension StrictJSONReader {
                                     thumbnails: thumbnails ?? nil)
     }
 
-    private mutating func thumbnail() -> FetchedObjects.Thumbnail? {
+    mutating func thumbnail() -> FetchedObjects.Thumbnail? {
         var path: String?, sha256: String??
         let ok = object { r, key in
             switch key {

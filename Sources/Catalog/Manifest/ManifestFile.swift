@@ -83,7 +83,9 @@ public struct ManifestFile: Sendable {
                 }
             }
         }
-        mapping?.release(0..<bytes.count)
+        // The header's pages too, once it is decoded: a file can wait a while to be
+        // read (sync's queue), and a fault may map a large folio (2 MB) of it.
+        defer { mapping?.release(0..<bytes.count) }
         for key in ["version", "generated_at", "sources", "tweets"] where members[key] == nil {
             throw Problem(description: "missing \(key)")
         }
@@ -162,13 +164,7 @@ public struct ManifestFile: Sendable {
         let parts = ParallelSlices.split(ranges.indices, parts: lanes)
         return ParallelSlices.map(parts.count) { lane in
             parts[lane].map { i -> Result<T, Problem> in
-                do {
-                    return .success(try read(slice(ranges[i])))
-                } catch let error as DecodingError {
-                    return .failure(Problem(description: Self.describe(error)))
-                } catch {
-                    return .failure(Problem(description: "\(error)"))
-                }
+                Result { try read(slice(ranges[i])) }.mapError(Self.problem)
             }
         }.flatMap { $0 }
     }
@@ -187,6 +183,13 @@ public struct ManifestFile: Sendable {
         let d = JSONDecoder()
         d.dateDecodingStrategy = .iso8601
         return d
+    }
+
+    /// What was wrong with a post that did not read, as a reader is told.
+    static func problem(_ error: any Error) -> Problem {
+        if let error = error as? Problem { return error }
+        if let error = error as? DecodingError { return Problem(description: describe(error)) }
+        return Problem(description: "\(error)")
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -37,29 +37,33 @@ public struct BucketSync: Sendable {
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
         try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
-        let index = try? CacheIndex(path: layout.indexURL)
+        let recorder = (try? CacheIndex(path: layout.indexURL)).map { BucketURLRecorder(index: $0, layout: layout) }
+        // Runs a sync was stopped before recording (their marker stands).
+        if let recorder { recordOwed(recorder) }
         let missing = objects.sorted(by: { $0.key < $1.key }).filter { !FileManager.default.fileExists(atPath: layout.url($0.key).path) }
         // The catalog reads each run on a thread of its own while the next is copied:
         // into an empty catalog (a new machine) that is one read without its indexes,
-        // made at the end; the runs it read before are not read again. Should it fail,
-        // nothing is lost: the next reader's refresh reads them.
+        // made at the end; the runs it read before are not read again. The index's URL
+        // rows come from the same reading of each post. Should the catalog fail, nothing
+        // is lost: the runs it did not finish have their URLs recorded below, and the
+        // next reader's refresh reads them.
         let arrivals = ManifestArrivals()
         defer { arrivals.finish() }  // on any way out, so the catalog's thread ends
-        let cataloged = missing.isEmpty ? nil : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size })
+        let cataloged = missing.isEmpty ? nil
+            : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size }, observer: recorder)
         for object in missing {
             let local = layout.url(object.key)
             // Copied to a hidden name a chunk at a time (a million-post run's manifest
-            // is gigabytes), read before it is kept (a file that is not a manifest stays
-            // out), then renamed into place.
+            // is gigabytes), its structure checked (a file that is not a manifest stays
+            // out), its URLs noted as owed, then renamed into place.
             let temporary = layout.manifestsURL.appendingPathComponent(".sync-\(UInt64.random(in: .min ... .max)).json")
             defer { try? FileManager.default.removeItem(at: temporary) }
             do {
                 guard try await storage.download(object.key, to: temporary) else { continue }
                 let manifest = try ManifestFile(url: temporary)
-                let urls = index.map { recordInIndex(manifest, index: $0) } ?? 0
+                try recorder?.owe(local.lastPathComponent)
                 try FileManager.default.moveItem(at: temporary, to: local)
-                arrivals.put(local.lastPathComponent)
-                report.urls += urls
+                arrivals.put(ManifestArrival(name: local.lastPathComponent, manifest: manifest))
                 report.copied += 1
             } catch {
                 report.failed[object.key] = "\(error)"
@@ -67,17 +71,36 @@ public struct BucketSync: Sendable {
         }
         arrivals.finish()
         await cataloged?.value
+        if let recorder {
+            recordOwed(recorder)
+            report.urls = recorder.recorded
+        }
         return report
     }
 
-    /// Starts a thread that reads the names `arrivals` gives into the catalog (blocking
-    /// work, kept off the tasks' threads); the task ends when it has.
-    private static func readIntoCatalog(_ arrivals: ManifestArrivals, root: URL, bytes: Int) -> Task<Void, Never> {
+    /// Records the URLs of each run whose marker stands: copied by a sync stopped
+    /// before they were recorded, or not read to its end by the catalog.
+    private func recordOwed(_ recorder: BucketURLRecorder) {
+        for name in recorder.owed() {
+            if let manifest = try? ManifestFile(url: layout.manifestsURL.appendingPathComponent(name)) {
+                recorder.record(manifest, name: name)
+            } else {
+                // Not a manifest (any more): it names no URL.
+                try? FileManager.default.removeItem(at: recorder.marker(name))
+            }
+        }
+    }
+
+    /// Starts a thread that reads the manifests `arrivals` gives into the catalog
+    /// (blocking work, kept off the tasks' threads), `observer` seeing each post's
+    /// fetched objects; the task ends when it has.
+    private static func readIntoCatalog(_ arrivals: ManifestArrivals, root: URL, bytes: Int,
+                                        observer: (any FetchedObjectsObserver)?) -> Task<Void, Never> {
         Task {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let thread = Thread {
                     if let catalog = try? PostCatalog(cacheRoot: root) {
-                        _ = try? catalog.add(manifestsArriving: arrivals.take, bytes: bytes)
+                        _ = try? catalog.add(manifestsArriving: arrivals.take, bytes: bytes, observer: observer)
                     }
                     // Whatever is left (the catalog could not open) is taken, so nothing waits.
                     while arrivals.take() != nil {}
@@ -87,78 +110,5 @@ public struct BucketSync: Sendable {
                 thread.start()
             }
         }
-    }
-
-    /// Records each fetched URL of `manifest` with its hash, unless this machine's
-    /// index already maps the URL (what it fetched itself is not overwritten by what
-    /// a bucket says), a batch of posts at a time; returns how many.
-    private func recordInIndex(_ manifest: ManifestFile, index: CacheIndex) -> Int {
-        var urls: [String: URLRecord] = [:]
-        var blobs: [BlobHash: BlobRecord] = [:]
-        var contentHashes: [(path: String, sha256: BlobHash)] = []
-        var recorded = 0
-        let date = manifest.header.generatedAt
-        /// What the thumbnails hash to, as their maker recorded: what serving checks
-        /// the bucket's copies against.
-        func add(thumbnails: [FetchedObjects.Thumbnail]?) {
-            for thumbnail in thumbnails ?? [] where CacheLayout.isSharedObject(thumbnail.path) {
-                if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { contentHashes.append((thumbnail.path, hash)) }
-            }
-        }
-        func add(url: String?, sha256: String?, bytes: Int?, contentType: String?, width: Int?, height: Int?) {
-            guard let url, let hex = sha256, let hash = BlobHash(hex: hex), let size = bytes else { return }
-            urls[url] = URLRecord(url: url, hash: hash, size: size, contentType: contentType, httpStatus: 200,
-                                  fetchedAt: date, lastAccess: date)
-            blobs[hash] = BlobRecord(hash: hash, size: size, contentType: contentType, width: width, height: height,
-                                     createdAt: date, lastAccess: date)
-        }
-        func flush() {
-            defer { urls = [:]; blobs = [:]; contentHashes = [] }
-            try? index.recordContentHashes(contentHashes)
-            guard !urls.isEmpty else { return }
-            let known = (try? index.lookup(urls: Array(urls.keys))) ?? [:]
-            let fresh = urls.values.filter { known[$0.url] == nil }
-            let named = Set(fresh.map(\.hash))
-            let knownBlobs = (try? index.blobs(Array(named))) ?? [:]
-            let newBlobs = blobs.values.filter { named.contains($0.hash) && knownBlobs[$0.hash] == nil }
-            do {
-                try index.record(Array(fresh), blobs: newBlobs)
-                recorded += fresh.count
-            } catch {}
-        }
-        func record(_ post: FetchedObjects) {
-            if let a = post.author.avatar {
-                add(url: a.url, sha256: a.sha256, bytes: a.bytes, contentType: a.contentType, width: a.width, height: a.height)
-                add(thumbnails: a.thumbnails)
-            }
-            for m in post.media {
-                add(url: m.url, sha256: m.sha256, bytes: m.bytes, contentType: m.contentType, width: m.width, height: m.height)
-                add(thumbnails: m.thumbnails)
-                if let v = m.video {
-                    add(thumbnails: v.thumbnails)
-                    add(url: v.url, sha256: v.sha256, bytes: v.bytes, contentType: v.contentType, width: nil, height: nil)
-                }
-            }
-        }
-        // A batch of posts decoded on every core, then recorded in order, its pages given back.
-        var pending: [Range<Int>] = []
-        func decodeBatch() {
-            let ranges = pending
-            pending.removeAll(keepingCapacity: true)
-            guard let first = ranges.first, let last = ranges.last else { return }
-            // A post that cannot be read names no URL; the catalog reports it.
-            for case let .success(post) in manifest.read(at: ranges, { json in try json.withUnsafeBytes(FetchedObjects.read) }) {
-                record(post)
-            }
-            manifest.release(first.lowerBound..<last.upperBound)
-            if urls.count >= 10_000 { flush() }
-        }
-        try? manifest.forEachPost { _, range in
-            pending.append(range)
-            if pending.count == 2_000 { decodeBatch() }
-        }
-        decodeBatch()
-        flush()
-        return recorded
     }
 }

@@ -19,7 +19,7 @@ import Testing
 
     static func both(_ json: String) -> (hand: PostFacts?, foundation: PostFacts?) {
         let bytes = Array(json.utf8)
-        let hand = bytes.withUnsafeBytes { StrictJSONReader.whole($0) { $0.postFacts() } }
+        let hand = bytes.withUnsafeBytes { StrictJSONReader.whole($0) { $0.postFacts(collecting: false)?.facts } }
         return (hand, try? JSONDecoder().decode(PostFacts.self, from: Data(bytes)))
     }
 
@@ -62,6 +62,48 @@ import Testing
         let bytes = Array(json.utf8)
         let read = bytes.withUnsafeBytes { try? PostFacts.read($0) }
         #expect(read == foundation)
+    }
+
+    static let fetched = #"""
+        {"id": "9", "created_at": "2024-01-02T03:04:05Z", "text": "two media",
+         "author": {"screen_name": "eve", "name": "Eve", "avatar": {"url": "https://a/e.jpg", "sha256": "aa", "bytes": 10,
+                    "content_type": "image/jpeg", "width": 400, "height": 400,
+                    "thumbnails": [{"size": 150, "path": "derived/aa/aa.thumb-150.jpg", "sha256": "bb"}]}},
+         "entities": {"hashtags": [], "cashtags": [], "mentions": [], "urls": []},
+         "media": [{"id": "m1", "type": "photo", "url": "https://p/1.jpg", "sha256": "cc", "bytes": 2048, "content_type": "image/jpeg",
+                    "width": 640, "height": 480, "thumbnails": [{"path": "derived/cc/cc.thumb-150.jpg", "sha256": null},
+                    {"path": "derived/cc/cc.thumb-600.jpg", "sha256": "dd"}], "tiles": {"levels": 3}},
+                   {"id": "m2", "type": "video", "url": "https://p/2.jpg", "sha256": null, "bytes": null,
+                    "video": {"url": "https://v/2.mp4", "sha256": "ee", "bytes": 99, "content_type": "video/mp4",
+                              "thumbnails": [{"path": "derived/ee/ee.thumb-150.jpg", "sha256": "ff"}]}}]}
+        """#
+
+    /// `sync` takes each post's fetched objects from the catalog's reading of it: the
+    /// same facts, and the same objects sync's own reader and Foundation read.
+    @Test(arguments: [fetched, post])
+    func factsWithObjectsAreTheFactsAndTheObjectsReadAlone(_ json: String) throws {
+        let bytes = Array(json.utf8)
+        let both = bytes.withUnsafeBytes { PostFacts.readWithObjects($0) }
+        let facts = try bytes.withUnsafeBytes { try PostFacts.read($0) }
+        #expect(try both.facts.get() == facts)
+        let alone = try bytes.withUnsafeBytes { try FetchedObjects.read($0) }
+        #expect(both.objects == alone)
+        #expect(both.objects == (try JSONDecoder().decode(FetchedObjects.self, from: Data(bytes))))
+        // And by hand, not by Foundation: the plain form every manifest writer makes.
+        #expect(bytes.withUnsafeBytes { StrictJSONReader.whole($0) { $0.postFacts(collecting: true) } } != nil)
+        if json == Self.fetched {
+            #expect(both.objects?.media.count == 2)
+            #expect(both.objects?.media[1].video?.thumbnails?.first?.sha256 == "ff")
+            #expect(both.objects?.author.avatar?.thumbnails?.first?.path == "derived/aa/aa.thumb-150.jpg")
+        }
+    }
+
+    @Test func aPostWhoseFactsDoNotReadMayStillNameObjects() throws {
+        // No media id: not a post the catalog can hold, but its URL was fetched.
+        let json = Self.fetched.replacingOccurrences(of: #""id": "m1", "#, with: "")
+        let both = Array(json.utf8).withUnsafeBytes { PostFacts.readWithObjects($0) }
+        #expect(throws: ManifestFile.Problem.self) { try both.facts.get() }
+        #expect(both.objects?.media.first?.url == "https://p/1.jpg")
     }
 
     @Test func aPostOfUnusualFormIsStillRead() throws {

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Testing
 @testable import Pipeline
@@ -9,11 +10,11 @@ import Testing
         let taken = Taken()
         let thread = Thread {
             // Blocks on an empty queue until the names come, and ends only at finish().
-            while let name = arrivals.take() { taken.append(name) }
+            while let arrival = arrivals.take() { taken.append(arrival.name) }
             done.signal()
         }
         thread.start()
-        for name in ["a.json", "b.json", "c.json"] { arrivals.put(name) }
+        for name in ["a.json", "b.json", "c.json"] { arrivals.put(ManifestArrival(name: name, manifest: nil)) }
         arrivals.finish()
         done.wait()
         #expect(taken.names == ["a.json", "b.json", "c.json"])

@@ -130,9 +130,44 @@ import TestSupport
         let catalog = try PostCatalog(cacheRoot: second)
         #expect(try catalog.refresh().added.isEmpty)
         #expect(try catalog.post(id: published.manifest.tweets[0].id) == published.manifest.tweets[0])
+        // The avatar's URL and the thumbnails' hashes, from the catalog's reading of the posts.
+        let avatar = try #require(published.manifest.tweets[0].author.avatar?.url)
+        #expect(try index.lookup(url: avatar)?.hash == published.avatar)
+        let thumbnail = try #require(published.manifest.tweets[0].media[0].thumbnails?.first)
+        #expect(try index.contentHashes(ofDerived: thumbnail.path, source: published.photo).map(\.hex) == [thumbnail.sha256])
+        #expect(Self.markers(second).isEmpty, "no run's URLs are left owed")
         // Incremental: nothing new, nothing copied.
         let again = try await BucketSync(storage: published.storage, cacheRoot: second).run()
         #expect(again.listed == 1 && again.copied == 0)
+    }
+
+    static func markers(_ cache: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: CacheLayout(root: cache).manifestsURL.path)) ?? [])
+            .filter { $0.hasSuffix(".urls") }
+    }
+
+    /// A sync stopped after putting a run in place and before its URLs were in the
+    /// index left the run's marker: the next sync records them, though it copies nothing.
+    @Test func aSyncStoppedBeforeRecordingARunsURLsRecordsThemNextTime() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let second = CacheLayout(root: published.scratch.appendingPathComponent("second"))
+        try FileManager.default.createDirectory(at: second.manifestsURL, withIntermediateDirectories: true)
+        let name = try #require(FileManager.default.contentsOfDirectory(atPath: CacheLayout(root: published.cache).manifestsURL.path)
+            .first { $0.hasSuffix(".json") })
+        try FileManager.default.copyItem(at: CacheLayout(root: published.cache).manifestsURL.appendingPathComponent(name),
+                                         to: second.manifestsURL.appendingPathComponent(name))
+        FileManager.default.createFile(atPath: second.manifestsURL.appendingPathComponent(".\(name).urls").path, contents: nil)
+        // And one for a run that never arrived: it goes.
+        FileManager.default.createFile(atPath: second.manifestsURL.appendingPathComponent(".gone.json.urls").path, contents: nil)
+        let url = try #require(published.manifest.tweets[0].media[0].url)
+        #expect(try CacheIndex(path: second.indexURL).lookup(url: url) == nil)
+
+        let report = try await BucketSync(storage: published.storage, cacheRoot: second.root).run()
+        #expect(report.copied == 0)
+        #expect(report.urls >= 2)
+        #expect(try CacheIndex(path: second.indexURL).lookup(url: url)?.hash == published.photo)
+        #expect(Self.markers(second.root).isEmpty)
     }
 
     @Test func aSecondMachineDownloadsNothingTheStoreHolds() async throws {
