@@ -22,6 +22,11 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
     private var blobs: [BlobHash: BlobRecord] = [:]
     private var contentHashes: [(path: String, sha256: BlobHash)] = []
     private var recordedCount = 0
+    /// The URLs and thumbnails met so far, each taken once: a bucket's runs name the
+    /// same avatars and photos over and over, and asking the index about each again
+    /// cost a million-post sync 27 s (each new one is asked about once, as before).
+    private var seenURLs = KeySet()
+    private var seenThumbnails = KeySet()
 
     init(index: CacheIndex, layout: CacheLayout) {
         self.index = index
@@ -114,13 +119,17 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
 
     /// What the thumbnails hash to, as their maker recorded.
     private func add(thumbnails: [FetchedObjects.Thumbnail]?) {
-        for thumbnail in thumbnails ?? [] where CacheLayout.isSharedObject(thumbnail.path) {
-            if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { contentHashes.append((thumbnail.path, hash)) }
+        for thumbnail in thumbnails ?? [] {
+            guard let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)), seenThumbnails.insert(hash: thumbnail.path.hashValue),
+                  CacheLayout.isSharedObject(thumbnail.path)
+            else { continue }
+            contentHashes.append((thumbnail.path, hash))
         }
     }
 
     private func add(url: String?, sha256: String?, bytes: Int?, contentType: String?, width: Int?, height: Int?, date: Date) {
-        guard let url, let hex = sha256, let hash = BlobHash(hex: hex), let size = bytes else { return }
+        guard let url, let hex = sha256, let hash = BlobHash(hex: hex), let size = bytes,
+              seenURLs.insert(hash: url.hashValue) else { return }
         urls[url] = URLRecord(url: url, hash: hash, size: size, contentType: contentType, httpStatus: 200,
                               fetchedAt: date, lastAccess: date)
         blobs[hash] = BlobRecord(hash: hash, size: size, contentType: contentType, width: width, height: height,
