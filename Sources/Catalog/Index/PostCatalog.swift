@@ -16,7 +16,7 @@ internal import Glibc
 /// can always be rebuilt from them (``rebuild()``, `tweetcache reindex`). It is kept
 /// up to date incrementally: ``refresh()`` reads the manifest files it has not seen
 /// (a run adds its manifest with ``add(manifestNamed:)`` right after writing it,
-/// `sync` each it copies with ``add(manifestsArriving:bytes:)``), and starts over
+/// `sync` each it copies with ``add(manifestsArriving:bytes:observer:)``), and starts over
 /// when a file it read has changed or gone. Posts are not copied: a row points at the
 /// post's bytes in its manifest, and a post read back is trusted only when it is the
 /// post the row names. A post fetched by several runs is kept as the newest run saw it; the blobs
@@ -171,9 +171,11 @@ public final class PostCatalog: Sendable {
 
     /// Reads runs' manifests in as another thread puts them under `manifests/` (`sync`
     /// copying a bucket's runs reads each while the next is copied): `next` blocks
-    /// until the name of the next file in place is known, and is nil after the last.
-    /// `bytes` is what they will come to (a listing's sizes): a read is sized by it as
-    /// ``refresh()`` sizes its own. Then refreshes, for anything else that changed.
+    /// until the next file in place is known (with the file as its putter opened it,
+    /// not scanned again), and is nil after the last. `bytes` is what they will come to
+    /// (a listing's sizes): a read is sized by it as ``refresh()`` sizes its own.
+    /// `observer` sees each post's fetched objects from the same decode as its facts.
+    /// Then refreshes, for anything else that changed.
     @discardableResult
     package func add(manifestsArriving next: @escaping () -> ManifestArrival?, bytes: Int,
                      observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> RefreshReport {
