@@ -77,6 +77,19 @@ extension StrictJSONReader {
     }
 
     private mutating func avatar(collecting: Bool) -> (PostFacts.Ref, FetchedObjects.Object?)? {
+        objectRef(collecting: collecting, image: true)
+    }
+
+    private mutating func video(collecting: Bool) -> (PostFacts.Ref, FetchedObjects.Video?)? {
+        objectRef(collecting: collecting, image: false).map { ref, object in
+            (ref, object.map { FetchedObjects.Video(url: ref.url, sha256: $0.sha256, bytes: $0.bytes, contentType: $0.contentType,
+                                                    thumbnails: $0.thumbnails) })
+        }
+    }
+
+    /// An avatar (an `image`, with its size) or a medium's video file: the facts'
+    /// reference to it, and with `collecting` what sync's reader reads of it.
+    private mutating func objectRef(collecting: Bool, image: Bool) -> (PostFacts.Ref, FetchedObjects.Object?)? {
         var url: String?, sha256: String??
         var bytes: Int??, contentType: String??, width: Int??, height: Int??, thumbnails: [FetchedObjects.Thumbnail]??
         let ok = object { r, key in
@@ -85,11 +98,11 @@ extension StrictJSONReader {
             case "sha256": return r.once(&sha256, r.optional { $0.string() })
             case "bytes" where collecting: return r.once(&bytes, r.optional { $0.int() })
             case "content_type" where collecting: return r.once(&contentType, r.optional { $0.string() })
-            case "width" where collecting: return r.once(&width, r.optional { $0.int() })
-            case "height" where collecting: return r.once(&height, r.optional { $0.int() })
+            case "width" where collecting && image: return r.once(&width, r.optional { $0.int() })
+            case "height" where collecting && image: return r.once(&height, r.optional { $0.int() })
             case "thumbnails" where collecting: return r.once(&thumbnails, r.optional { $0.array { $0.thumbnail() } })
             // An avatar's own video would be read by sync's reader: Foundation's case.
-            case "video" where collecting: return false
+            case "video" where collecting && image: return false
             default: return r.skip()
             }
         }
@@ -98,25 +111,6 @@ extension StrictJSONReader {
         guard collecting else { return (ref, nil) }
         return (ref, FetchedObjects.Object(url: url, sha256: sha256 ?? nil, bytes: bytes ?? nil, contentType: contentType ?? nil,
                                            width: width ?? nil, height: height ?? nil, thumbnails: thumbnails ?? nil, video: nil))
-    }
-
-    private mutating func video(collecting: Bool) -> (PostFacts.Ref, FetchedObjects.Video?)? {
-        var url: String?, sha256: String??, bytes: Int??, contentType: String??, thumbnails: [FetchedObjects.Thumbnail]??
-        let ok = object { r, key in
-            switch key {
-            case "url": return r.once(&url, r.string())
-            case "sha256": return r.once(&sha256, r.optional { $0.string() })
-            case "bytes" where collecting: return r.once(&bytes, r.optional { $0.int() })
-            case "content_type" where collecting: return r.once(&contentType, r.optional { $0.string() })
-            case "thumbnails" where collecting: return r.once(&thumbnails, r.optional { $0.array { $0.thumbnail() } })
-            default: return r.skip()
-            }
-        }
-        guard ok, let url else { return nil }
-        let ref = PostFacts.Ref(url: url, sha256: sha256 ?? nil)
-        guard collecting else { return (ref, nil) }
-        return (ref, FetchedObjects.Video(url: url, sha256: sha256 ?? nil, bytes: bytes ?? nil, contentType: contentType ?? nil,
-                                          thumbnails: thumbnails ?? nil))
     }
 
     private mutating func entities() -> PostFacts.Entities? {

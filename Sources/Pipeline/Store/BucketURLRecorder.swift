@@ -22,6 +22,8 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
     private var blobs: [BlobHash: BlobRecord] = [:]
     private var contentHashes: [(path: String, sha256: BlobHash)] = []
     private var recordedCount = 0
+    /// Set when the index could not be asked or written since the last run finished.
+    private var indexFailed = false
     /// The URLs and thumbnails met so far, each taken once: a bucket's runs name the
     /// same avatars and photos over and over, and asking the index about each again
     /// cost a million-post sync 27 s (each new one is asked about once, as before).
@@ -95,9 +97,15 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
         }
     }
 
+    /// The run's URLs are in the index: its marker goes, unless a write to the index
+    /// failed since the run began (then the next sync reads the run again for them).
     func finished(run name: String) {
-        lock.withLock { flush() }
-        try? FileManager.default.removeItem(at: marker(name))
+        let recorded = lock.withLock {
+            flush()
+            defer { indexFailed = false }
+            return !indexFailed
+        }
+        if recorded { try? FileManager.default.removeItem(at: marker(name)) }
     }
 
     // MARK: - Recording
@@ -139,16 +147,20 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
     /// Writes what was gathered: URLs the index lacks, and their blobs it lacks.
     private func flush() {
         defer { urls = [:]; blobs = [:]; contentHashes = [] }
-        try? index.recordContentHashes(contentHashes)
-        guard !urls.isEmpty else { return }
-        let known = (try? index.lookup(urls: Array(urls.keys))) ?? [:]
-        let fresh = urls.values.filter { known[$0.url] == nil }
-        let named = Set(fresh.map(\.hash))
-        let knownBlobs = (try? index.blobs(Array(named))) ?? [:]
-        let newBlobs = blobs.values.filter { named.contains($0.hash) && knownBlobs[$0.hash] == nil }
         do {
+            try index.recordContentHashes(contentHashes)
+            guard !urls.isEmpty else { return }
+            // Not knowing what the index holds is not taken as its holding nothing:
+            // this machine's own rows are never overwritten.
+            let known = try index.lookup(urls: Array(urls.keys))
+            let fresh = urls.values.filter { known[$0.url] == nil }
+            let named = Set(fresh.map(\.hash))
+            let knownBlobs = try index.blobs(Array(named))
+            let newBlobs = blobs.values.filter { named.contains($0.hash) && knownBlobs[$0.hash] == nil }
             try index.record(Array(fresh), blobs: newBlobs)
             recordedCount += fresh.count
-        } catch {}
+        } catch {
+            indexFailed = true
+        }
     }
 }
