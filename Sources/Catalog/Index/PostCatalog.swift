@@ -190,7 +190,9 @@ public final class PostCatalog: Sendable {
                     guard !arrival.name.contains("/"),
                           let (size, mtime) = Self.fileFacts(self.cacheRoot.appendingPathComponent(relative).path)
                     else { continue }
-                    return ListedFile(path: relative, size: size, mtime: mtime, opened: arrival.manifest)
+                    // The file as opened, unless what is in place now is not that file.
+                    let opened = arrival.manifest.flatMap { $0.bytes.count == size ? $0 : nil }
+                    return ListedFile(path: relative, size: size, mtime: mtime, opened: opened)
                 }
                 return nil
             }
