@@ -160,7 +160,11 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
             try index.record(Array(fresh), blobs: newBlobs)
             recordedCount += fresh.count
         } catch {
+            // What this flush held is not in the index: met again (a run read anew for
+            // its marker), it is asked about again, not skipped as seen.
             indexFailed = true
+            seenURLs = KeySet()
+            seenThumbnails = KeySet()
         }
     }
 }
