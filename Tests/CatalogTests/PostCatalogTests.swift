@@ -196,6 +196,42 @@ import TestSupport
         #expect(try catalog.facets(limit: 5).tags.first?.posts == 1)
     }
 
+    /// Starting over replaces the whole file at once (a backup of an empty catalog):
+    /// another connection in the middle of a read keeps what it was reading, and sees
+    /// the new catalog when it reads again; a catalog of another schema goes the same way.
+    @Test func startingOverLeavesAReaderItsSnapshotAndForgetsAnotherSchema() throws {
+        let root = try root()
+        try Self.write((1...30).map { Self.tweet("\($0)", at: Double($0), tags: ["old"]) }, at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        try FileManager.default.removeItem(at: root.appendingPathComponent("manifests/a.json"))
+        try Self.write([Self.tweet("99", at: 99, tags: ["new"])], at: 2, name: "b.json", in: root)
+
+        let other = try DatabaseQueue(path: catalog.path.path)
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM posts") == 30)
+            let report = try catalog.rebuild()
+            #expect(report.rebuilt && report.added == ["manifests/b.json"])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM post_tags WHERE tag = 'old'") == 30)
+            try db.execute(sql: "COMMIT")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM posts") == 1)
+        }
+        #expect(try catalog.posts(limit: 10).map(\.id) == ["99"])
+        #expect(try catalog.facets(limit: 5).tags.map(\.tag) == ["new"])
+
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE left_by_another_build(x); PRAGMA user_version = 1")
+        }
+        let reopened = try PostCatalog(cacheRoot: root)
+        #expect(try reopened.count() == 0)
+        let (version, stray) = try other.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"), try db.tableExists("left_by_another_build"))
+        }
+        #expect(version == PostCatalog.schemaVersion && !stray)
+        #expect(try reopened.refresh().added == ["manifests/b.json"])
+        #expect(try reopened.posts(limit: 10).map(\.id) == ["99"])
+    }
+
     @Test func aRunAddedFromMemoryIsNotReadAgain() throws {
         let root = try root()
         try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)

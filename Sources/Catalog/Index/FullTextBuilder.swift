@@ -67,10 +67,14 @@ extension PostCatalog {
             }
             Thread.detachNewThread { [self] in
                 do {
-                    while let changes = take() {
-                        try queue.write { db in
-                            let add = try BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)")
-                            let remove = try BoundStatement(db, sql: "DELETE FROM posts_fts WHERE rowid = ?")
+                    // One transaction for the whole read: the file is scratch (no
+                    // journal), and a commit per batch flushed FTS5's pending words
+                    // into a segment of their own each time, for the merges to redo.
+                    try queue.writeWithoutTransaction { db in
+                        try db.execute(sql: "BEGIN")
+                        let add = try BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)")
+                        let remove = try BoundStatement(db, sql: "DELETE FROM posts_fts WHERE rowid = ?")
+                        while let changes = take() {
                             for change in changes {
                                 switch change {
                                 case let .add(rowid, text, name, handle, tags):
@@ -80,10 +84,11 @@ extension PostCatalog {
                                 }
                             }
                         }
-                    }
-                    if !isCancelled {
-                        // One segment: what queries read fastest.
-                        try queue.write { db in try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')") }
+                        try db.execute(sql: "COMMIT")
+                        if !isCancelled {
+                            // One segment: what queries read fastest.
+                            try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
+                        }
                     }
                     try queue.close()
                     end(nil)
