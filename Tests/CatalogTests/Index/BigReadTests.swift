@@ -103,6 +103,29 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: catalog.path.path + PostCatalog.fullTextSuffix))
     }
 
+    /// The words of a replaced post leave the index at the end of the read (in rowid
+    /// order), unless SQLite gives its rowid again (it does when the last post written
+    /// is the one replaced): then they leave before the new post's come in.
+    @Test func aReplacedPostLosesItsOldWordsWhereverItsRowidGoes() throws {
+        let root = try ScratchDirectory.make("tc-bigread-reuse")
+        let last = PostCatalogTests.tweet("500", at: 5, text: "alpha")
+        try PostCatalogTests.write([PostCatalogTests.tweet("400", at: 4, text: "bravo"), last], at: 1000, name: "a.json", in: root)
+        var again = last
+        again.text = "charlie"
+        try PostCatalogTests.write([again, PostCatalogTests.tweet("400", at: 4, text: "delta"), PostCatalogTests.tweet("600", at: 6, text: "echo")],
+                                   at: 2000, name: "b.json", in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+        try catalog.refresh()
+        func found(_ word: String) throws -> [String] { try catalog.posts(PostFilter(text: word), limit: 10).map(\.id) }
+        #expect(try found("alpha") == [] && found("bravo") == [])
+        #expect(try found("charlie") == ["500"] && found("delta") == ["400"] && found("echo") == ["600"])
+        let rows = try DatabaseQueue(path: catalog.path.path).write { db in
+            try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('integrity-check', 1)")
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM posts_fts")
+        }
+        #expect(rows == 3)
+    }
+
     /// A catalog read the big way, then left as a process killed before `what` was
     /// done leaves it: `undo` takes back what that step wrote, and `pending` owes it.
     /// Returns the catalog and what its counts said when whole.
