@@ -48,7 +48,8 @@ let package = Package(
         .target(
             name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG", "CWebP", "CGIF", "CHEIF", "CLCMS"],
             // libwebpmux writes the ICC chunks and animations of WebP fixtures (CWebP's pkg-config names demux).
-            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("webpmux")]
+            // sqlite3: the process-wide settings made before SQLite initializes (tc_sqlite.c).
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("webpmux"), .linkedLibrary("sqlite3")]
         ),
 
         .target(name: "TweetModel"),
@@ -143,7 +144,8 @@ let package = Package(
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["Catalog", "BlobStore", "MediaTypes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Catalog", "BlobStore", "MediaTypes", "TestSupport", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport"]),
         // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.

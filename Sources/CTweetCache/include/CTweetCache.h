@@ -11,4 +11,5 @@
 #include "tc_checksum.h"
 #include "tc_hamming.h"
 #include "tc_memory.h"
+#include "tc_sqlite.h"
 #endif
