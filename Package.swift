@@ -43,7 +43,8 @@ let package = Package(
         // Little CMS: embedded ICC profiles, CMYK and PNG colour chunks converted to sRGB.
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
 
-        // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs.
+        // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs,
+        // SQLite's process-wide settings (variadic sqlite3_config).
         // zlib comes with libpng; its crc32 checks the tiles of a pyramid pack.
         .target(
             name: "CTweetCache", dependencies: ["CCurl", "CPNG", "CJPEG", "CWebP", "CGIF", "CHEIF", "CLCMS"],
