@@ -29,6 +29,38 @@ struct BoundStatement {
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
     }
 
+    /// Binds `values` (every parameter, in order) and runs the statement to its end.
+    func execute(values: [Value]) throws {
+        try bindAll(values)
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+    }
+
+    /// Rows a statement of ``insert(_:_:columns:_:values:)`` takes at most.
+    static let rowsPerStatement = 64
+
+    /// Runs `sql` (an `INSERT … VALUES ` without its rows) for `rows`, up to
+    /// ``rowsPerStatement`` rows a statement: SQLite's work per statement (preparing
+    /// its program's run, stepping, resetting) was a good part of ingest's, which
+    /// writes about five such rows a post. `values` appends a row's `columns` values.
+    static func insert<Row>(_ db: Database, _ sql: String, columns: Int, _ rows: [Row],
+                            values: (Row, inout [Value]) -> Void) throws {
+        guard !rows.isEmpty else { return }
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        var buffer: [Value] = []
+        buffer.reserveCapacity(rowsPerStatement * columns)
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + rowsPerStatement)
+            let statement = try BoundStatement(db, sql: sql + Array(repeating: tuple, count: end - start).joined(separator: ", "))
+            buffer.removeAll(keepingCapacity: true)
+            for row in rows[start..<end] { values(row, &buffer) }
+            try statement.execute(values: buffer)
+            start = end
+        }
+    }
+
     /// Binds `values`, steps once and hands the row (if any) to `row`, then resets.
     func first<T>(_ values: Value..., row: (Columns) -> T) throws -> T? {
         try bindAll(values)

@@ -63,6 +63,7 @@ extension PostCatalog {
                         failed.append("\(name)[\(position)]: \(error)")
                     }
                 }
+                try writer.flushRows(db)
                 try writer.flushCounts(db)
             }
             try fullText?.send(writer.takeFullTextChanges())
@@ -116,6 +117,13 @@ struct PostWriter {
     var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
     /// Every blob the run names, written once at its end.
     var runHashes = Set<BlobHash>()
+    /// The batch's rows of references, tags, mentions and links, written many to a
+    /// statement (``flushRows(_:)``) at the batch's end, and before a post is removed
+    /// (its rows may be among them, and SQLite may give its rowid to the next post).
+    var pendingReferences: [(post: Int64, reference: Reference)] = []
+    var pendingTags: [(post: Int64, key: String, created: Double, idOrder: String)] = []
+    var pendingMentions: [(post: Int64, username: String)] = []
+    var pendingLinks: [(post: Int64, url: String)] = []
     /// Set when the words go to a ``PostCatalog/FullTextBuilder``: the batch's changes
     /// to its index, in order, until ``takeFullTextChanges()``.
     let separateFullText: Bool
@@ -143,6 +151,7 @@ struct PostWriter {
         let includedFlag: Int64 = included ? 1 : 0
         if let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) }) {
             if otherRun != run, let other = runOrder[otherRun], other > order { return }
+            try flushRows(db)
             try delete(rowid: rowid, db: db)
             if separateFullText && !included { fullTextChanges.append(.remove(rowid: rowid)) }
         }
@@ -157,15 +166,15 @@ struct PostWriter {
             try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
         for r in post.references {
-            try s.reference.execute(.int(rowid), .int(Int64(r.slot)), .hash(r.sha256), .int(Int64(r.kind)))
+            pendingReferences.append((rowid, r))
             if !deferCounts { count(r.sha256, kind: r.kind, by: 1) }
         }
         for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
-        for m in post.mentions { try s.mention.execute(.int(rowid), .text(m)) }
-        for l in post.links { try s.link.execute(.int(rowid), .text(l)) }
+        for m in post.mentions { pendingMentions.append((rowid, m)) }
+        for l in post.links { pendingLinks.append((rowid, l)) }
         guard !included else { return }
         for t in post.tags {
-            try s.tag.execute(.int(rowid), .text(t.key), .double(post.created), .text(post.idOrder))
+            pendingTags.append((rowid, t.key, post.created, post.idOrder))
             tagDeltas[t.key, default: (t.display, 0)].delta += 1
         }
         guard !deferCounts else { return }
@@ -173,10 +182,31 @@ struct PostWriter {
         authorDeltas[post.user]?.handle = post.handle
     }
 
+    /// Writes the rows ``upsert(_:included:at:with:db:)`` gathered.
+    mutating func flushRows(_ db: Database) throws {
+        try BoundStatement.insert(db, "INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES ", columns: 4,
+                                  pendingReferences) { row, values in
+            values += [.int(row.post), .int(Int64(row.reference.slot)), .hash(row.reference.sha256), .int(Int64(row.reference.kind))]
+        }
+        try BoundStatement.insert(db, "INSERT INTO post_tags(post, tag, created, id_order) VALUES ", columns: 4, pendingTags) { row, values in
+            values += [.int(row.post), .text(row.key), .double(row.created), .text(row.idOrder)]
+        }
+        try BoundStatement.insert(db, "INSERT OR IGNORE INTO mentions(post, username) VALUES ", columns: 2, pendingMentions) { row, values in
+            values += [.int(row.post), .text(row.username)]
+        }
+        try BoundStatement.insert(db, "INSERT OR IGNORE INTO links(post, url) VALUES ", columns: 2, pendingLinks) { row, values in
+            values += [.int(row.post), .text(row.url)]
+        }
+        pendingReferences.removeAll(keepingCapacity: true)
+        pendingTags.removeAll(keepingCapacity: true)
+        pendingMentions.removeAll(keepingCapacity: true)
+        pendingLinks.removeAll(keepingCapacity: true)
+    }
+
     /// The statements ``upsert(_:included:at:with:db:)`` runs for every post, prepared
     /// once per transaction (not looked up by their text for each post).
     struct Statements {
-        var existing, insert, text, reference, perceptual, mention, link, tag: BoundStatement
+        var existing, insert, text, perceptual: BoundStatement
     }
 
     func statements(_ db: Database) throws -> Statements {
@@ -187,11 +217,7 @@ struct PostWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """),
             text: BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)"),
-            reference: BoundStatement(db, sql: "INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES (?, ?, ?, ?)"),
-            perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"),
-            mention: BoundStatement(db, sql: "INSERT OR IGNORE INTO mentions(post, username) VALUES (?, ?)"),
-            link: BoundStatement(db, sql: "INSERT OR IGNORE INTO links(post, url) VALUES (?, ?)"),
-            tag: BoundStatement(db, sql: "INSERT INTO post_tags(post, tag, created, id_order) VALUES (?, ?, ?, ?)"))
+            perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"))
     }
 
     /// Removes a post and what hangs off it, counting it out of the facets.
@@ -228,9 +254,10 @@ struct PostWriter {
 
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
-        let runRef = try BoundStatement(db, sql: "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES (?, ?)")
         // In key order: appended to the tree, not scattered over it.
-        for sha in runHashes.sorted() { try runRef.execute(.int(run), .hash(sha)) }
+        try BoundStatement.insert(db, "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES ", columns: 2, runHashes.sorted()) { sha, values in
+            values += [.int(run), .hash(sha)]
+        }
         runHashes.removeAll()
     }
 
