@@ -40,10 +40,11 @@ struct BoundStatement {
     /// Rows a statement of ``insert(_:_:columns:_:values:)`` takes at most.
     static let rowsPerStatement = 64
 
-    /// Runs `sql` (an `INSERT … VALUES ` without its rows) for `rows`, up to
-    /// ``rowsPerStatement`` rows a statement: SQLite's work per statement (preparing
-    /// its program's run, stepping, resetting) was a good part of ingest's, which
-    /// writes about five such rows a post. `values` appends a row's `columns` values.
+    /// Runs `sql` (an `INSERT … VALUES ` without its rows) for `rows`,
+    /// ``rowsPerStatement`` rows a statement and the rest one by one (two statements
+    /// for GRDB to keep, not one per count): SQLite's work per statement (starting its
+    /// program, stepping, resetting) was a good part of ingest's, which writes about
+    /// five such rows a post. `values` appends a row's `columns` values.
     static func insert<Row>(_ db: Database, _ sql: String, columns: Int, _ rows: [Row],
                             values: (Row, inout [Value]) -> Void) throws {
         guard !rows.isEmpty else { return }
@@ -51,13 +52,21 @@ struct BoundStatement {
         var buffer: [Value] = []
         buffer.reserveCapacity(rowsPerStatement * columns)
         var start = 0
-        while start < rows.count {
-            let end = min(rows.count, start + rowsPerStatement)
-            let statement = try BoundStatement(db, sql: sql + Array(repeating: tuple, count: end - start).joined(separator: ", "))
+        if rows.count >= rowsPerStatement {
+            let many = try BoundStatement(db, sql: sql + Array(repeating: tuple, count: rowsPerStatement).joined(separator: ", "))
+            while rows.count - start >= rowsPerStatement {
+                buffer.removeAll(keepingCapacity: true)
+                for row in rows[start..<start + rowsPerStatement] { values(row, &buffer) }
+                try many.execute(values: buffer)
+                start += rowsPerStatement
+            }
+        }
+        guard start < rows.count else { return }
+        let one = try BoundStatement(db, sql: sql + tuple)
+        for row in rows[start...] {
             buffer.removeAll(keepingCapacity: true)
-            for row in rows[start..<end] { values(row, &buffer) }
-            try statement.execute(values: buffer)
-            start = end
+            values(row, &buffer)
+            try one.execute(values: buffer)
         }
     }
 
