@@ -23,10 +23,7 @@ struct BoundStatement {
     /// Binds `values` to the parameters in order, runs the statement to its end and
     /// resets it.
     func execute(_ values: Value...) throws {
-        try bindAll(values)
-        defer { sqlite3_reset(handle) }
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+        try execute(values: values)
     }
 
     /// Binds `values` (every parameter, in order) and runs the statement to its end.
