@@ -103,4 +103,32 @@ import Testing
             #expect(Self.reference(Array(crossed.utf8)).ok == false)
         }
     }
+
+    /// Runs of white space of every length, where a pretty printer puts them (after a
+    /// line break, around a colon) and inside strings, and cut short anywhere: the
+    /// scanner skips spaces eight at a time and must stop on the first byte that is not one.
+    @Test func runsOfSpacesOfEveryLength() {
+        for run in 0..<40 {
+            let pad = String(repeating: " ", count: run)
+            for json in ["{\n\(pad)\"a\"\(pad):\(pad)[\n\(pad)1,\(pad)\"\(pad)x\(pad)\"\n\(pad)]\(pad)\t\r\n\(pad)}",
+                         "[\(pad)]", "[\(pad)\n\(pad)true\(pad)]"] {
+                let bytes = Array(json.utf8)
+                let expected = Self.reference(bytes), got = Self.scanned(bytes)
+                #expect(got.ok && expected.ok && got.position == expected.position, "\(run): \(json)")
+                for cut in 1..<bytes.count {
+                    let short = Array(bytes[..<cut])
+                    #expect(Self.scanned(short).ok == Self.reference(short).ok, "\(json) cut at \(cut)")
+                }
+            }
+            let spaces = Array((pad + "\n" + pad + "x" + pad).utf8)
+            spaces.withUnsafeBytes { raw in
+                var scanner = JSONStructureScanner(bytes: raw)
+                scanner.skipSpace()
+                #expect(scanner.position == 2 * run + 1)
+                scanner.position += 1
+                scanner.skipSpace()
+                #expect(scanner.atEnd)
+            }
+        }
+    }
 }

@@ -39,12 +39,24 @@ public struct ManifestFile: Sendable {
 
     public let bytes: Data
     public let header: Header
-    /// Byte ranges of the two arrays' elements are found again by ``forEachPost(_:)``;
-    /// these are the counts the scan saw.
+    /// The counts of the two arrays' elements the scan saw.
     public let tweetCount: Int
     public let includedCount: Int
     /// Where each top-level member's value is.
     private let members: [String: Range<Int>]
+    /// Each post's section and byte range as the opening scan found them, when there
+    /// are at most ``keptPlaces``: ``forEachPost(releasing:_:)`` walks these rather than
+    /// scanning the file a second time (a third of a million-post reindex's scanning).
+    /// A larger file is scanned again, so memory stays bounded whatever its size.
+    private let places: [Place]?
+
+    struct Place: Sendable {
+        var section: Section
+        var range: Range<Int>
+    }
+
+    /// Posts whose places are kept: 128 Ki, 3 MB at most.
+    static let keptPlaces = 1 << 17
     /// The mapping behind `bytes`, when the file was mapped: pages already read are
     /// given back with ``release(_:)``, so reading a manifest of gigabytes does not
     /// leave it resident.
@@ -66,17 +78,30 @@ public struct ManifestFile: Sendable {
         try self.init(bytes: bytes, mapping: nil)
     }
 
-    private init(bytes: Data, mapping: MappedFile?) throws {
+    /// Keeps the places of at most `keeping` posts (tests of the second scan).
+    package init(bytes: Data, keepingPlaces keeping: Int) throws {
+        try self.init(bytes: bytes, mapping: nil, keepingPlaces: keeping)
+    }
+
+    private init(bytes: Data, mapping: MappedFile?, keepingPlaces keeping: Int = Self.keptPlaces) throws {
         self.bytes = bytes
         self.mapping = mapping
         var released = 0
         var members: [String: Range<Int>] = [:]
-        var counts: [Section: Int] = [:]
+        var tweets = 0, included = 0
+        var places: [Place]? = []
         try bytes.withUnsafeBytes { raw in
             try Self.scan(raw) { key, range in
                 members[key] = range
             } element: { section, range in
-                counts[section, default: 0] += 1
+                if section == .tweets { tweets += 1 } else { included += 1 }
+                if places != nil {
+                    if tweets + included <= keeping {
+                        places!.append(Place(section: section, range: range))
+                    } else {
+                        places = nil
+                    }
+                }
                 if range.upperBound - released > Self.releaseEvery {
                     mapping?.release(released..<range.upperBound)
                     released = range.upperBound
@@ -104,9 +129,10 @@ public struct ManifestFile: Sendable {
         guard header.version == Manifest.currentVersion else {
             throw Problem(description: "version \(header.version), not \(Manifest.currentVersion)")
         }
-        tweetCount = counts[.tweets] ?? 0
-        includedCount = counts[.includedTweets] ?? 0
+        tweetCount = tweets
+        includedCount = included
         self.members = members
+        self.places = places
     }
 
     /// The manifest's failures, decoded without its posts.
@@ -126,14 +152,19 @@ public struct ManifestFile: Sendable {
     /// walk goes: for a `body` that is done with each post when it returns.
     public func forEachPost(releasing: Bool = false, _ body: (Section, Range<Int>) throws -> Void) throws {
         var released = 0
-        try bytes.withUnsafeBytes { raw in
-            try Self.scan(raw, member: { _, _ in }, element: { section, range in
-                try body(section, range)
-                if releasing, range.upperBound - released > Self.releaseEvery {
-                    release(released..<range.upperBound)
-                    released = range.upperBound
-                }
-            })
+        func each(_ section: Section, _ range: Range<Int>) throws {
+            try body(section, range)
+            if releasing, range.upperBound - released > Self.releaseEvery {
+                release(released..<range.upperBound)
+                released = range.upperBound
+            }
+        }
+        if let places {
+            for place in places { try each(place.section, place.range) }
+        } else {
+            try bytes.withUnsafeBytes { raw in
+                try Self.scan(raw, member: { _, _ in }, element: each)
+            }
         }
         if releasing { release(0..<bytes.count) }
     }
