@@ -14,6 +14,9 @@ package struct StrictJSONReader {
 
     package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    /// Where the next read starts.
+    package var position: Int { i }
+
     /// True when only white space is left: the value read was the whole input.
     package var atEnd: Bool {
         mutating get {
@@ -51,10 +54,37 @@ package struct StrictJSONReader {
     private mutating func space() {
         while i < bytes.count {
             switch bytes[i] {
-            case 0x20, 0x0A, 0x0D, 0x09: i += 1
+            case 0x20, 0x0A, 0x0D, 0x09:
+                i += 1
+                // A manifest is pretty-printed: indentation, eight spaces at a time.
+                while i + 8 <= bytes.count {
+                    let other = word(at: i) ^ 0x2020_2020_2020_2020
+                    guard other == 0 else {
+                        i += other.trailingZeroBitCount >> 3
+                        break
+                    }
+                    i += 8
+                }
             default: return
             }
         }
+    }
+
+    /// The eight bytes at `offset`, the first the lowest.
+    @inline(__always)
+    private func word(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.baseAddress!.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// Whether all eight bytes of `word` are printable ASCII other than a quote or a
+    /// backslash: what a string's bytes may be read past without a look at each.
+    @inline(__always)
+    private static func isPlainASCII(_ word: UInt64) -> Bool {
+        let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        // A zero byte of each xor'ed word, a byte below 0x20, a byte of 0x80 or more.
+        let special = (quote &- low) & ~quote | (backslash &- low) & ~backslash | (word &- 0x2020_2020_2020_2020) & ~word
+        return (special | word) & high == 0
     }
 
     private mutating func take(_ byte: UInt8) -> Bool {
@@ -110,6 +140,8 @@ package struct StrictJSONReader {
         var plain = true
         var ascii = true
         while i < bytes.count {
+            while i + 8 <= bytes.count, Self.isPlainASCII(word(at: i)) { i += 8 }
+            guard i < bytes.count else { break }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
                 defer { i += 1 }
@@ -188,6 +220,27 @@ package struct StrictJSONReader {
         return String(validating: out, as: UTF8.self)
     }
 
+    /// Past a string, refused where ``string()`` refuses it: one of plain ASCII is
+    /// passed without being made (most skipped values, paths and URLs), any other is
+    /// read.
+    private mutating func skipString() -> Bool {
+        let start = i
+        i += 1
+        while true {
+            while i + 8 <= bytes.count, Self.isPlainASCII(word(at: i)) { i += 8 }
+            guard i < bytes.count else { return false }
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") {
+                i += 1
+                return true
+            }
+            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { break }
+            i += 1
+        }
+        i = start
+        return string() != nil
+    }
+
     /// A JSON integer that fits an `Int` (no fraction, no exponent: those Foundation
     /// reads by rules of its own).
     package mutating func int() -> Int? {
@@ -208,7 +261,7 @@ package struct StrictJSONReader {
         space()
         guard i < bytes.count else { return false }
         switch bytes[i] {
-        case UInt8(ascii: "\""): return string() != nil
+        case UInt8(ascii: "\""): return skipString()
         case UInt8(ascii: "{"): return object { r, _ in r.skip(depth: depth + 1) }
         case UInt8(ascii: "["): return array { $0.skip(depth: depth + 1) ? () : nil } != nil
         case UInt8(ascii: "t"): return literal("true")
