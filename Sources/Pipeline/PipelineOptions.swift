@@ -30,7 +30,10 @@ public struct PipelineOptions: Sendable {
     public var blobSource: (any BlobSource)? = nil
     /// Posts per batch: large enough that a batch's downloads keep the network busy,
     /// small enough that a batch's posts, outcomes and entries are a few megabytes.
-    public var batchSize = 4096
+    /// A run's peak memory is its largest batch at work (and the next piece of input
+    /// parsed beside it), met again in every batch: a million posts in batches of
+    /// 4,096 peaked at 113 MB during their downloads, in batches of 1,024 at 88 MB.
+    public var batchSize = 1024
 
     public init(cacheRoot: URL, fetch: FetchConfiguration = .init()) {
         self.cacheRoot = cacheRoot

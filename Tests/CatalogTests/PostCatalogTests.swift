@@ -260,6 +260,30 @@ import TestSupport
         #expect(try catalog.referencedHashes() == [String(repeating: "a", count: 64), String(repeating: "b", count: 64)])
     }
 
+    /// A run naming more blobs than wait in memory writes them as it goes: `gc` still
+    /// sees every one, each once, whether a blob comes back after a write or not.
+    @Test(arguments: [0, Int.max]) func aRunNamingManyBlobsKeepsThemAll(bigRead: Int) throws {
+        let root = try root()
+        let count = PostWriter.runHashesWaiting * 2
+        func hash(_ i: Int) -> String { String(repeating: "0", count: 56) + String(format: "%08x", i) }
+        let shared = String(repeating: "f", count: 64)
+        let tweets = (0..<count).map { i -> ManifestTweet in
+            var tweet = Self.tweet(String(i + 1), at: Double(i))
+            // Every post a blob of its own; every tenth the shared one, named on both
+            // sides of a write.
+            tweet.author.avatar = MediaRef(url: "https://pbs.twimg.com/a/\(i).jpg", sha256: i % 10 == 0 ? shared : hash(i))
+            return tweet
+        }
+        try Self.write(tweets, at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: bigRead)
+        try catalog.refresh()
+        let named = try catalog.referencedHashes()
+        #expect(named.count == count - (count + 9) / 10 + 1)
+        #expect(named.contains(shared) && named.contains(hash(count - 1)) && named.contains(hash(1)))
+        let rows = try DatabaseQueue(path: catalog.path.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM run_refs") }
+        #expect(rows == named.count)
+    }
+
     @Test func aRunAddedFromMemoryIsNotReadAgain() throws {
         let root = try root()
         try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)

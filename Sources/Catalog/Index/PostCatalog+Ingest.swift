@@ -115,8 +115,11 @@ struct PostWriter {
     var tagDeltas: [String: (display: String, delta: Int)] = [:]
     /// Uses gained and lost per blob, by kind (photo, video, avatar).
     var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
-    /// Every blob the run names, written once at its end.
+    /// Blobs the run names, written to `run_refs` at its end, or whenever this many
+    /// are waiting: a million-post run names 120,000, and holding them all (and a
+    /// sorted copy to write) was 11 MB at the end of the run, its peak.
     var runHashes = Set<BlobHash>()
+    static let runHashesWaiting = 16_384
     /// The batch's rows of references, tags, mentions and links, written many to a
     /// statement (``flushRows(_:)``) at the batch's end, and before a post is removed
     /// (its rows may be among them, and SQLite may give its rowid to the next post).
@@ -147,6 +150,7 @@ struct PostWriter {
 
     mutating func upsert(_ post: PostRow, included: Bool, at range: Range<Int>, with s: Statements, db: Database) throws {
         for reference in post.references { runHashes.insert(reference.sha256) }
+        if runHashes.count >= Self.runHashesWaiting { try writeRunHashes(db) }
 
         let includedFlag: Int64 = included ? 1 : 0
         if let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) }) {
@@ -254,11 +258,16 @@ struct PostWriter {
 
     /// Records every blob the run named (what `gc` keeps).
     mutating func finish(_ db: Database) throws {
+        try writeRunHashes(db)
+    }
+
+    /// Writes the blobs waiting; one named again later is written again and ignored.
+    private mutating func writeRunHashes(_ db: Database) throws {
         // In key order: appended to the tree, not scattered over it.
         try BoundStatement.insert(db, "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES ", columns: 2, runHashes.sorted()) { sha, values in
             values += [.int(run), .hash(sha)]
         }
-        runHashes.removeAll()
+        runHashes.removeAll(keepingCapacity: true)
     }
 
     private mutating func count(_ sha: BlobHash, kind: Int, by delta: Int) {

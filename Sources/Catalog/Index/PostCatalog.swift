@@ -266,7 +266,11 @@ public final class PostCatalog: Sendable {
             if let fullText {
                 // The words' index merges into one segment while the other indexes are made.
                 fullText.endInput()
-                try write("make indexes") { db in try db.execute(sql: Self.indexes) }
+                try write("make indexes") { db in
+                    // Sorted in little memory: at a run's end this is its peak.
+                    try db.execute(sql: "PRAGMA cache_size = -\(Self.endSortKiB)")
+                    try db.execute(sql: Self.indexes)
+                }
                 try fullText.finish()
                 try adoptFullText(from: fullText.path)
                 try write("merge words as they come") { db in
@@ -278,7 +282,10 @@ public final class PostCatalog: Sendable {
             throw error
         }
         if deferCounts {
-            try write("count") { db in try Self.recount(db) }
+            try write("count") { db in
+                if big { try db.execute(sql: "PRAGMA cache_size = -\(Self.endSortKiB)") }
+                try Self.recount(db)
+            }
         }
     }
 
@@ -342,7 +349,12 @@ public final class PostCatalog: Sendable {
     /// RSS (a fetch's memory grows by it at its end). The indexes made at the end sort
     /// in as much memory as the cache may hold, and spill to files no slower: a million
     /// posts' indexes took 8.0 s with 8 MB, 9.8 s and 50 MB more with 32 MB.
-    static let bigReadCacheKiB = 8_192
+    static let bigReadCacheKiB = 4_096
+    /// The page cache, and so the sorter's memory, while a big read makes its indexes
+    /// and counts at its end: SQLite sorts in as much memory as the cache may hold
+    /// and merges runs of it from temporary files, no slower. At the end of a
+    /// million-post fetch the 8 MB cache and 8 MB of sorting were the run's peak.
+    static let endSortKiB = 2_048
     /// The log is copied into the database every 256 MB during a big read: 9% less
     /// time at a million posts than every 64 MB.
     static let bigReadCheckpointPages = 65_536

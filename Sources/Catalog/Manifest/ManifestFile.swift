@@ -55,8 +55,9 @@ public struct ManifestFile: Sendable {
         var range: Range<Int>
     }
 
-    /// Posts whose places are kept: 128 Ki, 3 MB at most.
-    static let keptPlaces = 1 << 17
+    /// Posts whose places are kept: 32 Ki (runs are mostly smaller), 768 KB at most,
+    /// for a manifest read at the end of a run that is at its memory's peak.
+    static let keptPlaces = 1 << 15
     /// The mapping behind `bytes`, when the file was mapped: pages already read are
     /// given back with ``release(_:)``, so reading a manifest of gigabytes does not
     /// leave it resident.

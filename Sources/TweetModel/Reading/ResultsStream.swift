@@ -30,9 +30,10 @@ public final class ResultsStream: @unchecked Sendable {
     public struct Limits: Sendable {
         /// Inputs up to this size are parsed whole.
         public var wholeLimit = 8 << 20
-        /// Bytes of JSON Lines read at a time: about 3,500 posts of a v1.1 search
-        /// page (a parsed post takes a few times its JSON), two pieces alive at once.
-        public var blockSize = 2 << 20
+        /// Bytes of JSON Lines read at a time: about 900 posts of a v1.1 search
+        /// page (a parsed post takes a few times its JSON), two pieces alive at once,
+        /// about a run's batch of posts (``PipelineOptions/batchSize`` in Pipeline).
+        public var blockSize = 512 << 10
         public var longestLine = 256 << 20
         /// Elements of a large document's array parsed at a time.
         public var windowElements = 2048
