@@ -6,17 +6,24 @@ ids, a later generated_at, a new name) into manifests/ and times the first page 
 reads the run into the catalog) and the page after. Removes the runs at the end, so the
 next reader of CACHE rebuilds its catalog (a manifest it read went).
 
-Usage: bench/catalog-new-run.py CACHE TWEETCACHE_BIN
+Usage: bench/catalog-new-run.py CACHE TWEETCACHE_BIN   (PORT=8097 by default)
 """
 import http.client, json, os, statistics, sys, time, subprocess, copy
 
-cache, binp, port = sys.argv[1], sys.argv[2], 8098
-srv = subprocess.Popen([binp, "serve", "--cache", cache, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+cache, binp = sys.argv[1], sys.argv[2]
+port = int(os.environ.get("PORT", "8097"))
+srv = subprocess.Popen([binp, "serve", "--cache", cache, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 def get(path):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     t = time.perf_counter(); c.request("GET", path); r = c.getresponse(); body = r.read()
     return r.status, body, time.perf_counter() - t
+deadline = time.monotonic() + 120
 while True:
+    # A server that stopped (the port taken by another) or one that is not ours ends the run.
+    if srv.poll() is not None:
+        sys.exit("serve stopped: %s" % srv.stderr.read().decode(errors="replace").strip())
+    if time.monotonic() > deadline:
+        srv.kill(); sys.exit("no first page from serve on port %d within 120 s" % port)
     try:
         if get("/api/tweets?limit=100")[0] == 200: break
     except OSError: time.sleep(0.05)

@@ -54,7 +54,12 @@ public final class TileServer: Sendable {
         }
         // A service group: stopping is a graceful shutdown (open requests finish).
         let group = ServiceGroup(configuration: .init(services: [made.app], gracefulShutdownSignals: [], logger: log))
-        let task = Task { try await group.run() }
+        // The stream ends when the server does too: a port already taken fails the run
+        // before it is listening, and the wait below would otherwise never end.
+        let task = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
         var bound = 0
         for await port in stream { bound = port }
         guard bound > 0 else {
