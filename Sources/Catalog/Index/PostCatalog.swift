@@ -342,13 +342,14 @@ public final class PostCatalog: Sendable {
     /// Manifests larger than this, read into an empty catalog, are read without its
     /// indexes, which are made at the end.
     static let bulkThreshold = 64 << 20
-    /// The writer's page cache while reading more than that: 8 MB. With the counts
+    /// The writer's page cache while reading more than that: 4 MB. With the counts
     /// left to the end nothing is written all over the trees, and a bigger cache buys
     /// no time: a million posts read into an empty catalog took 87.9 and 94.5 s with
     /// 8 MB, 81.4 and 94.8 s with 32 MB (the machine's spread), at 89 and 114 MB peak
-    /// RSS (a fetch's memory grows by it at its end). The indexes made at the end sort
-    /// in as much memory as the cache may hold, and spill to files no slower: a million
-    /// posts' indexes took 8.0 s with 8 MB, 9.8 s and 50 MB more with 32 MB.
+    /// RSS (a fetch's memory grows by it at its end); later `reindex` of a million took
+    /// 31.9 and 35.7 s with 4 MB, 32.4 and 36.9 s with 8 MB, 3 MB less. The indexes
+    /// made at the end sort in ``endSortKiB`` (a million posts' indexes took 8.0 s with
+    /// 8 MB, 9.8 s and 50 MB more with 32 MB).
     static let bigReadCacheKiB = 4_096
     /// The page cache, and so the sorter's memory, while a big read makes its indexes
     /// and counts at its end: SQLite sorts in as much memory as the cache may hold
