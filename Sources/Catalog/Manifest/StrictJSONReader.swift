@@ -1,4 +1,5 @@
 import Foundation
+import TweetModel
 
 /// A strict JSON reader over bytes, for the narrow views of a manifest's posts that
 /// bulk readers decode by the million (the catalog's ``PostFacts``, sync's
@@ -57,34 +58,17 @@ package struct StrictJSONReader {
             case 0x20, 0x0A, 0x0D, 0x09:
                 i += 1
                 // A manifest is pretty-printed: indentation, eight spaces at a time.
-                while i + 8 <= bytes.count {
-                    let other = word(at: i) ^ 0x2020_2020_2020_2020
-                    guard other == 0 else {
-                        i += other.trailingZeroBitCount >> 3
-                        break
-                    }
-                    i += 8
-                }
+                i += JSONStructureScanner.spaces(in: bytes, at: i)
             default: return
             }
         }
     }
 
-    /// The eight bytes at `offset`, the first the lowest.
+    /// Past the plain ASCII at `i`, eight bytes at a time (a string's bytes with no
+    /// quote, backslash, control byte or byte beyond ASCII among them).
     @inline(__always)
-    private func word(at offset: Int) -> UInt64 {
-        UInt64(littleEndian: bytes.baseAddress!.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    }
-
-    /// Whether all eight bytes of `word` are printable ASCII other than a quote or a
-    /// backslash: what a string's bytes may be read past without a look at each.
-    @inline(__always)
-    private static func isPlainASCII(_ word: UInt64) -> Bool {
-        let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-        // A zero byte of each xor'ed word, a byte below 0x20, a byte of 0x80 or more.
-        let special = (quote &- low) & ~quote | (backslash &- low) & ~backslash | (word &- 0x2020_2020_2020_2020) & ~word
-        return (special | word) & high == 0
+    private mutating func passPlainASCII() {
+        while i + 8 <= bytes.count, JSONStructureScanner.isPlainASCII(JSONStructureScanner.word(in: bytes, at: i)) { i += 8 }
     }
 
     private mutating func take(_ byte: UInt8) -> Bool {
@@ -140,7 +124,7 @@ package struct StrictJSONReader {
         var plain = true
         var ascii = true
         while i < bytes.count {
-            while i + 8 <= bytes.count, Self.isPlainASCII(word(at: i)) { i += 8 }
+            passPlainASCII()
             guard i < bytes.count else { break }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
@@ -227,7 +211,7 @@ package struct StrictJSONReader {
         let start = i
         i += 1
         while true {
-            while i + 8 <= bytes.count, Self.isPlainASCII(word(at: i)) { i += 8 }
+            passPlainASCII()
             guard i < bytes.count else { return false }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {

@@ -32,21 +32,32 @@ package struct JSONStructureScanner {
         }
     }
 
-    /// Past a run of ` ` eight bytes at a time: a pretty-printed manifest is a third
-    /// indentation, and a scan of a million posts' went through it byte by byte.
+    /// Past a run of ` `, eight bytes at a time (``spaces(in:at:)``).
     @inline(__always)
     private mutating func skipSpaces() {
-        guard let base = bytes.baseAddress else { return }
+        position += Self.spaces(in: bytes, at: position)
+    }
+
+    /// How many ` ` start at `offset`, counted eight bytes at a time up to the last
+    /// whole word (the caller's byte loop does the rest): a pretty-printed manifest is
+    /// a third indentation, and a scan of a million posts' went through it byte by byte.
+    /// Also the catalog's strict reader's.
+    @inline(__always)
+    package static func spaces(in bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
+        var position = offset
         while position + 8 <= bytes.count {
-            let other = base.loadUnaligned(fromByteOffset: position, as: UInt64.self) ^ 0x2020_2020_2020_2020
-            guard other == 0 else {
-                // The first byte that is not a space: the lowest non-zero byte (the
-                // word was loaded little-endian).
-                position += UInt64(littleEndian: other).trailingZeroBitCount >> 3
-                return
-            }
+            let other = word(in: bytes, at: position) ^ 0x2020_2020_2020_2020
+            // The first byte that is not a space: the lowest non-zero byte.
+            guard other == 0 else { return position - offset + other.trailingZeroBitCount >> 3 }
             position += 8
         }
+        return position - offset
+    }
+
+    /// The eight bytes at `offset` (at most `bytes.count - 8`), the first the lowest.
+    @inline(__always)
+    package static func word(in bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.baseAddress!.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// A string without escapes (a key), or nil.
@@ -67,12 +78,11 @@ package struct JSONStructureScanner {
     package mutating func skipString() -> Bool {
         position += 1
         let count = bytes.count
-        guard let base = bytes.baseAddress else { return false }
         while true {
             // Eight bytes at a time up to the next quote or backslash: most of a post's
             // bytes are in its strings, and a scan of a million posts' manifests went
             // byte by byte through them (one scan took 1.5 s of 2 GB).
-            while position + 8 <= count, !Self.hasQuoteOrBackslash(base.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
+            while position + 8 <= count, !Self.hasQuoteOrBackslash(Self.word(in: bytes, at: position)) {
                 position += 8
             }
             guard position < count else { return false }
@@ -93,6 +103,16 @@ package struct JSONStructureScanner {
         let low: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
         return ((quote &- low) & ~quote | (backslash &- low) & ~backslash) & high != 0
+    }
+
+    /// Whether all eight bytes of `word` are printable ASCII other than a quote or a
+    /// backslash: what a string's bytes may be read past without a look at each (a
+    /// byte below 0x20 is found by the same borrow test as a zero byte; one of 0x80 or
+    /// more by its top bit).
+    @inline(__always)
+    package static func isPlainASCII(_ word: UInt64) -> Bool {
+        let low: UInt64 = 0x2020_2020_2020_2020, high: UInt64 = 0x8080_8080_8080_8080
+        return !hasQuoteOrBackslash(word) && ((word &- low) & ~word | word) & high == 0
     }
 
     /// Past one value of any kind; false when it does not end or a bracket is closed
