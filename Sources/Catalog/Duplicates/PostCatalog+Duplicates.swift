@@ -233,7 +233,7 @@ extension PostCatalog {
         try read("describe near duplicates") { db in
             let postsOf = try db.cachedStatement(sql: """
                 SELECT DISTINCT p.id, p.handle, p.network, p.created FROM refs r JOIN posts p ON p.rowid = r.post
-                WHERE r.sha256 = ? ORDER BY p.created, p.id_order
+                WHERE r.blob = (SELECT id FROM blobs WHERE sha256 = ?) ORDER BY p.created, p.id_order
                 """)
             let quality = try db.cachedStatement(sql: "SELECT quality FROM images_pdq WHERE id = ?")
             var result: [NearDuplicate] = []

@@ -93,6 +93,7 @@ struct BoundStatement {
         case optionalText(String?)
         case hash(BlobHash)
         case bytes([UInt8])
+        case null
     }
 
     private func bindAll(_ values: [Value]) throws {
@@ -106,6 +107,7 @@ struct BoundStatement {
             case let .optionalText(v): code = v.map { bind($0, at: index) } ?? sqlite3_bind_null(handle, index)
             case let .hash(v): code = bind(v.bytes, at: index)
             case let .bytes(v): code = bind(v, at: index)
+            case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else { throw error(code) }
         }

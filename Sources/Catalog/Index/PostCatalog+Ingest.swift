@@ -11,8 +11,11 @@ extension PostCatalog {
     /// until it changes).
     /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``;
     /// `fullText`: the posts' words go to that builder instead of `posts_fts`;
+    /// `blobNumbers`: the hashes numbered lately, shared by a read's runs;
+    /// `replaced`: in a read from nothing, where the rows of replaced posts wait;
     /// `observer`: sees the posts' fetched objects, decoded with their facts.
     func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil,
+                    blobNumbers: BlobNumbers = BlobNumbers(), replaced: ReplacedPosts? = nil,
                     observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> (read: Bool, problem: String?)
     {
         let manifest: ManifestFile
@@ -39,7 +42,8 @@ extension PostCatalog {
             return try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
         }
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path),
-                                    deferringCounts: deferringCounts, fullText: fullText)
+                                    deferringCounts: deferringCounts, fullText: fullText, blobNumbers: blobNumbers,
+                                    replaced: replaced)
         var failed: [String] = []
         var index: [ManifestFile.Section: Int] = [:]
         let name = (file.path as NSString).lastPathComponent
@@ -84,7 +88,6 @@ extension PostCatalog {
                 try db.execute(sql: "INSERT INTO searches(run, source, query, tweets) VALUES (?, ?, ?, ?)",
                                arguments: [runID, source.path, source.query, source.tweets])
             }
-            try writer.finish(db)
             try db.execute(sql: "UPDATE runs SET complete = 1 WHERE id = ?", arguments: [runID])
         }
         observer?.finished(run: name)
@@ -115,26 +118,35 @@ struct PostWriter {
     var tagDeltas: [String: (display: String, delta: Int)] = [:]
     /// Uses gained and lost per blob, by kind (photo, video, avatar).
     var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
-    /// Blobs the run names, written to `run_refs` at its end, or whenever this many
-    /// are waiting: a million-post run names 120,000, and holding them all (and a
-    /// sorted copy to write) was 11 MB at the end of the run, its peak.
-    var runHashes = Set<BlobHash>()
-    static let runHashesWaiting = 16_384
+    /// The `blobs` numbers met lately, shared by the read's runs.
+    let blobNumbers: BlobNumbers
+    /// Set in a read from nothing: posts are numbered by it, and a replaced post's rows
+    /// in the other tables wait there for the read's end.
+    let replaced: ReplacedPosts?
     /// The batch's rows of references, tags, mentions and links, written many to a
-    /// statement (``flushRows(_:)``) at the batch's end, and before a post is removed
-    /// (its rows may be among them, and SQLite may give its rowid to the next post).
-    var pendingReferences: [(post: Int64, reference: Reference)] = []
+    /// statement (``flushRows(_:)``) at the batch's end, and before a post whose rows
+    /// may be among them is removed (SQLite may give its rowid to the next post).
+    var pendingReferences: [(post: Int64, reference: Reference, blob: Int64)] = []
     var pendingTags: [(post: Int64, key: String, created: Double, idOrder: String)] = []
     var pendingMentions: [(post: Int64, username: String)] = []
     var pendingLinks: [(post: Int64, url: String)] = []
+    /// The rowid of the first post with rows waiting: every post with rows waiting has
+    /// this rowid or a larger one (SQLite gives a rowid again only to the post after
+    /// the one with the largest, and that one is removed only after a flush), so a
+    /// post below it has none waiting and is removed without writing them first: a
+    /// flush for every replaced post wrote most of a batch's rows one statement a row.
+    var pendingFrom: Int64?
     /// Set when the words go to a ``PostCatalog/FullTextBuilder``: the batch's changes
     /// to its index, in order, until ``takeFullTextChanges()``.
     let separateFullText: Bool
     var fullTextChanges: [PostCatalog.FullTextBuilder.Change] = []
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false,
-         fullText: PostCatalog.FullTextBuilder? = nil) throws(CatalogError) {
+         fullText: PostCatalog.FullTextBuilder? = nil, blobNumbers: BlobNumbers = BlobNumbers(),
+         replaced: ReplacedPosts? = nil) throws(CatalogError) {
         self.run = run
+        self.blobNumbers = blobNumbers
+        self.replaced = replaced
         deferCounts = deferringCounts
         separateFullText = fullText != nil
         self.order = order
@@ -149,28 +161,44 @@ struct PostWriter {
     }
 
     mutating func upsert(_ post: PostRow, included: Bool, at range: Range<Int>, with s: Statements, db: Database) throws {
-        for reference in post.references { runHashes.insert(reference.sha256) }
-        if runHashes.count >= Self.runHashesWaiting { try writeRunHashes(db) }
+        // Every blob the run names is in `blobs`, a post's copy kept or not: `gc` keeps them.
+        var blobs: [Int64] = []
+        blobs.reserveCapacity(post.references.count)
+        for reference in post.references { blobs.append(try blobID(reference.sha256, s, db)) }
 
         let includedFlag: Int64 = included ? 1 : 0
-        if let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) }) {
-            if otherRun != run, let other = runOrder[otherRun], other > order { return }
-            try flushRows(db)
-            try delete(rowid: rowid, db: db)
-            if separateFullText && !included { fullTextChanges.append(.remove(rowid: rowid)) }
+        func insert() throws -> Bool {
+            try s.insert.execute(
+                replaced.map { .int(try $0.next(db)) } ?? .null, .text(post.id), .int(includedFlag), .int(run),
+                .int(Int64(range.lowerBound)), .int(Int64(range.count)), .double(post.created), .text(post.idOrder), .text(post.user), .text(post.handle), .optionalText(post.query),
+                .int(Int64(post.photos)), .text(post.network))
+            return db.changesCount > 0
         }
-        try s.insert.execute(
-            .text(post.id), .int(includedFlag), .int(run), .int(Int64(range.lowerBound)), .int(Int64(range.count)),
-            .double(post.created), .text(post.idOrder), .text(post.user), .text(post.handle), .optionalText(post.query),
-            .int(Int64(post.photos)), .text(post.network))
+        // Most posts are new: the insert finds a copy already there by the key it
+        // checks anyway, and only then is it looked up (one search of the index, not two).
+        if try !insert() {
+            guard let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) })
+            else { throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "a post neither inserted nor found") }
+            if otherRun != run, let other = runOrder[otherRun], other > order { return }
+            if let replaced {
+                try s.deletePost.execute(.int(rowid))
+                replaced.removed(rowid)
+            } else {
+                if let pendingFrom, rowid >= pendingFrom { try flushRows(db) }
+                try delete(rowid: rowid, db: db)
+            }
+            if separateFullText && !included { fullTextChanges.append(.remove(rowid: rowid)) }
+            guard try insert() else { throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "a post's older copy stayed") }
+        }
         let rowid = db.lastInsertedRowID
+        if pendingFrom == nil { pendingFrom = rowid }
         if !included && separateFullText {
             fullTextChanges.append(.add(rowid: rowid, text: post.text, name: post.name, handle: post.handle, tags: post.tagText))
         } else if !included {
             try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
-        for r in post.references {
-            pendingReferences.append((rowid, r))
+        for (r, blob) in zip(post.references, blobs) {
+            pendingReferences.append((rowid, r, blob))
             if !deferCounts { count(r.sha256, kind: r.kind, by: 1) }
         }
         for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
@@ -188,9 +216,9 @@ struct PostWriter {
 
     /// Writes the rows ``upsert(_:included:at:with:db:)`` gathered.
     mutating func flushRows(_ db: Database) throws {
-        try BoundStatement.insert(db, "INSERT OR REPLACE INTO refs(post, slot, sha256, kind) VALUES ", columns: 4,
+        try BoundStatement.insert(db, "INSERT OR REPLACE INTO refs(post, slot, blob, kind) VALUES ", columns: 4,
                                   pendingReferences) { row, values in
-            values += [.int(row.post), .int(Int64(row.reference.slot)), .hash(row.reference.sha256), .int(Int64(row.reference.kind))]
+            values += [.int(row.post), .int(Int64(row.reference.slot)), .int(row.blob), .int(Int64(row.reference.kind))]
         }
         try BoundStatement.insert(db, "INSERT INTO post_tags(post, tag, created, id_order) VALUES ", columns: 4, pendingTags) { row, values in
             values += [.int(row.post), .text(row.key), .double(row.created), .text(row.idOrder)]
@@ -205,23 +233,41 @@ struct PostWriter {
         pendingTags.removeAll(keepingCapacity: true)
         pendingMentions.removeAll(keepingCapacity: true)
         pendingLinks.removeAll(keepingCapacity: true)
+        pendingFrom = nil
     }
 
     /// The statements ``upsert(_:included:at:with:db:)`` runs for every post, prepared
     /// once per transaction (not looked up by their text for each post).
     struct Statements {
-        var existing, insert, text, perceptual: BoundStatement
+        var existing, insert, text, perceptual, blob, newBlob, deletePost: BoundStatement
     }
 
     func statements(_ db: Database) throws -> Statements {
         try Statements(
             existing: BoundStatement(db, sql: "SELECT rowid, run FROM posts WHERE included = ? AND id = ?"),
             insert: BoundStatement(db, sql: """
-                INSERT INTO posts(id, included, run, offset, length, created, id_order, user, handle, query, photos, network)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO posts(rowid, id, included, run, offset, length, created, id_order, user, handle, query, photos, network)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(included, id) DO NOTHING
                 """),
             text: BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)"),
-            perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"))
+            perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"),
+            blob: BoundStatement(db, sql: "SELECT id FROM blobs WHERE sha256 = ?"),
+            newBlob: BoundStatement(db, sql: "INSERT INTO blobs(sha256) VALUES (?)"),
+            deletePost: BoundStatement(db, sql: "DELETE FROM posts WHERE rowid = ?"))
+    }
+
+    /// The number of the blob `sha`, given it the first time any run names it.
+    private mutating func blobID(_ sha: BlobHash, _ s: Statements, _ db: Database) throws -> Int64 {
+        if let id = blobNumbers.number(of: sha) { return id }
+        let id: Int64
+        if let known = try s.blob.first(.hash(sha), row: { $0.int64(0) }) {
+            id = known
+        } else {
+            try s.newBlob.execute(.hash(sha))
+            id = db.lastInsertedRowID
+        }
+        blobNumbers.remember(id, for: sha)
+        return id
     }
 
     /// Removes a post and what hangs off it, counting it out of the facets.
@@ -243,7 +289,7 @@ struct PostWriter {
             let tags = try db.cachedStatement(sql: "SELECT tag FROM post_tags WHERE post = ?")
             for tag in try String.fetchAll(tags, arguments: [rowid]) { tagDeltas[tag, default: (tag, 0)].delta -= 1 }
         }
-        let uses = try db.cachedStatement(sql: "SELECT sha256, kind FROM refs WHERE post = ?")
+        let uses = try db.cachedStatement(sql: "SELECT b.sha256, r.kind FROM refs r JOIN blobs b ON b.id = r.blob WHERE r.post = ?")
         for row in try Row.fetchAll(uses, arguments: [rowid]) {
             let bytes: Data = row[0]
             if let sha = BlobHash(bytes: bytes) { count(sha, kind: row[1], by: -1) }
@@ -254,20 +300,6 @@ struct PostWriter {
     mutating func takeFullTextChanges() -> [PostCatalog.FullTextBuilder.Change] {
         defer { fullTextChanges = [] }
         return fullTextChanges
-    }
-
-    /// Records every blob the run named (what `gc` keeps).
-    mutating func finish(_ db: Database) throws {
-        try writeRunHashes(db)
-    }
-
-    /// Writes the blobs waiting; one named again later is written again and ignored.
-    private mutating func writeRunHashes(_ db: Database) throws {
-        // In key order: appended to the tree, not scattered over it.
-        try BoundStatement.insert(db, "INSERT OR IGNORE INTO run_refs(run, sha256) VALUES ", columns: 2, runHashes.sorted()) { sha, values in
-            values += [.int(run), .hash(sha)]
-        }
-        runHashes.removeAll(keepingCapacity: true)
     }
 
     private mutating func count(_ sha: BlobHash, kind: Int, by delta: Int) {

@@ -142,7 +142,7 @@ extension PostCatalog {
         try read("find references") { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT r.slot, r.kind, p.id, p.handle, p.created, p.run, p.offset, p.length
-                FROM refs r JOIN posts p ON p.rowid = r.post WHERE r.sha256 = ?
+                FROM refs r JOIN posts p ON p.rowid = r.post WHERE r.blob = (SELECT id FROM blobs WHERE sha256 = ?)
                 ORDER BY p.included, p.created DESC, p.id_order DESC, r.slot
                 """, arguments: [Self.blob(sha256)])
             // The URL, media id and size are the post's: read back from its manifest.
@@ -181,9 +181,9 @@ extension PostCatalog {
     public func forEachBlobUse(_ body: (BlobUse) throws -> Void) throws {
         try pool.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT lower(hex(r.sha256)), r.kind, p.id, p.handle
-                FROM refs r JOIN posts p ON p.rowid = r.post
-                ORDER BY r.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
+                SELECT lower(hex(b.sha256)), r.kind, p.id, p.handle
+                FROM blobs b JOIN refs r ON r.blob = b.id JOIN posts p ON p.rowid = r.post
+                ORDER BY b.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
                 """)
             while let row = try rows.next() {
                 try body(BlobUse(sha256: row[0], postID: row[2], handle: row[3], kind: ImageKind(code: row[1])))
@@ -210,7 +210,7 @@ extension PostCatalog {
     public func referencedHashes() throws(CatalogError) -> Set<String> {
         try read("list referenced blobs") { db in
             var result = Set<String>()
-            let rows = try String.fetchCursor(db, sql: "SELECT DISTINCT lower(hex(sha256)) FROM run_refs")
+            let rows = try String.fetchCursor(db, sql: "SELECT lower(hex(sha256)) FROM blobs")
             while let sha = try rows.next() { result.insert(sha) }
             return result
         }
@@ -220,7 +220,7 @@ extension PostCatalog {
     public func hashes(_ filter: PostFilter) throws(CatalogError) -> Set<String> {
         try read("list blobs of posts") { db in
             guard let query = Self.select("p.rowid", filter, after: nil) else { return [] }
-            let sql = "SELECT DISTINCT lower(hex(sha256)) FROM refs WHERE post IN (\(query.sql))"
+            let sql = "SELECT lower(hex(sha256)) FROM blobs WHERE id IN (SELECT blob FROM refs WHERE post IN (\(query.sql)))"
             return Set(try String.fetchAll(db, sql: sql, arguments: StatementArguments(query.arguments)))
         }
     }

@@ -257,15 +257,19 @@ public final class PostCatalog: Sendable {
             }
         }
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
+        let blobNumbers = BlobNumbers(forReading: bytes)
+        let replaced = bulk ? ReplacedPosts() : nil
         do {
             for file in files {
-                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, observer: observer)
+                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers,
+                                             replaced: replaced, observer: observer)
                 if outcome.read { report.added.append(file.path) }
                 if let problem = outcome.problem { report.problems.append(problem) }
             }
             if let fullText {
                 // The words' index merges into one segment while the other indexes are made.
                 fullText.endInput()
+                if let replaced { try write("remove replaced posts' rows") { db in try replaced.removeRows(db) } }
                 try write("make indexes") { db in
                     // Sorted in little memory: at a run's end this is its peak.
                     try db.execute(sql: "PRAGMA cache_size = -\(Self.endSortKiB)")
@@ -297,7 +301,8 @@ public final class PostCatalog: Sendable {
     /// by a scan of `posts` and a sort (through `posts_by_user` each post's handle was a
     /// lookup in the table: 10.1 s at a million posts, against 1.2 s), tags by one pass
     /// over `post_tags_in_order` (3.2 s as a count per tag, 0.2 s), blobs by one over
-    /// `refs_by_sha256`, which holds the kind for it (13.8 s through the table, 0.5 s).
+    /// `refs_by_blob`, which holds the kind for it (13.8 s through the table, 0.5 s),
+    /// each blob's hash then looked up by its number.
     static func recount(_ db: Database) throws {
         try db.execute(sql: """
             DELETE FROM authors;
@@ -310,9 +315,9 @@ public final class PostCatalog: Sendable {
             DELETE FROM tag_counts WHERE posts <= 0;
             DELETE FROM blob_uses;
             INSERT INTO blob_uses(sha256, photo, video, avatar)
-                SELECT sha256, sum(kind = \(ImageKind.photo.code)), sum(kind = \(ImageKind.video.code)),
-                    sum(kind NOT IN (\(ImageKind.photo.code), \(ImageKind.video.code)))
-                FROM refs GROUP BY sha256;
+                SELECT (SELECT sha256 FROM blobs WHERE id = blob), sum(kind = \(ImageKind.photo.code)),
+                    sum(kind = \(ImageKind.video.code)), sum(kind NOT IN (\(ImageKind.photo.code), \(ImageKind.video.code)))
+                FROM refs GROUP BY blob;
             DELETE FROM pending WHERE what = 'counts';
             """)
     }

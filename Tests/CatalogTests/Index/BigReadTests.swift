@@ -76,6 +76,20 @@ import TestSupport
             try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
         }
         #expect(Set(PostCatalog.indexNames).isSubset(of: indexes))
+        // The rows of the posts newer runs replaced, left to the end of the read, are
+        // gone: each table holds what the read post by post left, and nothing of a post
+        // no longer there.
+        func rows(_ catalog: PostCatalog) throws -> [Int] {
+            try DatabaseQueue(path: catalog.path.path).read { db in
+                try ["post_tags", "mentions", "links", "refs"].flatMap { table in
+                    try [Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? -1,
+                         Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE post NOT IN (SELECT rowid FROM posts)") ?? -1]
+                }
+            }
+        }
+        let expectedRows = try rows(byPost)
+        #expect(expectedRows.enumerated().allSatisfy { $0.offset % 2 == 1 ? $0.element == 0 : $0.element > 0 || $0.offset == 4 })
+        #expect(try rows(bulk) == expectedRows)
     }
 
     /// A read from nothing indexes the words in a file of its own and copies them in:
