@@ -32,16 +32,16 @@ struct PostRow: Sendable {
         id = post.id
         created = PostOrder.created(post.createdAt)
         idOrder = PostOrder.idKey(post.id)
-        user = PostFilter.normalise(post.author.screenName, dropping: ["@"])
+        user = PostFilter.normalise(post.author.screenName, dropping: PostFilter.handleMark)
         handle = post.author.screenName
         name = post.author.name
         text = post.text
-        query = post.query.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        query = post.query.map(PostFilter.trimmed).flatMap { $0.isEmpty ? nil : $0 }
         photos = post.media.filter(\.servable).count
         network = post.network ?? "x"
         tags = []
         for tag in post.entities.hashtags.map(\.tag) + post.entities.cashtags.map(\.tag) {
-            let key = PostFilter.normalise(tag, dropping: ["#", "$"])
+            let key = PostFilter.normalise(tag, dropping: PostFilter.tagMarks)
             if !key.isEmpty, !tags.contains(where: { $0.key == key }) { tags.append((key, tag)) }
         }
         tagText = tags.map(\.display).joined(separator: " ")
@@ -53,7 +53,7 @@ struct PostRow: Sendable {
             }
             return (sha, signature.packed, signature.quality)
         }
-        mentions = post.entities.mentions.map { PostFilter.normalise($0.username, dropping: ["@"]) }
+        mentions = post.entities.mentions.map { PostFilter.normalise($0.username, dropping: PostFilter.handleMark) }
         links = post.entities.urls.map { $0.expandedURL ?? $0.url }
     }
 }
