@@ -284,6 +284,26 @@ import TestSupport
         #expect(rows == named.count)
     }
 
+    /// Every use of every blob, in hash order and per blob newest post first (quoted
+    /// ones after): what `ls` lists, read in one pass however the blobs are numbered.
+    @Test(arguments: [0, Int.max]) func blobUsesComeInHashOrderNewestPostFirst(bigRead: Int) throws {
+        let root = try root()
+        let low = String(repeating: "0", count: 63) + "1", high = String(repeating: "e", count: 64)
+        func post(_ id: String, at seconds: Double, avatar: String) -> ManifestTweet {
+            var tweet = Self.tweet(id, at: seconds)
+            tweet.author.avatar = MediaRef(url: "https://pbs.twimg.com/profile_images/\(id).jpg", sha256: avatar)
+            return tweet
+        }
+        // The blob named first gets the lower number and the higher hash.
+        try Self.write([post("1", at: 1, avatar: high), post("2", at: 3, avatar: low), post("3", at: 2, avatar: low)],
+                       included: [post("9", at: 9, avatar: low)], at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: bigRead)
+        try catalog.refresh()
+        var uses: [String] = []
+        try catalog.forEachBlobUse { uses.append("\($0.sha256.prefix(2)) \($0.postID)") }
+        #expect(uses == ["00 2", "00 3", "00 9", "ee 1"])
+    }
+
     @Test func aRunAddedFromMemoryIsNotReadAgain() throws {
         let root = try root()
         try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)

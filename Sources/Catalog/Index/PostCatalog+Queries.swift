@@ -176,13 +176,15 @@ extension PostCatalog {
     }
 
     /// Every use of every blob by a current post, in hash order and, per hash, in the
-    /// order of ``references(to:)``: one pass, nothing held but the row at hand, and
-    /// no post read back.
+    /// order of ``references(to:)``: one pass, nothing held but one blob's uses, and
+    /// no post read back. The blobs in hash order drive it (`CROSS JOIN` keeps SQLite
+    /// from scanning the references by number instead and sorting all of them: 1.8
+    /// million rows at a million posts).
     public func forEachBlobUse(_ body: (BlobUse) throws -> Void) throws {
         try pool.read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT lower(hex(b.sha256)), r.kind, p.id, p.handle
-                FROM blobs b JOIN refs r ON r.blob = b.id JOIN posts p ON p.rowid = r.post
+                FROM blobs b CROSS JOIN refs r ON r.blob = b.id CROSS JOIN posts p ON p.rowid = r.post
                 ORDER BY b.sha256, p.included, p.created DESC, p.id_order DESC, r.slot
                 """)
             while let row = try rows.next() {
