@@ -168,10 +168,12 @@ struct PostWriter {
 
         let includedFlag: Int64 = included ? 1 : 0
         func insert() throws -> Bool {
+            // In a read from nothing the writer numbers the posts (``ReplacedPosts``);
+            // a number an insert that found an older copy did not use is left unused.
             try s.insert.execute(
                 replaced.map { .int(try $0.next(db)) } ?? .null, .text(post.id), .int(includedFlag), .int(run),
-                .int(Int64(range.lowerBound)), .int(Int64(range.count)), .double(post.created), .text(post.idOrder), .text(post.user), .text(post.handle), .optionalText(post.query),
-                .int(Int64(post.photos)), .text(post.network))
+                .int(Int64(range.lowerBound)), .int(Int64(range.count)), .double(post.created), .text(post.idOrder),
+                .text(post.user), .text(post.handle), .optionalText(post.query), .int(Int64(post.photos)), .text(post.network))
             return db.changesCount > 0
         }
         // Most posts are new: the insert finds a copy already there by the key it

@@ -7,10 +7,11 @@ internal import GRDB
 /// once. The posts' own rows go at once (their key is the new copy's).
 ///
 /// So that a rowid names one post for the whole read, the writer numbers the posts
-/// itself (``next()``) instead of letting SQLite give the last one's rowid again. A
+/// itself (``next(_:)``) instead of letting SQLite give the last one's rowid again. A
 /// read from nothing cut short starts over (its words are not in), so rows of posts
 /// gone are never seen by a finished catalog's queries, and while the read runs they
-/// join no post. Kept for one read, on the writer's thread.
+/// join no post. Kept for one read, on the writer's thread: 8 bytes a replaced post,
+/// as the words' thread keeps them for its own removals at the end.
 final class ReplacedPosts {
     private var nextRowid: Int64?
     private(set) var rowids: [Int64] = []
