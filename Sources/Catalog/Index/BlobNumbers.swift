@@ -20,7 +20,6 @@ final class BlobNumbers {
         slots = Array(repeating: (BlobHash(bytes: [UInt8](repeating: 0, count: BlobHash.byteCount))!, 0), count: capacity)
     }
 
-    /// The number remembered for `hash`, if any (SQLite's numbers start at 1).
     /// A table for a read of `bytes` of manifests: a slot for every 16 KB (a post is
     /// about 2 KB and names two blobs, most of them named before), from 1,024 to
     /// 131,072 slots (40 bytes each: 5 MB at most, from a manifest of 2 GB).
@@ -30,6 +29,7 @@ final class BlobNumbers {
         self.init(capacity: capacity)
     }
 
+    /// The number remembered for `hash`, if any (SQLite's numbers start at 1).
     func number(of hash: BlobHash) -> Int64? {
         let slot = slots[index(hash)]
         return slot.number != 0 && slot.hash == hash ? slot.number : nil
