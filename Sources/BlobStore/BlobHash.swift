@@ -84,11 +84,11 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.init(digest: SHA256.hash(data: data))
     }
 
-    /// The 32 digest bytes, most significant first.
     /// The digest's first eight bytes as a number: already uniform, so a table of
     /// hashes can index by it without hashing again.
     package var leadingWord: UInt64 { w0 }
 
+    /// The 32 digest bytes, most significant first.
     public var bytes: [UInt8] {
         var result = [UInt8]()
         result.reserveCapacity(Self.byteCount)
