@@ -8,11 +8,14 @@ next reader of CACHE rebuilds its catalog (a manifest it read went).
 
 Usage: bench/catalog-new-run.py CACHE TWEETCACHE_BIN   (PORT=8097 by default)
 """
-import http.client, json, os, statistics, sys, time, subprocess, copy
+import http.client, json, os, statistics, sys, time, subprocess, copy, tempfile
 
 cache, binp = sys.argv[1], sys.argv[2]
 port = int(os.environ.get("PORT", "8097"))
-srv = subprocess.Popen([binp, "serve", "--cache", cache, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+# The server's messages go to a file, not a pipe nobody reads while it serves (a full
+# pipe would stop it mid-run).
+errors = tempfile.TemporaryFile()
+srv = subprocess.Popen([binp, "serve", "--cache", cache, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=errors)
 def get(path):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     t = time.perf_counter(); c.request("GET", path); r = c.getresponse(); body = r.read()
@@ -21,7 +24,8 @@ deadline = time.monotonic() + 120
 while True:
     # A server that stopped (the port taken by another) or one that is not ours ends the run.
     if srv.poll() is not None:
-        sys.exit("serve stopped: %s" % srv.stderr.read().decode(errors="replace").strip())
+        errors.seek(0)
+        sys.exit("serve stopped: %s" % errors.read().decode(errors="replace").strip())
     if time.monotonic() > deadline:
         srv.kill(); sys.exit("no first page from serve on port %d within 120 s" % port)
     try:

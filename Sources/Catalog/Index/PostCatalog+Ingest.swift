@@ -161,11 +161,6 @@ struct PostWriter {
     }
 
     mutating func upsert(_ post: PostRow, included: Bool, at range: Range<Int>, with s: Statements, db: Database) throws {
-        // Every blob the run names is in `blobs`, a post's copy kept or not: `gc` keeps them.
-        var blobs: [Int64] = []
-        blobs.reserveCapacity(post.references.count)
-        for reference in post.references { blobs.append(try blobID(reference.sha256, s, db)) }
-
         let includedFlag: Int64 = included ? 1 : 0
         func insert() throws -> Bool {
             // In a read from nothing the writer numbers the posts (``ReplacedPosts``);
@@ -181,7 +176,11 @@ struct PostWriter {
         if try !insert() {
             guard let (rowid, otherRun) = try s.existing.first(.int(includedFlag), .text(post.id), row: { ($0.int64(0), $0.int64(1)) })
             else { throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "a post neither inserted nor found") }
-            if otherRun != run, let other = runOrder[otherRun], other > order { return }
+            if otherRun != run, let other = runOrder[otherRun], other > order {
+                // Every blob the run names is in `blobs`, a post's copy kept or not: `gc` keeps them.
+                for r in post.references { _ = try blobID(r.sha256, s, db) }
+                return
+            }
             if let replaced {
                 try s.deletePost.execute(.int(rowid))
                 replaced.removed(rowid)
@@ -199,8 +198,8 @@ struct PostWriter {
         } else if !included {
             try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
-        for (r, blob) in zip(post.references, blobs) {
-            pendingReferences.append((rowid, r, blob))
+        for r in post.references {
+            pendingReferences.append((rowid, r, try blobID(r.sha256, s, db)))
             if !deferCounts { count(r.sha256, kind: r.kind, by: 1) }
         }
         for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
