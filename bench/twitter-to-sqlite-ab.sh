@@ -15,7 +15,8 @@
 #   CORPUS_DIR  made by bench/make-fetch-corpus.py (posts.jsonl, media/, profile_images/)
 #   N           posts (default 100000; the peer takes about 8 ms a post)
 #   ROUNDS=3 reindexes; TWEETCACHE_BIN=path skips the build; PORT=8098 for the origin,
-#   SERVE_PORT=8097 for ours.
+#   SERVE_PORT=8097 for ours; PEER_LIMIT=SECONDS stops the peer then (a million posts take it
+#   hours) and reports its pace and a bound on the ratio instead.
 # Needs: nginx, /usr/bin/time, twitter-to-sqlite (pip).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,8 +59,35 @@ timed "tweetcache fetch (makes the cache)" "$bin" fetch "$work/posts.jsonl" --ca
 for round in $(seq "${ROUNDS:-3}"); do
   timed "tweetcache reindex" "$bin" reindex --cache "$work/cache"
 done
-timed "twitter-to-sqlite save_tweets" python3 "$here/twitter-to-sqlite-peer.py" "$work/posts.jsonl" "$n" "$work/peer.db"
-cp "$work/out.txt" "$work/peer-out.txt"
+peer=(python3 "$here/twitter-to-sqlite-peer.py" "$work/posts.jsonl" "$n" "$work/peer.db")
+if [ -n "${PEER_LIMIT:-}" ]; then
+  # Stopped after PEER_LIMIT seconds, it still tells its pace and bounds the ratio.
+  rc=0
+  timeout "$PEER_LIMIT" /usr/bin/time -f "%e %M" -o "$work/t.txt" "${peer[@]}" > "$work/peer-out.txt" 2>&1 || rc=$?
+  if [ "$rc" = 124 ]; then
+    cat "$work/peer-out.txt"
+    python3 - "$work/walls" "$work/peer-out.txt" "$n" "$PEER_LIMIT" <<'PY'
+import statistics, sys
+ours = statistics.median(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("tweetcache reindex "))
+saved = [l.split() for l in open(sys.argv[2]) if l.startswith("saved ")]
+n, limit = int(sys.argv[3]), float(sys.argv[4])
+print(f"twitter-to-sqlite save_tweets stopped after {limit:.0f} s: reindex median {ours:.2f} s, "
+      f"ours / peer < {ours / limit:.4f}x")
+if saved:
+    posts, seconds = int(saved[-1][1]), float(saved[-1][4])
+    print(f"its pace: {posts} posts in {seconds:.0f} s, {seconds / posts * 1000:.2f} ms a post; "
+          f"all {n} at that pace: {seconds / posts * n:.0f} s, ours / that = {ours / (seconds / posts * n):.4f}x")
+PY
+    exit 0
+  fi
+  [ "$rc" = 0 ] || { cat "$work/peer-out.txt" >&2; exit 1; }
+  read -r wall kb < "$work/t.txt"
+  echo "| twitter-to-sqlite save_tweets | ${wall} s | $((kb / 1024)) MB |"
+  echo "twitter-to-sqlite save_tweets $wall" >> "$work/walls"
+else
+  timed "twitter-to-sqlite save_tweets" "${peer[@]}"
+  cp "$work/out.txt" "$work/peer-out.txt"
+fi
 # With sqlite-utils 4 its tables' FTS triggers are gone by the end of the first save
 # (`add_foreign_key` rebuilds `tweets` without them): the index is empty until rebuilt.
 timed "sqlite-utils rebuild-fts (its FTS)" sqlite-utils rebuild-fts "$work/peer.db" tweets users
