@@ -10,7 +10,7 @@ v1.1 response has more, and save_tweets needs some of them (a tweet's numeric id
 with neutral values here, nothing else is changed.
 
 Usage: twitter-to-sqlite-peer.py POSTS_JSONL N DB   (the first N posts; DB is replaced)
-Says on stderr how many posts are saved after how long, every 50,000, so a run stopped
+Says on stderr how many posts are saved after how long, every 10,000, so a run stopped
 early still tells its pace.
 """
 import json
@@ -18,7 +18,6 @@ import os
 import sys
 import datetime
 import time
-from sqlite_utils import Database
 from twitter_to_sqlite import utils
 
 path, limit, db_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -60,7 +59,7 @@ with open(path) as lines:
                 break
             chunk.append(complete(tweet))
             seen += 1
-            if seen % 50_000 == 0:
+            if seen % 10_000 == 0:
                 print(f"saved {seen - len(chunk)} posts in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
             if len(chunk) == 10:
                 save(chunk)
