@@ -19,7 +19,8 @@
 #   N           posts, a multiple of 100 (default 100000; the peer takes 6-8 ms a post)
 #   ROUNDS=3 reindexes; TWEETCACHE_BIN=path skips the build; PORT=8098 for the origin,
 #   SERVE_PORT=8097 for ours; PEER_LIMIT=SECONDS stops the peer then (a million posts
-#   take it hours) and reports its pace and a bound on the ratio instead.
+#   take it hours) and reports its pace and a bound on the ratio instead (as it does
+#   when its process group is stopped by hand: `kill -- -PID` of its /usr/bin/time).
 # Needs: nginx, /usr/bin/time, twitter-to-sqlite (pip).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +77,7 @@ done
 
 # The peer runs in a process group of its own, so a stop (PEER_LIMIT, ^C) ends all of it.
 rc=0
+peer_start=$(date +%s)
 set -m
 /usr/bin/time -f "%e %M" -o "$work/t.txt" python3 "$here/twitter-to-sqlite-peer.py" \
   "$work/posts.jsonl" "$n" "$work/peer.db" > "$work/peer-out.txt" 2>&1 &
@@ -87,16 +89,17 @@ if [ -n "${PEER_LIMIT:-}" ]; then
 fi
 wait "$peer_pid" || rc=$?
 peer_pid=
+peer_seconds=$(( $(date +%s) - peer_start ))
 [ -n "${PEER_LIMIT:-}" ] && { kill "$watchdog" 2>/dev/null || true; }
-if [ -n "${PEER_LIMIT:-}" ] && [ "$rc" != 0 ] && ! grep -q '^[0-9]* posts, ' "$work/peer-out.txt"; then
-  # Stopped after PEER_LIMIT seconds, it still tells its pace and bounds the ratio.
+if [ "$rc" = 143 ] && ! grep -q '^[0-9]* posts, ' "$work/peer-out.txt"; then  # SIGTERM to its group
+  # Stopped (after PEER_LIMIT seconds, or by hand), it still tells its pace and bounds the ratio.
   cat "$work/peer-out.txt"
-  python3 - "$work/walls" "$work/peer-out.txt" "$n" "$PEER_LIMIT" <<'PY'
+  python3 - "$work/walls" "$work/peer-out.txt" "$n" "$peer_seconds" <<'PY'
 import statistics, sys
 ours = statistics.median(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("tweetcache reindex "))
 saved = [l.split() for l in open(sys.argv[2]) if l.startswith("saved ")]
 n, limit = int(sys.argv[3]), float(sys.argv[4])
-print(f"twitter-to-sqlite save_tweets stopped after {limit:.0f} s: reindex median {ours:.2f} s, "
+print(f"twitter-to-sqlite save_tweets stopped after {limit:.0f} s, unfinished: reindex median {ours:.2f} s, "
       f"ours / peer < {ours / limit:.4f}x")
 if saved:
     posts, seconds = int(saved[-1][1]), float(saved[-1][4])
