@@ -12,6 +12,8 @@ public struct Exporter: Sendable {
     public struct Options: Sendable {
         public var tag: String?
         public var user: String?
+        /// Words the posts must hold (``PostFilter/text``).
+        public var text: String?
         public var out: URL
         public var template: String = Exporter.defaultTemplate
         public var link = false
@@ -97,7 +99,7 @@ public struct Exporter: Sendable {
         // Oldest first, as the files were named before the catalog, a page of posts at
         // a time.
         do {
-            try snapshot.catalog.forEachPost(PostFilter(tag: options.tag, user: options.user), oldestFirst: true) { tweet in
+            try snapshot.catalog.forEachPost(PostFilter(tag: options.tag, user: options.user, text: options.text), oldestFirst: true) { tweet in
                 for (i, media) in tweet.media.enumerated() {
                     guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
                     let source = store.path(for: hash)

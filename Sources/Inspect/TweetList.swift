@@ -36,10 +36,11 @@ public struct TweetList: Sendable {
     public var rows: [Row]
     let tweets: [ManifestTweet]
 
-    /// The newest `limit` posts (all without one) with `tag` and by `user`, read from
-    /// the catalog a page at a time.
-    public init(catalog: PostCatalog, tag: String?, user: String?, limit: Int?, now: Date) throws(InspectError) {
-        let filter = PostFilter(tag: tag, user: user)
+    /// The newest `limit` posts (all without one) with `tag`, by `user` and holding the
+    /// words of `text` (``PostFilter/text``), read from the catalog a page at a time.
+    public init(catalog: PostCatalog, tag: String?, user: String?, text: String? = nil, limit: Int?,
+                now: Date) throws(InspectError) {
+        let filter = PostFilter(tag: tag, user: user, text: text)
         var selected: [ManifestTweet] = []
         do {
             if let limit {

@@ -21,6 +21,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only tweets by this user.")
     var user: String?
 
+    @Option(name: .long, help: ArgumentHelp("Only tweets whose text, author's name or handle, or hashtags hold these words: every word, the last also as the start of one (full-text search, as the web page's search box).", valueName: "words"))
+    var text: String?
+
     @Option(name: .long, help: ArgumentHelp("Directory to write the media to (created if needed).", valueName: "DIR"))
     var out: String?
 
@@ -61,14 +64,14 @@ struct ExportCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: options.cacheURL, withIntermediateDirectories: true)
         // Over a bucket: the files of the tweets exported (all of them for the
         // Presentation documents, which list every run).
-        try await storage.hydrate(cacheRoot: options.cacheURL) { [tag, user, iiifPresentation] layout in
+        try await storage.hydrate(cacheRoot: options.cacheURL) { [tag, user, text, iiifPresentation] layout in
             guard iiifPresentation == nil, let snapshot = try? CacheSnapshot(root: layout.root) else {
                 return BucketHydrator.paths(manifestsIn: layout)
             }
             // A page of posts at a time; each file once (posts share avatars and photos).
             var paths: [String] = []
             var seen = Set<String>()
-            try? snapshot.catalog.forEachPost(PostFilter(tag: tag, user: user)) { post in
+            try? snapshot.catalog.forEachPost(PostFilter(tag: tag, user: user, text: text)) { post in
                 paths += BucketHydrator.paths(for: [post]).filter { seen.insert($0).inserted }
             }
             return paths
@@ -88,6 +91,7 @@ struct ExportCommand: AsyncParsableCommand {
         var exportOptions = Exporter.Options(out: URL(fileURLWithPath: out, isDirectory: true))
         exportOptions.tag = tag
         exportOptions.user = user
+        exportOptions.text = text
         exportOptions.template = name
         exportOptions.link = link
         switch tiles {

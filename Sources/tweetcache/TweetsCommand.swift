@@ -12,6 +12,9 @@ struct TweetsCommand: ParsableCommand {
     @Option(name: .long, help: "Only tweets by this user (screen name, with or without @).")
     var user: String?
 
+    @Option(name: .long, help: ArgumentHelp("Only tweets whose text, author's name or handle, or hashtags hold these words: every word, the last also as the start of one (full-text search, as the web page's search box).", valueName: "words"))
+    var text: String?
+
     @Option(name: .long, help: "At most this many tweets.")
     var limit: Int?
 
@@ -26,7 +29,7 @@ struct TweetsCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try options.snapshot()
-        let list = try TweetList(catalog: snapshot.catalog, tag: tag, user: user, limit: limit, now: try parseNow(now))
+        let list = try TweetList(catalog: snapshot.catalog, tag: tag, user: user, text: text, limit: limit, now: try parseNow(now))
         if options.json {
             print(try InspectJSON.string(list.rows))
         } else {

@@ -78,6 +78,29 @@ import TestSupport
         #expect(other.count == 7)
     }
 
+    @Test func tweetsFindsWordsInTextNamesAndHashtagsTheLastAsAPrefix() async throws {
+        let cache = try await InspectFixture.shared.cache()
+        func ids(_ args: [String]) async throws -> [String?] {
+            let out = try await run(["tweets", "--json"] + args, cache: cache)
+            #expect(out.status == 0, "\(args): \(out.stderr)")
+            return try objects(out).map { $0["id"] as? String }
+        }
+        // Words of the text, the last one cut short, in any case.
+        #expect(try await ids(["--text", "PLAIN wor"]) == ["102"])
+        // Every word must be there: "plain" and "tweet" are never in one post.
+        #expect(try await ids(["--text", "plain tweet"]) == [])
+        // The author's handle or name finds all their posts; a hashtag its posts.
+        #expect(try await ids(["--text", "dana"]) == ["101", "102"])
+        #expect(try await ids(["--text", "ucd"]) == ["101"])
+        // With the other filters and the limit, newest first.
+        #expect(try await ids(["--text", "tweet 10", "--user", "bob", "--limit", "2"]) == ["109", "103"])
+        #expect(try await ids(["--text", "tweet", "--tag", "ucd"]) == [])
+        // Query syntax is only words to FTS5: quotes, stars and operators are not obeyed.
+        #expect(try await ids(["--text", "\"plain\" OR * NEAR(tweet"]) == [])
+        // Blank is no filter.
+        #expect(try await ids(["--text", "  "]).count == 9)
+    }
+
     // MARK: info
 
     @Test func infoShowsATweetsDetailSections() async throws {
@@ -390,6 +413,11 @@ import TestSupport
         let file = linked.appendingPathComponent("101-1-dana.png")
         let links = try FileManager.default.attributesOfItem(atPath: file.path)[.referenceCount] as? Int
         #expect((links ?? 0) >= 2)
+        // Words, as `tweets --text` finds them: only 102's photo.
+        let found = try InspectFixture.tempDir()
+        let words = try objects(try await run(["export", "--text", "plain words", "--out", found.path, "--json"], cache: cache))
+        #expect(words.map { $0["tweet_id"] as? String } == ["102"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: found.path) == ["dana_102_1.png"])
         let bad = try await run(["export", "--out", linked.path, "--name", "{screen_name}.{ext}"], cache: cache)
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("tell files apart"))
