@@ -35,11 +35,14 @@ public struct ImageListing: Sendable {
 
     public var rows: [Row]
 
-    public init(snapshot: CacheSnapshot, tag: String?, user: String?, kind: ImageKind?, sort: Sort) {
+    /// The images of the posts with `tag`, by `user` and holding the words of `text`
+    /// (``PostFilter/text``), of `kind`; every cached image without a filter.
+    public init(snapshot: CacheSnapshot, tag: String?, user: String?, text: String? = nil, kind: ImageKind?, sort: Sort) {
         let records = Dictionary(((try? snapshot.index.allBlobRecords()) ?? []).map { ($0.hash, $0) }) { a, _ in a }
         var hashes = Array(snapshot.store.allBlobs())
-        if tag != nil || user != nil {
-            let used = (try? snapshot.catalog.hashes(PostFilter(tag: tag, user: user))) ?? []
+        let filter = PostFilter(tag: tag, user: user, text: text)
+        if filter != .all {
+            let used = (try? snapshot.catalog.hashes(filter)) ?? []
             hashes = hashes.filter { used.contains($0.hex) }
         }
         // Who uses each blob, from one pass over the catalog's references.

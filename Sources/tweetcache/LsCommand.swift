@@ -12,6 +12,9 @@ struct LsCommand: ParsableCommand {
     @Option(name: .long, help: "Only images of tweets by this user.")
     var user: String?
 
+    @Option(name: .long, help: ArgumentHelp("Only images of tweets whose text, author's name or handle, or hashtags hold these words: every word, the last also as the start of one (full-text search, as the web page's search box).", valueName: "words"))
+    var text: String?
+
     @Option(name: .long, help: ArgumentHelp("photo, avatar, video or unreferenced.", valueName: "KIND"))
     var type: String?
 
@@ -29,7 +32,7 @@ struct LsCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try options.snapshot()
-        let listing = ImageListing(snapshot: snapshot, tag: tag, user: user, kind: type.flatMap(ImageKind.init(rawValue:)),
+        let listing = ImageListing(snapshot: snapshot, tag: tag, user: user, text: text, kind: type.flatMap(ImageKind.init(rawValue:)),
                                    sort: ImageListing.Sort(rawValue: sort) ?? .hash)
         if options.json { print(try InspectJSON.string(listing.rows)) } else { emit(listing.text(style: options.style)) }
     }

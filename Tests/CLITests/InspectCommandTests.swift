@@ -189,6 +189,14 @@ import TestSupport
         #expect(Set(avatars.flatMap { $0["users"] as? [String] ?? [] }) == ["dana", "bob"])
         let dana = try objects(try await run(["ls", "--json", "--user", "dana", "--type", "photo"], cache: cache))
         #expect(dana.count == 3)
+        // Words, as `tweets --text`: post 102's photo and its author's avatar; a
+        // hashtag's photos; words no post holds list nothing, not everything.
+        let plain = try objects(try await run(["ls", "--json", "--text", "plain wor"], cache: cache))
+        #expect(plain.map { $0["kind"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == ["avatar", "photo"])
+        #expect(plain.contains { $0["width"] as? Int == 30 && $0["height"] as? Int == 60 })
+        let ucd = try objects(try await run(["ls", "--json", "--text", "#UCD", "--type", "photo"], cache: cache))
+        #expect(Set(ucd.compactMap { $0["width"] as? Int }) == [64, 40])
+        #expect(try objects(try await run(["ls", "--json", "--text", "nowhere"], cache: cache)).isEmpty)
         let text = try await run(["ls", "--type", "photo"], cache: cache)
         #expect(text.stdout.split(separator: "\n").count == 3)
         #expect(text.stdout.contains("64x48"))
