@@ -55,6 +55,9 @@ import TestSupport
         // Newest first, ties by id descending numerically, undated last.
         #expect(try catalog.posts(limit: 100).map(\.id) == ["11", "3", "2", "1", "10", "9"])
         #expect(try catalog.post(id: "2")?.text == "new")
+        // Words count the newest copy of each post, never an included one.
+        #expect(try catalog.count(PostFilter(text: "new")) == 1 && catalog.count(PostFilter(text: "old")) == 0)
+        #expect(try catalog.firstPage(PostFilter(text: "t"), limit: 2).total == 5)
         #expect(try catalog.post(id: "99") != nil)
         #expect(try catalog.post(id: "404") == nil)
         #expect(try catalog.totals() == .init(posts: 6, includedPosts: 1, runs: 3))
@@ -151,6 +154,63 @@ import TestSupport
         let first = try catalog.firstPage(PostFilter(text: "science"), limit: 1)
         #expect(first.posts.map(\.id) == ["3"] && first.total == 2)
         #expect(try catalog.firstPage(PostFilter(tag: "dublin"), limit: 5).total == 1)
+    }
+
+    @Test func manyMatchesWalkThePostsInOrderAndFindWhatSortingTheMatchesFinds() throws {
+        let root = try root()
+        // "common" in two posts of three, "rare" in a few, ties in time, undated posts.
+        let posts: [ManifestTweet] = (1...60).map { (n: Int) -> ManifestTweet in
+            let at: Double? = n % 9 == 0 ? nil : Double(n % 13)
+            let text = (n % 3 == 0 ? "other" : "common") + (n % 7 == 0 ? " rare" : "")
+            return Self.tweet("\(n)", at: at, user: n % 2 == 0 ? "ann" : "bob", tags: n % 5 == 0 ? ["five"] : [], text: text)
+        }
+        try Self.write(posts, at: 1, name: "m.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        func ids(_ filter: PostFilter, after key: PostKey?, oldestFirst: Bool, wordsDrive: Bool) throws -> [String] {
+            try catalog.read("test") { db in
+                let query = try #require(PostCatalog.select("p.id", filter, after: key, oldestFirst: oldestFirst, wordsDrive: wordsDrive))
+                return try String.fetchAll(db, sql: query.sql + query.order, arguments: StatementArguments(query.arguments))
+            }
+        }
+        let ordered = posts.sorted { PostOrder.comesBefore(($0.createdAt, $0.id), ($1.createdAt, $1.id)) }
+        let filters = [PostFilter(text: "common"), PostFilter(text: "rare"), PostFilter(text: "comm"),
+                       PostFilter(user: "ann", text: "common"), PostFilter(text: "common rare"),
+                       PostFilter(tag: "five", text: "common")]
+        for filter in filters {
+            for oldestFirst in [false, true] {
+                for key in [nil, PostKey(after: ordered[20]), PostKey(after: ordered[55])] {
+                    let walked = try ids(filter, after: key, oldestFirst: oldestFirst, wordsDrive: false)
+                    #expect(walked == (try ids(filter, after: key, oldestFirst: oldestFirst, wordsDrive: true)),
+                            "\(filter) \(oldestFirst) \(String(describing: key))")
+                    if key == nil {
+                        let words = filter.text!.split(separator: " ").map(String.init)
+                        let candidates: [ManifestTweet] = oldestFirst ? ordered.reversed() : ordered
+                        let expected = candidates.filter { (post: ManifestTweet) -> Bool in
+                            let postWords = post.text.split(separator: " ")
+                            let hasWords = words.allSatisfy { word in postWords.contains { $0.hasPrefix(word) } }
+                            let byUser = filter.user == nil || post.author.screenName == filter.user
+                            let tagged = filter.tag == nil || post.entities.hashtags.contains { $0.tag == filter.tag }
+                            return hasWords && byUser && tagged
+                        }
+                        #expect(walked == expected.map { $0.id }, "\(filter) \(oldestFirst)")
+                        #expect(try catalog.count(filter) == expected.count)
+                    }
+                }
+            }
+        }
+        // The index's own count is the posts' count: copies replaced, included posts left out.
+        let first = try catalog.firstPage(PostFilter(text: "common"), limit: 3)
+        let newestCommon = ordered.filter { $0.text.hasPrefix("common") }.prefix(3).map { $0.id }
+        #expect(first.total == 40 && first.posts.map { $0.id } == newestCommon)
+        // Later pages take their plan from the count the first page made; a count gone
+        // stale changes the plan, never the posts.
+        #expect(catalog.wordCounts.withLock { $0["\"common\"*"] } == 40)
+        let second = try catalog.posts(PostFilter(text: "common"), after: PostKey(after: first.posts[2]), limit: 5)
+        for stale in [0, 1_000_000] {
+            catalog.wordCounts.withLock { $0["\"common\"*"] = stale }
+            #expect(try catalog.posts(PostFilter(text: "common"), after: PostKey(after: first.posts[2]), limit: 5).map { $0.id }
+                    == second.map { $0.id })
+        }
     }
 
     @Test func pagesByKeyNeitherRepeatNorSkip() throws {

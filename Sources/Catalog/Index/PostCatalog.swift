@@ -2,6 +2,7 @@ public import Foundation
 import BlobStore
 internal import CTweetCache
 internal import GRDB
+internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -33,6 +34,12 @@ public final class PostCatalog: Sendable {
     /// The cache whose `manifests/` it indexes.
     public let cacheRoot: URL
     let pool: DatabasePool
+    /// How many posts hold each of the last words asked for (FTS5 queries, at most
+    /// ``rememberedWordCounts``): what a later page of the same words needs to choose
+    /// its plan (``wordsDrive(_:_:)``) without counting again. Only plans come from it,
+    /// never totals, so a count gone stale since costs time, not answers.
+    let wordCounts = Mutex<[String: Int]>([:])
+    static let rememberedWordCounts = 256
     /// Manifests larger than this together are a big read (``ingest(_:bytes:intoEmpty:report:)``);
     /// ``bulkThreshold`` but in tests, which read small manifests the big way too.
     let bigRead: Int
