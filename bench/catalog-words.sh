@@ -19,20 +19,22 @@ QUERIES=("$@")
 LOG=$(mktemp); OUT=$(mktemp)
 "$BIN" serve --cache "$CACHE" --port "$PORT" >"$LOG" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$LOG" "$OUT"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -f "$LOG" "$OUT"' EXIT
 for _ in $(seq 150); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.2; done
-curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/tweets?limit=100" || { cat "$LOG"; exit 1; }
+# Ours, not a server left on the port by an earlier run.
+kill -0 "$pid" 2>/dev/null || { echo "serve stopped:" >&2; cat "$LOG" >&2; exit 1; }
+curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/tweets?limit=100" || { cat "$LOG" >&2; exit 1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for q in "${QUERIES[@]}"; do
     enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$q")
     first=$(for _ in $(seq 10); do
-        curl -s -o "$OUT" -w '%{time_total}\n' "http://127.0.0.1:$PORT/api/tweets?limit=100&q=$enc"; done | median)
+        curl -sf -o "$OUT" -w '%{time_total}\n' "http://127.0.0.1:$PORT/api/tweets?limit=100&q=$enc"; done | median)
     read -r total count next < <(python3 -c 'import json, sys, urllib.parse
 d = json.load(open(sys.argv[1])); print(d["total"], len(d["tweets"]), urllib.parse.quote(d.get("next") or "-"))' "$OUT")
     later="-"; later_count=0
     if [ "$next" != "-" ]; then
         later=$(for _ in $(seq 10); do
-            curl -s -o "$OUT" -w '%{time_total}\n' "http://127.0.0.1:$PORT/api/tweets?limit=100&q=$enc&cursor=$next"; done | median)
+            curl -sf -o "$OUT" -w '%{time_total}\n' "http://127.0.0.1:$PORT/api/tweets?limit=100&q=$enc&cursor=$next"; done | median)
         later_count=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tweets"]))' "$OUT")
     fi
     printf 'q=%-14s total %8s  first page %ss (%s posts)  next page %ss (%s posts)\n' \

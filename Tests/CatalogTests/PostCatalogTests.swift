@@ -164,8 +164,17 @@ import TestSupport
             let text = (n % 3 == 0 ? "other" : "common") + (n % 7 == 0 ? " rare" : "")
             return Self.tweet("\(n)", at: at, user: n % 2 == 0 ? "ann" : "bob", tags: n % 5 == 0 ? ["five"] : [], text: text)
         }
+        // An older run, read first: its copies of posts 3 and 6 said "common" (their newer
+        // copies do not), and an included post says "common". Neither may be counted or listed.
+        try Self.write([3, 6].map { Self.tweet("\($0)", at: 1, user: "bob", text: "common once") },
+                       included: [Self.tweet("900", at: 5, text: "common included")], at: 0.5, name: "a.json", in: root)
+        // More than 10 matches walk: both plans run on a catalog this small.
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: .max, manyMatches: 10)
+        _ = try catalog.refresh()
+        #expect(try catalog.count(PostFilter(text: "once")) == 2)
         try Self.write(posts, at: 1, name: "m.json", in: root)
-        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        _ = try catalog.refresh()
+        #expect(try catalog.count(PostFilter(text: "once")) == 0 && catalog.count(PostFilter(text: "included")) == 0)
         func ids(_ filter: PostFilter, after key: PostKey?, oldestFirst: Bool, wordsDrive: Bool) throws -> [String] {
             try catalog.read("test") { db in
                 let query = try #require(PostCatalog.select("p.id", filter, after: key, oldestFirst: oldestFirst, wordsDrive: wordsDrive))
@@ -202,6 +211,11 @@ import TestSupport
         let first = try catalog.firstPage(PostFilter(text: "common"), limit: 3)
         let newestCommon = ordered.filter { $0.text.hasPrefix("common") }.prefix(3).map { $0.id }
         #expect(first.total == 40 && first.posts.map { $0.id } == newestCommon)
+        // Beside a user: the first page and its total in one pass.
+        let anns = try catalog.firstPage(PostFilter(user: "ann", text: "common"), limit: 3)
+        let newestAnns = ordered.filter { $0.text.hasPrefix("common") && $0.author.screenName == "ann" }
+        #expect(anns.total == newestAnns.count && anns.posts.map { $0.id } == newestAnns.prefix(3).map { $0.id })
+        #expect(try catalog.firstPage(PostFilter(text: "rare"), limit: 100).total == 8)
         // Later pages take their plan from the count the first page made; a count gone
         // stale changes the plan, never the posts.
         #expect(catalog.wordCounts.withLock { $0["\"common\"*"] } == 40)
@@ -210,6 +224,41 @@ import TestSupport
             catalog.wordCounts.withLock { $0["\"common\"*"] = stale }
             #expect(try catalog.posts(PostFilter(text: "common"), after: PostKey(after: first.posts[2]), limit: 5).map { $0.id }
                     == second.map { $0.id })
+        }
+    }
+
+    /// The walk is a walk of the date index, with no sort, also once SQLite has
+    /// statistics that say the index is not selective (which alone would make it look
+    /// the matches up by rowid and sort them).
+    @Test func theWalkReadsTheDateIndexWithoutSortingWhateverTheStatistics() throws {
+        let root = try root()
+        try Self.write((1...30).map { Self.tweet("\($0)", at: Double($0), text: "common") }, at: 1, name: "m.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        func plan(_ filter: PostFilter, _ db: Database) throws -> String {
+            let query = try #require(PostCatalog.select("p.id", filter, after: PostKey(createdAt: Date(timeIntervalSince1970: 20), id: "20"),
+                                                        wordsDrive: false))
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.sql + query.order + " LIMIT 10",
+                                    arguments: StatementArguments(query.arguments))
+                .map { $0["detail"] as String }.joined(separator: "\n")
+        }
+        try catalog.pool.write { db in
+            for analysed in [false, true] {
+                if analysed {
+                    // A million posts, all of them not included: the statistics of a big catalog.
+                    try db.execute(sql: "ANALYZE")
+                    try db.execute(sql: "DELETE FROM sqlite_stat1 WHERE tbl = 'posts'")
+                    try db.execute(sql: """
+                        INSERT INTO sqlite_stat1 VALUES ('posts', NULL, '1000000'),
+                            ('posts', 'posts_in_order', '1000000 1000000 1 1'),
+                            ('posts', 'posts_by_user', '1000000 1000000 50 1 1')
+                        """)
+                    try db.execute(sql: "ANALYZE sqlite_schema")
+                }
+                let all = try plan(PostFilter(text: "common"), db)
+                #expect(all.contains("posts_in_order") && !all.contains("TEMP B-TREE"), "\(analysed): \(all)")
+                let byUser = try plan(PostFilter(user: "dana", text: "common"), db)
+                #expect(byUser.contains("posts_by_user") && !byUser.contains("TEMP B-TREE"), "\(analysed): \(byUser)")
+            }
         }
     }
 

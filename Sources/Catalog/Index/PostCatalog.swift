@@ -34,12 +34,14 @@ public final class PostCatalog: Sendable {
     /// The cache whose `manifests/` it indexes.
     public let cacheRoot: URL
     let pool: DatabasePool
-    /// How many posts hold each of the last words asked for (FTS5 queries, at most
-    /// ``rememberedWordCounts``): what a later page of the same words needs to choose
+    /// How many posts hold each of the words asked for lately (FTS5 queries, at most
+    /// ``rememberedWordCounts``, all forgotten at once when full): what a later page of the same words needs to choose
     /// its plan (``wordsDrive(_:_:)``) without counting again. Only plans come from it,
     /// never totals, so a count gone stale since costs time, not answers.
     let wordCounts = Mutex<[String: Int]>([:])
     static let rememberedWordCounts = 256
+    /// Above this many matches, pages of words walk the posts in order (``defaultManyMatches``).
+    let manyMatches: Int
     /// Manifests larger than this together are a big read (``ingest(_:bytes:intoEmpty:report:)``);
     /// ``bulkThreshold`` but in tests, which read small manifests the big way too.
     let bigRead: Int
@@ -59,8 +61,9 @@ public final class PostCatalog: Sendable {
         try self.init(cacheRoot: cacheRoot, bigRead: Self.bulkThreshold)
     }
 
-    init(cacheRoot: URL, bigRead: Int) throws(CatalogError) {
+    init(cacheRoot: URL, bigRead: Int, manyMatches: Int = PostCatalog.defaultManyMatches) throws(CatalogError) {
         self.bigRead = bigRead
+        self.manyMatches = manyMatches
         self.cacheRoot = cacheRoot.standardizedFileURL
         path = self.cacheRoot.appendingPathComponent(Self.fileName)
         let databasePath = path.path
