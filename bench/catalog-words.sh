@@ -16,12 +16,14 @@ PORT=${2:-8097}
 shift $(( $# < 2 ? $# : 2 ))
 QUERIES=("$@")
 [ ${#QUERIES[@]} -gt 0 ] || QUERIES=("ul" "m" "misaor mon" "glevis ka" "ul m")
+# A server left on the port by an earlier run would answer for ours.
+if curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz"; then echo "port $PORT is already serving" >&2; exit 1; fi
 LOG=$(mktemp); OUT=$(mktemp)
 "$BIN" serve --cache "$CACHE" --port "$PORT" >"$LOG" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -f "$LOG" "$OUT"' EXIT
 for _ in $(seq 150); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.2; done
-# Ours, not a server left on the port by an earlier run.
+# Still running: it did not fail to start.
 kill -0 "$pid" 2>/dev/null || { echo "serve stopped:" >&2; cat "$LOG" >&2; exit 1; }
 curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/tweets?limit=100" || { cat "$LOG" >&2; exit 1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
