@@ -21,7 +21,17 @@ python3 scripts/check-imports.py
 # A build folder of its own: the demo and benchmarks build release without -enable-testing.
 swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-tests \
     --explicit-target-dependency-import-check error
-swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --skip-build "$@"
+# Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
+# after the whole suite, OptionCoverageTests checks that every option README's usage
+# lines name was run by some test.
+option_log="$PWD/.build-tests/option-runs.jsonl"
+rm -f "$option_log"
+TWEETCACHE_OPTION_LOG="$option_log" \
+    swift test -c release -Xswiftc -enable-testing --scratch-path .build-tests --skip-build "$@"
+if [ $# -eq 0 ]; then
+    TWEETCACHE_OPTION_LOG_CHECK="$option_log" swift test -c release -Xswiftc -enable-testing \
+        --scratch-path .build-tests --skip-build --filter OptionCoverageTests
+fi
 # Then every fuzz target briefly on its corpus (scripts/fuzz.sh; a build of its own),
 # unless only some tests were asked for (arguments such as --filter).
 fuzz_seconds=${TWEETCACHE_FUZZ_SECONDS:-3}

@@ -91,6 +91,7 @@ public struct Exporter: Sendable {
             throw .io("cannot create \(options.out.path): \((error as NSError).localizedDescription)")
         }
         var items: [Item] = []
+        var names = DistinctNames()
         let store = snapshot.store
         let dateFormat = DateFormatter()
         dateFormat.locale = Locale(identifier: "en_US_POSIX")
@@ -104,13 +105,17 @@ public struct Exporter: Sendable {
                     guard let sha = media.sha256, let hash = BlobHash(hex: sha) else { continue }
                     let source = store.path(for: hash)
                     let ext = Self.fileExtension(source, contentType: media.contentType)
-                    let name = Self.name(template: options.template, values: [
+                    let wanted = Self.name(template: options.template, values: [
                         "screen_name": tweet.author.screenName, "tweet_id": tweet.id, "n": "\(i + 1)", "ext": ext,
                         "media_id": media.id, "sha256": sha, "date": tweet.createdAt.map { dateFormat.string(from: $0) } ?? "undated",
                     ])
+                    // A name another file of this export took (two networks' posts with one
+                    // id, names that differ only in what `safe` replaced) gets a suffix: a
+                    // file is never replaced by another of the same export.
+                    let (name, fresh) = names.claim(wanted, for: sha)
                     let target = options.out.appendingPathComponent(name)
                     items.append(Item(sha256: sha, tweetID: tweet.id, file: target.path,
-                                      action: place(source, at: target)))
+                                      action: fresh ? place(source, at: target) : "exists"))
                 }
             }
         } catch {
@@ -191,5 +196,31 @@ public struct Exporter: Sendable {
         case "image/webp": return "webp"
         default: return "jpg"
         }
+    }
+}
+
+/// File names handed out once each: a name asked for again for other content gets
+/// `-2`, `-3`, … before its extension; asked for again for the same content, it is
+/// the same file.
+struct DistinctNames {
+    private var owners: [String: String] = [:]
+
+    /// The name to use for `content`, and whether it is new to this set (false: the
+    /// same content already has it).
+    mutating func claim(_ name: String, for content: String) -> (name: String, fresh: Bool) {
+        var candidate = name
+        var n = 1
+        while let owner = owners[candidate] {
+            if owner == content { return (candidate, false) }
+            n += 1
+            candidate = Self.suffixed(name, n)
+        }
+        owners[candidate] = content
+        return (candidate, true)
+    }
+
+    static func suffixed(_ name: String, _ n: Int) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(name)-\(n)" }
+        return "\(name[..<dot])-\(n)\(name[dot...])"
     }
 }

@@ -60,6 +60,9 @@ public final class CachePipeline: Sendable {
         let started = ContinuousClock.now
         let generatedAt = options.now()
         let layout = store.layout
+        // A copy the run cannot write is found before anything is downloaded.
+        var copy: ManifestCopy?
+        if let path = options.extraManifestPath { copy = try ManifestCopy(path: path) }
         let writer: ManifestStreamWriter
         do {
             writer = try ManifestStreamWriter(
@@ -73,7 +76,7 @@ public final class CachePipeline: Sendable {
         await options.publisher?.begin(run: writer.temporaryURL.lastPathComponent)
         do {
             return try await streamAndFinish(inputs, writer: writer, loader: loader, generatedAt: generatedAt,
-                                             started: started, progress: progress)
+                                             started: started, progress: progress, copy: copy)
         } catch {
             // A run that stops takes its lease with it: a lease left behind holds off
             // `gc --store` until it is old.
@@ -84,13 +87,17 @@ public final class CachePipeline: Sendable {
 
     private func streamAndFinish(
         _ inputs: [ResultsInput], writer: ManifestStreamWriter, loader: LazyLoader, generatedAt: Date,
-        started: ContinuousClock.Instant, progress: RunProgress
+        started: ContinuousClock.Instant, progress: RunProgress, copy: ManifestCopy?
     ) async throws(PipelineError) -> RunResult {
         let layout = store.layout
         var ledger = RunLedger()
+        ledger.summary.downloadSeconds = 0
         var sources: [Manifest.Source] = []
         var postsSinceTrim = 0
-        for input in inputs {
+        let sizes = inputs.map(\.knownSize)
+        progress.addInputTotal(sizes.reduce(0) { $0 + ($1 ?? 0) })
+        var inputsDone = 0  // bytes of the inputs before this one
+        for (input, knownSize) in zip(inputs, sizes) {
             var source = SourceTally(path: input.name)
             let stream: ResultsStream
             do {
@@ -99,21 +106,38 @@ public final class CachePipeline: Sendable {
                 source.add(problems: [ParseProblem(source: input.name, location: "document", message: error.description)])
                 ledger.summary.problems += 1
                 sources.append(source.entry)
+                inputsDone += knownSize ?? 0
+                progress.setInputDone(inputsDone)
                 continue
             }
-            // The next piece is parsed on another thread while this one is fetched.
-            var pending = Task.detached { [stream] in stream.next() }
-            while let piece = await pending.value {
-                pending = Task.detached { [stream] in stream.next() }
+            if knownSize == nil { progress.addInputTotal(stream.size) }
+            // The next piece is parsed on another thread while this one is fetched,
+            // with how far into the input it ends.
+            var pending = Task.detached { [stream] in stream.next().map { ($0, stream.consumed) } }
+            var pieceStart = 0
+            while let (piece, pieceEnd) = await pending.value {
+                pending = Task.detached { [stream] in stream.next().map { ($0, stream.consumed) } }
                 ledger.summary.problems += source.add(piece)
+                // Progress within the piece: its bytes, shared out over its posts as
+                // their batches are done.
+                let piecePosts = piece.pages.reduce(0) { $0 + $1.tweets.count }
+                progress.addPosts(piecePosts)
+                var postsTaken = 0
+                let advance = { [inputsDone, pieceStart] (posts: Int) in
+                    let share = piecePosts == 0 ? 1 : Double(posts) / Double(piecePosts)
+                    progress.setInputDone(inputsDone + pieceStart + Int(Double(pieceEnd - pieceStart) * share))
+                }
                 var batch = PostBatch()
                 for page in piece.pages {
-                    for tweet in page.tweets where ledger.topPosts.insert(postID: tweet.id) {
+                    for tweet in page.tweets {
+                        postsTaken += 1
+                        guard ledger.topPosts.insert(postID: tweet.id) else { continue }
                         batch.top.append((tweet, page.query, page.format))
                         if batch.count >= max(1, options.batchSize) {
                             try await process(batch, source: input.name, ledger: &ledger, writer: writer,
                                               loader: loader, progress: progress)
                             batch = PostBatch()
+                            advance(postsTaken)
                         }
                     }
                     for tweet in page.includedTweets where ledger.includedPosts.insert(postID: tweet.id) {
@@ -122,6 +146,8 @@ public final class CachePipeline: Sendable {
                 }
                 try await process(batch, source: input.name, ledger: &ledger, writer: writer, loader: loader,
                                   progress: progress)
+                advance(piecePosts)
+                pieceStart = pieceEnd
                 // What the batches freed goes back to the kernel, about once a batch of
                 // posts (not once a piece: many small input files are a piece each):
                 // glibc keeps freed memory inside its heaps, so a long run's peak grew
@@ -133,6 +159,8 @@ public final class CachePipeline: Sendable {
                 }
             }
             sources.append(source.entry)
+            inputsDone += knownSize ?? stream.size
+            progress.setInputDone(inputsDone)
         }
         // What the run remembered and its connections are let go before the catalog
         // reads the manifest: the run's peak memory is one or the other, not both.
@@ -141,14 +169,14 @@ public final class CachePipeline: Sendable {
         ledger = RunLedger()
         loader.shutdown()
         return try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
-                                started: started, fromStore: fromStore)
+                                started: started, fromStore: fromStore, copy: copy)
     }
 
     /// Writes the manifest's tail, publishes it where a publisher says, and puts it in
     /// place; the catalog learns of it last.
     private func finish(
         writer: ManifestStreamWriter, summary: RunSummary, sources: [Manifest.Source], generatedAt: Date,
-        started: ContinuousClock.Instant, fromStore: (copied: Int, bytes: Int) = (0, 0)
+        started: ContinuousClock.Instant, fromStore: (copied: Int, bytes: Int) = (0, 0), copy: ManifestCopy?
     ) async throws(PipelineError) -> RunResult {
         var summary = summary
         summary.tweets = writer.postCount
@@ -188,7 +216,6 @@ public final class CachePipeline: Sendable {
                     url = names.next()  // another run took the name meanwhile
                 }
             }
-            if let extra = options.extraManifestPath { try Self.copy(url, to: extra) }
         } catch {
             throw .manifest((error as NSError).localizedDescription)
         }
@@ -199,20 +226,10 @@ public final class CachePipeline: Sendable {
         if let catalog = try? PostCatalog(cacheRoot: self.store.root) {
             _ = try? catalog.add(manifestNamed: url.lastPathComponent)
         }
+        // Last: the run's own manifest is in place, published and in the catalog,
+        // whether or not the copy can be written.
+        try copy?.write(from: url)
         return RunResult(summary: summary, sources: sources, manifestURL: url)
-    }
-
-    /// A copy of the manifest at `target`, put in place by a rename.
-    private static func copy(_ source: URL, to target: URL) throws {
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(UInt64.random(in: .min ... .max))")
-        try FileManager.default.copyItem(at: source, to: temporary)
-        do {
-            _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
     }
 
     /// One batch: its URLs resolved (known, fetched or failed), its images derived,
@@ -267,7 +284,10 @@ public final class CachePipeline: Sendable {
         phase.mark("index lookups \(unknown.count)")
 
         if !toFetch.isEmpty {
+            let downloadStarted = ContinuousClock.now
             let fetched = try await fetchAll(toFetch, loader: loader, progress: progress)
+            ledger.summary.downloadSeconds = (ledger.summary.downloadSeconds ?? 0)
+                + (ContinuousClock.now - downloadStarted).secondsDouble
             for (url, outcome) in fetched.outcomes {
                 outcomes[url] = outcome
                 ledger.remember(url, outcome)

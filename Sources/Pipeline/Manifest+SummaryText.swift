@@ -20,8 +20,11 @@ extension Manifest {
         let files = sources.count == 1 ? "1 file" : "\(sources.count) files"
         lines.append(Self.row("tweets", "\(s.tweets)" + (s.includedTweets > 0 ? " (+\(s.includedTweets) quoted/retweeted)" : "") + " from \(files)"))
         lines.append(Self.row("urls", "\(s.urls) unique: \(s.cached) cached, \(s.downloaded) downloaded, \(s.failed) failed"))
-        let rate = s.seconds > 0 ? " (\(ByteCount.format(Int(Double(s.bytesDownloaded) / s.seconds)))/s)" : ""
-        lines.append(Self.row("bytes", "\(ByteCount.format(s.bytesDownloaded)) downloaded in \(String(format: "%.2f", s.seconds)) s\(rate)"))
+        // The rate is over the time downloads were in flight (older manifests: the run).
+        let downloading = s.downloadSeconds ?? s.seconds
+        let rate = downloading > 0 ? " (\(ByteCount.format(Int(Double(s.bytesDownloaded) / downloading)))/s)" : ""
+        let whole = s.downloadSeconds == nil ? "" : "; the run took \(String(format: "%.2f", s.seconds)) s"
+        lines.append(Self.row("bytes", "\(ByteCount.format(s.bytesDownloaded)) downloaded in \(String(format: "%.2f", downloading)) s\(rate)\(whole)"))
         if s.derived > 0 || s.deriveFailed > 0 {
             lines.append(Self.row("derived", "thumbnails and tiles for \(s.derived) images" + (s.deriveFailed > 0 ? ", \(s.deriveFailed) could not be decoded" : "")))
         }

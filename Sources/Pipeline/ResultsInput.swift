@@ -36,6 +36,15 @@ public struct ResultsInput: Sendable {
         return ResultsInput(name: path, content: .file(path))
     }
 
+    /// The input's length when it is known before it is read (not standard input's).
+    var knownSize: Int? {
+        switch content {
+        case let .data(data): data.count
+        case let .file(path): (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        case .standardInput: nil
+        }
+    }
+
     private init(name: String, content: Content) {
         self.name = name
         self.content = content

@@ -10,6 +10,9 @@ public final class RunProgress: Sendable {
     private let _cached = Atomic<Int>(0)
     private let _deriveTotal = Atomic<Int>(0)
     private let _deriveDone = Atomic<Int>(0)
+    private let _inputTotal = Atomic<Int>(0)
+    private let _inputDone = Atomic<Int>(0)
+    private let _posts = Atomic<Int>(0)
     /// Body bytes received so far; the fetcher adds to it as chunks arrive.
     public let bytes = ByteCounter()
 
@@ -25,6 +28,20 @@ public final class RunProgress: Sendable {
     /// Images to derive thumbnails and tiles from; non-zero once deriving started.
     public var deriveTotal: Int { _deriveTotal.load(ordering: .relaxed) }
     public var deriveDone: Int { _deriveDone.load(ordering: .relaxed) }
+
+    /// Bytes of input the run has: the files' sizes, known at the start, and standard
+    /// input's once it is read.
+    public var inputTotal: Int { _inputTotal.load(ordering: .relaxed) }
+    /// Bytes of input whose posts are done (fetched, derived and in the manifest): the
+    /// share of the run behind it, which a run's URLs alone cannot tell, since they
+    /// are learnt a batch at a time.
+    public var inputDone: Int { _inputDone.load(ordering: .relaxed) }
+    /// Posts read from the input so far.
+    public var posts: Int { _posts.load(ordering: .relaxed) }
+
+    func addInputTotal(_ n: Int) { _inputTotal.add(n, ordering: .relaxed) }
+    func setInputDone(_ n: Int) { _inputDone.store(n, ordering: .relaxed) }
+    func addPosts(_ n: Int) { _posts.add(n, ordering: .relaxed) }
 
     func addDeriveTotal(_ n: Int) { _deriveTotal.add(n, ordering: .relaxed) }
     func deriveOne() { _deriveDone.add(1, ordering: .relaxed) }

@@ -71,6 +71,12 @@ struct FetchOptions: ParsableArguments {
         _ = try parsedThumbSizes()
         guard (16...4096).contains(tileSize) else { throw ValidationError("--tile-size must be between 16 and 4096") }
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
+        // Refused before any request or download, with the path and the reason.
+        if let manifest {
+            do { _ = try ManifestCopy(path: URL(fileURLWithPath: manifest)) } catch {
+                throw CleanExit.message("--manifest: \(error.description)", code: 2)
+            }
+        }
         if let problem = certificateAuthorities.problem {
             throw ValidationError(storage.cacert != nil ? "--cacert: \(problem)" : "\(problem) (named by CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR)")
         }

@@ -28,8 +28,32 @@ enum FileBatch {
         return failures.value > 0 ? 1 : 0
     }
 
-    static func stem(_ path: String) -> String {
-        URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+    /// One output name per input, none twice: the file's stem (`photo` for
+    /// `photo.webp`, as vipsthumbnail names it) where no other input has it, else its
+    /// whole name (`photo.webp`, `photo.gif`), else the whole name with `-2`, `-3`, …
+    /// (the same name in two folders). Inputs are never written over each other.
+    static func outputNames(_ paths: [String]) -> [String: String] {
+        let stems = paths.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+        let files = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
+        var stemCounts: [String: Int] = [:]
+        // A path named twice is one input.
+        for stem in Dictionary(zip(paths, stems), uniquingKeysWith: { first, _ in first }).values {
+            stemCounts[stem, default: 0] += 1
+        }
+        var taken = Set<String>()
+        var names: [String: String] = [:]
+        for (i, path) in paths.enumerated() where names[path] == nil {
+            var name = stemCounts[stems[i], default: 0] > 1 ? files[i] : stems[i]
+            var n = 1
+            let base = name
+            while taken.contains(name) {
+                n += 1
+                name = "\(base)-\(n)"
+            }
+            taken.insert(name)
+            names[path] = name
+        }
+        return names
     }
 }
 
@@ -59,10 +83,11 @@ struct ThumbCommand: ParsableCommand {
         options.linearLight = !srgb
         options.maxThreads = 1
         let (out, size, thumbOptions) = (self.out, self.size, options)
+        let names = FileBatch.outputNames(images)
         let status = FileBatch.run(images, jobs: jobs) { path, bytes in
             let t = try Thumbnailer.thumbnail(bytes, longEdge: size, options: thumbOptions)
             let ext = t.format == .png ? "png" : "jpg"
-            try Data(t.encoded).write(to: URL(fileURLWithPath: out).appendingPathComponent("\(FileBatch.stem(path)).\(ext)"))
+            try Data(t.encoded).write(to: URL(fileURLWithPath: out).appendingPathComponent("\(names[path] ?? "unnamed").\(ext)"))
             return ""
         }
         if status != 0 { throw ExitCode(status) }
@@ -94,8 +119,9 @@ struct TileCommand: ParsableCommand {
         let base = URL(fileURLWithPath: out)
         let (tileSize, overlap, quality, iiifBase, autoRotate) = (tileSize, overlap, quality, iiifBase, autoRotate)
         let threads = images.count >= jobs ? 1 : jobs
+        let names = FileBatch.outputNames(images)
         let status = FileBatch.run(images, jobs: jobs) { path, bytes in
-            let name = FileBatch.stem(path)
+            let name = names[path] ?? "unnamed"
             let image = try ImageDecoder.decode(bytes, options: DecodeOptions(applyOrientation: autoRotate))
             var options = TilePyramidOptions()
             options.tileSize = tileSize

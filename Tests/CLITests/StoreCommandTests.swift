@@ -206,6 +206,7 @@ import Glibc
                          "--tiles", "none", "--thumb-sizes", "", "--max-size", "64MB",
                          "--mirror", "pbs.twimg.com=\(origin.baseURL)", "--mirror", "video.twimg.com=\(origin.baseURL)"]
 
+        CommandRunner.record(bin, arguments)
         let process = Process()
         process.executableURL = bin
         process.arguments = arguments

@@ -47,10 +47,28 @@ public struct CommandOutput: Sendable {
 
 /// Runs an executable with arguments and optional standard input, capturing its output.
 public enum CommandRunner {
+    /// Notes the arguments of a run of `tweetcache` in the file `TWEETCACHE_OPTION_LOG`
+    /// names, one JSON array a line, when it names one: `scripts/test.sh` then checks
+    /// that every option README documents was run (OptionCoverageTests). Tests that
+    /// start the binary themselves call this too.
+    public static func record(_ executable: URL, _ arguments: [String]) {
+        guard executable.lastPathComponent == "tweetcache",
+              let log = ProcessInfo.processInfo.environment["TWEETCACHE_OPTION_LOG"], !log.isEmpty,
+              var line = try? JSONSerialization.data(withJSONObject: arguments)
+        else { return }
+        line.append(0x0A)
+        // One write of one line with O_APPEND: lines from tests running at once do not mix.
+        let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
     public static func run(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil,
         environment: [String: String] = [:], currentDirectory: URL? = nil
     ) async throws -> CommandOutput {
+        record(executable, arguments)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -529,7 +529,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// Images whose derivation failed (their reason is in `derive_error`).
     public var deriveFailed: Int = 0
     public var problems: Int = 0
+    /// The whole run's wall time.
     public var seconds: Double = 0
+    /// Wall time spent with downloads in flight: the rate of `bytesDownloaded` is
+    /// measured over this, not over a run whose time went to reading and deriving.
+    /// Nil in manifests from before it was kept.
+    public var downloadSeconds: Double?
     public var manifestPath: String?
     /// What went to object storage, when the run had a `--store`.
     public var store: StoreSummary?
@@ -539,6 +544,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds, derived
         case deriveFailed = "derive_failed"
+        case downloadSeconds = "download_seconds"
         case includedTweets = "included_tweets"
         case bytesDownloaded = "bytes_downloaded"
         case failuresByReason = "failures_by_reason"

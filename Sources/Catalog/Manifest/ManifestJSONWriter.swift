@@ -267,6 +267,7 @@ struct ManifestJSONWriter {
         key("deduplicated"); int(s.deduplicated)
         key("derive_failed"); int(s.deriveFailed)
         key("derived"); int(s.derived)
+        if let seconds = s.downloadSeconds { key("download_seconds"); double(seconds) }
         key("downloaded"); int(s.downloaded)
         key("failed"); int(s.failed)
         key("failures_by_reason")

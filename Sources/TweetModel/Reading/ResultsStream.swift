@@ -25,6 +25,11 @@ import Glibc
 public final class ResultsStream: @unchecked Sendable {
     public let source: String
     public let limits: Limits
+    /// The input's length in bytes.
+    public let size: Int
+    /// Bytes of the input the pieces so far came from: after ``next()``, how far into
+    /// the input a run is (its progress, from the files' sizes).
+    public private(set) var consumed = 0
 
     /// Sizes of the pieces; tests make them small.
     public struct Limits: Sendable {
@@ -58,6 +63,7 @@ public final class ResultsStream: @unchecked Sendable {
     public init(data: Data, source: String) {
         self.source = source
         limits = Limits()
+        size = data.count
         state = .whole(data)
     }
 
@@ -71,7 +77,6 @@ public final class ResultsStream: @unchecked Sendable {
         } catch {
             throw Failure(description: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
-        let size: Int
         do { size = Int(try handle.seekToEnd()); try handle.seek(toOffset: 0) } catch {
             throw Failure(description: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
@@ -108,20 +113,25 @@ public final class ResultsStream: @unchecked Sendable {
             return nil
         case let .whole(data):
             state = .done
+            consumed = size
             return ResultsParser.parse(data, source: source)
         case let .lines(blocks):
             guard let lines = blocks.next() else {
                 state = .done
+                consumed = size
                 return nil
             }
+            consumed = min(size, blocks.offset)
             return parse(lines: lines, skipped: blocks.takeSkipped())
         case let .document(mapped, split, start):
             guard start < split.elements.count else {
                 state = .done
+                consumed = size
                 return nil
             }
             let end = min(split.elements.count, start + limits.windowElements)
             state = .document(mapped, split, next: end)
+            consumed = end == split.elements.count ? size : split.elements[end - 1].upperBound
             let parsed = parse(window: start..<end, of: split, in: mapped)
             mapped.release(split.elements[start].lowerBound..<split.elements[end - 1].upperBound)
             return parsed
@@ -165,6 +175,8 @@ public final class ResultsStream: @unchecked Sendable {
         let handle: FileHandle
         let limits: Limits
         private var carry = Data()
+        /// Bytes of the file behind the blocks returned (and the long lines skipped).
+        private(set) var offset = 0
         private var number = 0
         private var atEnd = false
         /// Skipping the rest of a line too long to keep.
@@ -200,12 +212,14 @@ public final class ResultsStream: @unchecked Sendable {
                     if carry.count > limits.longestLine {
                         if !skipping { skipped.append(number + 1) }
                         skipping = true
+                        offset += carry.count
                         carry = Data()
                     }
                     continue
                 }
                 let block = carry.prefix(cut)
                 carry = Data(carry.dropFirst(cut))
+                offset += cut
                 var lines = DocumentReader.nonBlankLines(of: Data(block)).map { (number: $0.number + number, data: $0.data) }
                 let newlines = block.withUnsafeBytes { $0.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
                 if skipping, let first = lines.first, first.number == number + 1 {

@@ -1,0 +1,330 @@
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options README documents that no other test ran, each run here by the built binary
+/// with an assertion on what it changes (OptionCoverageTests keeps the list whole).
+@Suite struct DocumentedOptionsTests {
+    let bin: URL
+    init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
+
+    private func summary(_ out: CommandOutput) throws -> [String: Any] {
+        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
+        return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")
+    }
+
+    // MARK: --manifest
+
+    @Test func manifestIsWrittenWhereverItIsAskedForAndReplacedWhole() async throws {
+        let dir = try ScratchDirectory.make("tc-manifest")
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        let server = try makeServer()
+        func fetch(_ manifest: String, cache: String, cwd: URL? = nil) async throws -> (CommandOutput, [String: Any]) {
+            let out = try await CommandRunner.run(
+                bin, ["fetch", page.path, "--cache", dir.appendingPathComponent(cache).path, "--quiet", "--json",
+                      "--mirror", "pbs.twimg.com=\(server.baseURL)", "--manifest", manifest],
+                currentDirectory: cwd)
+            #expect(out.status == 0, "\(out.stderr)")
+            return (out, try summary(out))
+        }
+        // Relative to the working folder, in a folder outside the cache.
+        let outside = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let (_, first) = try await fetch("out/m.json", cache: "c", cwd: dir)
+        let own = try #require(first["manifest_path"] as? String)
+        #expect(own.hasPrefix(dir.appendingPathComponent("c/manifests").path), "the run's own manifest stays in the cache")
+        let copy = outside.appendingPathComponent("m.json")
+        #expect(try Data(contentsOf: copy) == Data(contentsOf: URL(fileURLWithPath: own)))
+        // An existing file is replaced by the whole new manifest; no temporary is left.
+        try Data("old".utf8).write(to: copy)
+        let (_, second) = try await fetch(copy.path, cache: "c")
+        let own2 = try #require(second["manifest_path"] as? String)
+        #expect(own2 != own)
+        #expect(try Data(contentsOf: copy) == Data(contentsOf: URL(fileURLWithPath: own2)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["m.json"])
+        // On another file system (tmpfs), where a rename from the cache cannot reach.
+        if FileManager.default.fileExists(atPath: "/dev/shm") {
+            let shm = URL(fileURLWithPath: "/dev/shm/tc-manifest-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: shm) }
+            let (_, third) = try await fetch(shm.path, cache: "c2")
+            let own3 = try #require(third["manifest_path"] as? String)
+            #expect(try Data(contentsOf: shm) == Data(contentsOf: URL(fileURLWithPath: own3)))
+        }
+    }
+
+    @Test func aManifestPathThatCannotBeWrittenIsRefusedBeforeAnyDownload() async throws {
+        let server = try makeServer()
+        let dir = try ScratchDirectory.make("tc-manifest-bad")
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        let file = dir.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        let cases: [(String, String)] = [
+            (dir.appendingPathComponent("missing/m.json").path, "does not exist"),
+            (file.appendingPathComponent("m.json").path, "is not a folder"),
+            (dir.path, "it is a folder"),
+        ]
+        for (path, reason) in cases {
+            let out = try await CommandRunner.run(
+                bin, ["fetch", page.path, "--cache", dir.appendingPathComponent("c").path, "--quiet",
+                      "--mirror", "pbs.twimg.com=\(server.baseURL)", "--manifest", path])
+            #expect(out.status == 2, "\(path): \(out.stderr)")
+            #expect(out.stderr.contains("--manifest") && out.stderr.contains(path) && out.stderr.contains(reason), "\(out.stderr)")
+        }
+        #expect(server.requests.isEmpty, "nothing was downloaded")
+        let manifests = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("c/manifests").path)) ?? []
+        #expect(manifests.filter { !$0.hasPrefix(".") }.isEmpty, "no run happened")
+    }
+
+    /// `search` with every fetch tuning option and `--manifest`: the run's settings
+    /// reach the pipeline (tile size and overlap in the pyramid, no PDQ).
+    @Test func searchTakesTheFetchOptions() async throws {
+        let fake = try FakeSearchAPI()
+        let dir = try ScratchDirectory.make("tc-search-options")
+        let cache = dir.appendingPathComponent("Cache")
+        let copy = dir.appendingPathComponent("run.json")
+        let out = try await CommandRunner.run(
+            bin, ["search", "#ucd", "--api-base", fake.baseURL, "--count", "20", "--cache", cache.path,
+                  "--mirror", fake.mirrorSpec, "--json", "--concurrency", "2", "--per-host", "1",
+                  "--connect-timeout", "5", "--stall-timeout", "5", "--attempts", "2", "--tile-size", "64",
+                  "--overlap", "1", "--no-pdq", "--manifest", copy.path, "--local-max", "64MB"],
+            environment: ["TWEETCACHE_BEARER_TOKEN": fake.configuration.token])
+        #expect(out.status == 0, "\(out.stderr)")
+        let s = try summary(out)
+        #expect(s["tweets"] as? Int == 20)
+        let own = try #require(s["manifest_path"] as? String)
+        let bytes = try Data(contentsOf: copy)
+        #expect(bytes == (try Data(contentsOf: URL(fileURLWithPath: own))))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(!text.contains("\"pdq\""), "--no-pdq: no perceptual hashes")
+        #expect(text.contains("\"tile_size\" : 64") || text.contains("\"tile_size\":64"), "--tile-size reaches the pyramid")
+        #expect(text.contains("\"overlap\" : 1") || text.contains("\"overlap\":1"), "--overlap reaches the pyramid")
+    }
+
+    /// `demo` with the fetch options, `--manifest`, then serving with `--keep-serving`.
+    @Test func demoTakesTheFetchOptionsAndKeepsServing() async throws {
+        let dir = try ScratchDirectory.make("tc-demo-options")
+        let cache = dir.appendingPathComponent("cache")
+        let copy = dir.appendingPathComponent("demo.json")
+        let arguments = ["demo", "--cache", cache.path, "--quiet", "--concurrency", "4", "--per-host", "2",
+                         "--connect-timeout", "5", "--stall-timeout", "5", "--attempts", "2", "--tile-size", "512",
+                         "--overlap", "1", "--no-pdq", "--manifest", copy.path, "--local-max", "64MB",
+                         "--keep-serving", "--port", "0", "--origin-port", "0"]
+        let server = try ServingProcess.start(bin, arguments)
+        defer { server.stop() }
+        let port = try await server.port()
+        let health = try RawHTTPClient.send("GET", "/healthz", port: port)
+        #expect(health.status == 200)
+        let manifest = try String(contentsOf: copy, encoding: .utf8)
+        #expect(manifest.contains("\"tile_size\" : 512") || manifest.contains("\"tile_size\":512"))
+        #expect(!manifest.contains("\"pdq\""))
+        #expect(server.stop() == 0, "SIGTERM ends the server cleanly")
+    }
+
+    // MARK: serve
+
+    @Test func serveTakesEveryOption() async throws {
+        let dir = try ScratchDirectory.make("tc-serve-options")
+        let cache = dir.appendingPathComponent("cache")
+        let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet", "--json"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let token = dir.appendingPathComponent("token")
+        try Data("not-a-real-token\n".utf8).write(to: token)
+        let store = dir.appendingPathComponent("store")
+        let server = try ServingProcess.start(bin, [
+            "serve", "--cache", cache.path, "--host", "127.0.0.1", "--port", "0",
+            "--public-url", "http://tc.example.test/archive", "--tile-size", "128", "--max-size", "300",
+            "--timeout", "5", "--token-file", token.path, "--api", "v1.1", "--api-base", ClosedPort().baseURL,
+            "--max-wait", "1s", "--search-count", "10", "--mirror", "pbs.twimg.com=\(ClosedPort().baseURL)",
+            "--store", "file://\(store.path)", "--local-max", "64MB",
+        ])
+        defer { server.stop() }
+        let port = try await server.port()
+        let tweets = try RawHTTPClient.send("GET", "/api/tweets?q=ucd", port: port)
+        #expect(tweets.status == 200)
+        let first = try #require(tweets.text.firstMatch(of: try Regex("[0-9a-f]{64}"))?.0)
+        let info = try RawHTTPClient.send("GET", "/iiif/3/\(first)/info.json", port: port)
+        #expect(info.status == 200, "\(info.text)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(info.body)) as? [String: Any])
+        #expect((json["id"] as? String)?.hasPrefix("http://tc.example.test/archive/iiif/3/") == true, "--public-url")
+        #expect(json["maxWidth"] as? Int == 300, "--max-size")
+        let tooWide = try RawHTTPClient.send("GET", "/iiif/3/\(first)/full/301,/0/default.jpg", port: port)
+        #expect(tooWide.status >= 400)
+        #expect(server.stop() == 0)
+    }
+
+    // MARK: the object-store options on every command that takes them
+
+    @Test func storeOptionsOnEveryCommand() async throws {
+        let server = try makeServer()
+        let dir = try ScratchDirectory.make("tc-store-options")
+        let page = dir.appendingPathComponent("page.json")
+        try Data(cliPage.utf8).write(to: page)
+        let store = "file://" + dir.appendingPathComponent("bucket").path
+        let first = dir.appendingPathComponent("one").path, second = dir.appendingPathComponent("two").path
+        let fetched = try await CommandRunner.run(
+            bin, ["fetch", page.path, "--cache", first, "--store", store, "--local-max", "64MB", "--quiet", "--json",
+                  "--mirror", "pbs.twimg.com=\(server.baseURL)"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect((try summary(fetched)["store"] as? [String: Any])?["manifest_key"] != nil)
+        let sync = try await CommandRunner.run(bin, ["sync", "--cache", second, "--store", store, "--local-max", "64MB", "--json"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let tweets = try await CommandRunner.run(bin, ["tweets", "--cache", second, "--color", "never"])
+        #expect(tweets.stdout.contains("@dana"), "the second machine lists the first one's posts: \(tweets.stdout)")
+        for arguments in [["stats"], ["info", "1"], ["verify", "--jobs", "1"], ["gc", "--dry-run", "--older-than", "30d"],
+                          ["export", "--out", dir.appendingPathComponent("export").path]] {
+            let out = try await CommandRunner.run(
+                bin, arguments + ["--cache", second, "--store", store, "--local-max", "64MB", "--json"])
+            #expect(out.status == 0, "\(arguments): \(out.stderr)")
+        }
+    }
+
+    // MARK: the cache's readers on the demo's sample
+
+    @Test func readersTakeTheirOptions() async throws {
+        let dir = try ScratchDirectory.make("tc-reader-options")
+        let cache = dir.appendingPathComponent("cache").path
+        let demo = try await CommandRunner.run(bin, ["demo", "--cache", cache, "--quiet", "--json"])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        func run(_ arguments: [String]) async throws -> CommandOutput {
+            let out = try await CommandRunner.run(bin, arguments + ["--cache", cache])
+            #expect(out.status == 0, "\(arguments): \(out.stderr)")
+            return out
+        }
+        // dupes: the sample's one repost at the default threshold, none at 0 bits unless identical.
+        let dupes = try await run(["dupes", "--threshold", "31", "--limit", "1", "--json"])
+        #expect(dupes.stdout.contains("sha256"))
+        // pdq of a cached photo, with its turned and mirrored hashes; match finds it at threshold 0.
+        let ls = try await run(["ls", "--tag", "ucd", "--type", "photo", "--json"])
+        let hash = try #require(ls.stdout.firstMatch(of: try Regex("[0-9a-f]{64}"))?.0, "\(ls.stdout)")
+        let blob = URL(fileURLWithPath: cache).appendingPathComponent("blobs/sha256/\(hash.prefix(2))/\(hash)").path
+        let pdq = try await CommandRunner.run(bin, ["pdq", blob, "--dihedral", "--jobs", "1"])
+        #expect(pdq.status == 0, "\(pdq.stderr)")
+        let hashes = pdq.stdout.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" })
+            .filter { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }
+        #expect(hashes.count == 8, "--dihedral: eight hashes: \(pdq.stdout)")
+        let list = dir.appendingPathComponent("list.txt")
+        try Data(((hashes.first.map { String($0) } ?? "") + " mine\n").utf8).write(to: list)
+        let match = try await run(["match", list.path, "--threshold", "31", "--json"])
+        #expect(match.stdout.contains(String(hash)))
+        _ = try await run(["verify", "--jobs", "1", "--json"])
+        let gc = try await run(["gc", "--older-than", "3650d", "--dry-run", "--json"])
+        #expect(!gc.stdout.isEmpty)
+        // export's static trees and IIIF Presentation documents.
+        let out = dir.appendingPathComponent("export")
+        _ = try await run(["export", "--out", out.path, "--tag", "ucd", "--tiles", "dz", "--iiif-base", "https://x.test/iiif/3",
+                           "--iiif-presentation", dir.appendingPathComponent("prezi").path,
+                           "--presentation-base", "https://x.test/prezi", "--json"])
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("dzi").path))
+        let prezi = try FileManager.default.subpathsOfDirectory(atPath: dir.appendingPathComponent("prezi").path)
+        #expect(!prezi.isEmpty)
+    }
+
+    // MARK: thumb and tile: every option, and outputs that never collide
+
+    private func image(_ path: URL, width: Int, height: Int, alpha: Bool = false, seed: UInt8 = 0) throws {
+        let channels = alpha ? 4 : 3
+        var bytes = [UInt8](repeating: 0, count: width * height * channels)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ Int(seed) &* 77 &+ i / (width * channels)) }
+        let buffer = try PixelBuffer(width: width, height: height, channels: channels, bytes: bytes)
+        let encoded = path.pathExtension == "png" ? try PNGEncoder.encode(buffer) : try JPEGEncoder.encode(buffer, quality: 90)
+        try Data(encoded).write(to: path)
+    }
+
+    @Test func thumbNamesEveryInputApartAndTakesItsOptions() async throws {
+        let dir = try ScratchDirectory.make("tc-thumb-names")
+        for folder in ["a", "b"] { try FileManager.default.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: true) }
+        let inputs = [dir.appendingPathComponent("a/photo.jpg"), dir.appendingPathComponent("a/photo.png"),
+                      dir.appendingPathComponent("b/photo.jpg"), dir.appendingPathComponent("a/other.jpg")]
+        for (i, input) in inputs.enumerated() { try image(input, width: 400, height: 300, seed: UInt8(i)) }
+        let out = dir.appendingPathComponent("out")
+        let run = try await CommandRunner.run(
+            bin, ["thumb"] + inputs.map(\.path) + ["--size", "100", "--out", out.path, "--quality", "70", "--jobs", "2", "--srgb"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["other.jpg", "photo.jpg-2.jpg", "photo.jpg.jpg", "photo.png.jpg"], "\(names)")
+        for name in names {
+            let decoded = try ImageDecoder.decode([UInt8](Data(contentsOf: out.appendingPathComponent(name))))
+            #expect(max(decoded.width, decoded.height) == 100, "--size")
+        }
+    }
+
+    @Test func tileNamesEveryInputApartAndTakesItsOptions() async throws {
+        let dir = try ScratchDirectory.make("tc-tile-names")
+        let inputs = [dir.appendingPathComponent("photo.jpg"), dir.appendingPathComponent("photo.png")]
+        for (i, input) in inputs.enumerated() { try image(input, width: 600, height: 400, seed: UInt8(i)) }
+        let dz = dir.appendingPathComponent("dz")
+        let deepZoom = try await CommandRunner.run(
+            bin, ["tile"] + inputs.map(\.path) + ["--out", dz.path, "--layout", "dz", "--tile-size", "128", "--overlap", "1",
+                                                  "--quality", "80", "--jobs", "1", "--auto-rotate"])
+        #expect(deepZoom.status == 0, "\(deepZoom.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: dz.path).sorted()
+        #expect(made == ["photo.jpg.dzi", "photo.jpg_files", "photo.png.dzi", "photo.png_files"], "\(made)")
+        let dzi = try String(contentsOf: dz.appendingPathComponent("photo.jpg.dzi"), encoding: .utf8)
+        #expect(dzi.contains("TileSize=\"128\"") && dzi.contains("Overlap=\"1\""))
+        let iiif = dir.appendingPathComponent("iiif")
+        let level0 = try await CommandRunner.run(
+            bin, ["tile", inputs[0].path, "--out", iiif.path, "--layout", "iiif3", "--iiif-base", "https://x.test/iiif/3"])
+        #expect(level0.status == 0, "\(level0.stderr)")
+        let info = try String(contentsOf: iiif.appendingPathComponent("photo/info.json"), encoding: .utf8)
+        #expect(info.contains("https://x.test/iiif/3/photo"))
+    }
+}
+
+/// A `tweetcache` that keeps running (`serve`, `demo --keep-serving`): started with
+/// its output in files, its address read from the `listening URL` line it prints,
+/// stopped with SIGTERM.
+final class ServingProcess: @unchecked Sendable {
+    let process = Process()
+    let output: URL
+    let errors: URL
+
+    static func start(_ bin: URL, _ arguments: [String]) throws -> ServingProcess {
+        try ServingProcess(bin, arguments)
+    }
+
+    private init(_ bin: URL, _ arguments: [String]) throws {
+        let dir = try ScratchDirectory.make("tc-serving")
+        output = dir.appendingPathComponent("out")
+        errors = dir.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        CommandRunner.record(bin, arguments)
+        process.executableURL = bin
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The port it listens on, once it says so; fails if it exits first, or has not
+    /// said so after 1,200 looks at its output (the demo renders its sample first).
+    func port() async throws -> Int {
+        for _ in 0..<1200 {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }),
+               let port = line.split(separator: ":").last.flatMap({ Int($0.prefix(while: \.isNumber)) }) {
+                return port
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let errorText = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        throw ServingError(description: "no `listening` line; stderr: \(errorText)")
+    }
+
+    /// Sends SIGTERM and waits: its exit status (0 for a clean stop).
+    @discardableResult func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    struct ServingError: Error, CustomStringConvertible { var description: String }
+}
