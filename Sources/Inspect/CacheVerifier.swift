@@ -47,16 +47,17 @@ public struct CacheVerifier: Sendable {
         self.lanes = max(1, lanes)
     }
 
-    public func run(repair: Bool) throws(InspectError) -> Report {
+    public func run(repair: Bool, progress: WorkProgress? = nil) throws(InspectError) -> Report {
         let started = ContinuousClock.now
         let store = snapshot.store, index = snapshot.index
         let checks = Self.checks(store: store, index: index, lanes: lanes)
         let plan: CacheVerification.Plan
         do {
-            plan = try CacheVerification.plan(store: store, index: index, lanes: lanes, checks: checks)
+            plan = try CacheVerification.plan(store: store, index: index, lanes: lanes, checks: checks, progress: progress)
         } catch {
             throw .cache(error.description)
         }
+        if repair { progress?.setPhase("repairing") }
         let problems = repair ? CacheVerification.repair(plan, store: store, index: index, checks: checks) : plan.problems
         return Report(blobsChecked: plan.blobsChecked, bytesHashed: plan.bytesHashed, derivedChecked: plan.derivedChecked,
                       seconds: (ContinuousClock.now - started).secondsDouble, problems: problems,

@@ -84,7 +84,8 @@ public struct Exporter: Sendable {
         }))
     }
 
-    public func run() throws(InspectError) -> [Item] {
+    /// `progress` counts the files placed, then the images whose zoom trees are written.
+    public func run(progress: WorkProgress? = nil) throws(InspectError) -> [Item] {
         do {
             try FileManager.default.createDirectory(at: options.out, withIntermediateDirectories: true)
         } catch {
@@ -116,6 +117,7 @@ public struct Exporter: Sendable {
                     let target = options.out.appendingPathComponent(name)
                     items.append(Item(sha256: sha, tweetID: tweet.id, file: target.path,
                                       action: fresh ? place(source, at: target) : "exists"))
+                    progress?.advance(by: 1)
                 }
             }
         } catch {
@@ -123,8 +125,12 @@ public struct Exporter: Sendable {
         }
         if !options.tiles.isEmpty {
             var seen = Set<String>()
+            let images = Set(items.filter { $0.action != "missing" }.map(\.sha256)).count
+            var written = 0
             for item in items where item.action != "missing" && seen.insert(item.sha256).inserted {
                 guard let hash = BlobHash(hex: item.sha256) else { continue }
+                written += 1
+                progress?.setPhase("zoom trees \(written) of \(images)")
                 items.append(Item(sha256: item.sha256, tweetID: item.tweetID, file: trees(hash), action: tree(hash)))
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlobStore
 import Catalog
 import Foundation
 import Inspect
@@ -29,11 +30,18 @@ struct DupesCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Long steps at a million photos (about a minute): said as they come.
+        let progress = WorkProgress(unit: .items("photos"))
+        let display = WorkProgressDisplay("dupes", progress: progress, enabled: !options.json)
+        progress.setPhase("opening the catalog")
         let snapshot = try options.snapshot()
+        progress.setPhase("reading the photos' hashes")
         // Groups are found by PDQJoin's sorted runs, not by searching: no search index.
         let index = try snapshot.catalog.perceptualIndex(searchable: threshold > 31)
+        progress.setPhase("grouping \(index.index.count) photos")
         let (groups, total) = try snapshot.catalog.duplicateGroups(
             threshold: threshold, in: index, limit: limit == 0 ? .max : limit)
+        display.finish()
         if options.json {
             // {"groups": [...], "hashed", "threshold", "total"} (sorted keys), a group at a
             // time: a million photos' groups are tens of megabytes as one string.

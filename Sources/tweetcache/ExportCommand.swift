@@ -1,5 +1,6 @@
 import Catalog
 import ArgumentParser
+import BlobStore
 import Foundation
 import Imaging
 import Inspect
@@ -102,7 +103,13 @@ struct ExportCommand: AsyncParsableCommand {
         }
         exportOptions.iiifBase = iiifBase
         let items: [Exporter.Item]
-        do { items = try Exporter(snapshot: snapshot, options: exportOptions).run() } catch { throw InspectFailure.exit(error) }
+        let progress = WorkProgress(unit: .items("files"))
+        let display = WorkProgressDisplay("export", progress: progress, enabled: !options.json)
+        do { items = try Exporter(snapshot: snapshot, options: exportOptions).run(progress: progress) } catch {
+            display.finish()
+            throw InspectFailure.exit(error)
+        }
+        display.finish()
         if options.json {
             print(try InspectJSON.string(items))
         } else {

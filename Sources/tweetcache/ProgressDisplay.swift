@@ -22,7 +22,7 @@ final class ProgressDisplay: Sendable {
 
     func run() async {
         guard enabled else { return }
-        let interval: Duration = isTTY ? .milliseconds(100) : .seconds(2)
+        let interval: Duration = .milliseconds(Self.intervalMilliseconds(isTTY: isTTY, terminal: 100))
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
             draw(final: false)
@@ -44,6 +44,13 @@ final class ProgressDisplay: Sendable {
         } else {
             FileHandle.standardError.write(Data("fetch: \(text)\n".utf8))
         }
+    }
+
+    /// How often a display draws: `terminal` on a terminal, every 2 s elsewhere, or
+    /// what `TWEETCACHE_PROGRESS_MS` says (tests see lines from a short command).
+    static func intervalMilliseconds(isTTY: Bool, terminal: Int) -> Int {
+        if let text = ProcessInfo.processInfo.environment["TWEETCACHE_PROGRESS_MS"], let ms = Int(text), ms > 0 { return ms }
+        return isTTY ? terminal : 2_000
     }
 
     static func bar(_ fraction: Double, width: Int = 28) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlobStore
 import Catalog
 import Foundation
 import Inspect
@@ -21,12 +22,16 @@ struct ReindexCommand: ParsableCommand {
             throw CleanExit.message("no cache at \(options.cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
         let started = ContinuousClock.now
+        let progress = WorkProgress(unit: .bytes)
+        let display = WorkProgressDisplay("reindex", progress: progress, enabled: !options.json)
+        defer { display.finish() }
         let report: PostCatalog.RefreshReport
         let totals: PostCatalog.Totals
         do {
             let catalog = try PostCatalog(cacheRoot: options.cacheURL)
-            report = try catalog.rebuild()
+            report = try catalog.rebuild(progress: progress)
             totals = try catalog.totals()
+            display.finish()
         } catch {
             throw CleanExit.message(error.description, code: 2)
         }

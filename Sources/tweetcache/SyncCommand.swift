@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlobStore
 import Foundation
 import Inspect
 import Pipeline
@@ -29,9 +30,13 @@ struct SyncCommand: AsyncParsableCommand {
         guard let shared = try await storage.open() else { return }
         defer { shared.shutdown() }
         let report: BucketSync.Report
-        do { report = try await BucketSync(storage: shared, cacheRoot: root).run() } catch {
+        let progress = WorkProgress(unit: .bytes)
+        let display = WorkProgressDisplay("sync", progress: progress, enabled: !options.json)
+        do { report = try await BucketSync(storage: shared, cacheRoot: root).run(progress: progress) } catch {
+            display.finish()
             throw CleanExit.message(error.description, code: 2)
         }
+        display.finish()
         if options.json {
             print(try InspectJSON.string(report))
         } else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlobStore
 import Foundation
 import Inspect
 import Pipeline
@@ -45,7 +46,13 @@ struct VerifyCommand: AsyncParsableCommand {
         var verifier = CacheVerifier(snapshot: snapshot)
         if let jobs { verifier.lanes = max(1, jobs) }
         let report: CacheVerifier.Report
-        do { report = try verifier.run(repair: repair) } catch { throw InspectFailure.exit(error) }
+        let progress = WorkProgress(unit: .items("blobs"))
+        let display = WorkProgressDisplay("verify", progress: progress, enabled: !options.json)
+        do { report = try verifier.run(repair: repair, progress: progress) } catch {
+            display.finish()
+            throw InspectFailure.exit(error)
+        }
+        display.finish()
         if options.json { print(try InspectJSON.string(report)) } else {
             emit(report.text(style: options.style))
             if !repair, report.remaining > 0 { emit("run `tweetcache verify --repair` to repair what can be\n") }

@@ -65,6 +65,7 @@ import TestSupport
         summary.deriveFailed = 6
         summary.problems = 7
         summary.seconds = 1.625580994
+        summary.downloadSeconds = 0.8125
         summary.manifestPath = "/cache/manifests/20261125T105506Z.json"
         var store = StoreSummary(location: "s3://bucket/prefix")
         store.uploaded = 1
@@ -157,6 +158,7 @@ import TestSupport
     func secondsAsFoundationWritesThem(seconds: Double) throws {
         var m = Self.fullManifest(tweets: 0, included: 0)
         m.summary.seconds = seconds
+        m.summary.downloadSeconds = seconds
         try Self.expectSameBytes(m)
     }
 

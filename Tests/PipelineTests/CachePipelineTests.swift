@@ -217,6 +217,8 @@ let inputs = [
         #expect(b.sources == a.sources)
         var (sa, sb) = (a.summary, b.summary)
         (sa.seconds, sb.seconds, sa.manifestPath, sb.manifestPath) = (0, 0, nil, nil)
+        #expect(sa.downloadSeconds ?? -1 >= 0 && sb.downloadSeconds ?? -1 >= 0)
+        (sa.downloadSeconds, sb.downloadSeconds) = (nil, nil)
         #expect(sb == sa)
         #expect(origin.requests.count - before == before)
     }

@@ -112,4 +112,24 @@ import Testing
             _ = try ResultsStream(path: path + ".missing", source: "gone.json")
         }
     }
+
+    /// How far into the input each piece ends: growing, never past the input, the
+    /// whole input at the end (a run's progress is these bytes out of the files' sizes).
+    @Test(arguments: [false, true])
+    func consumedGrowsToTheInputsSize(oneDocument: Bool) throws {
+        let posts = (0..<30).map { Fixtures.v1Tweet(id: "\(700 + $0)", text: "post \($0)") }
+        let text = oneDocument ? Fixtures.v1SearchPage(posts)
+            : posts.map { Fixtures.v1SearchPage([$0]) }.joined(separator: "\n") + "\n"
+        let path = try Self.write(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let stream = try ResultsStream(path: path, source: "c", limits: Self.tiny(window: 4))
+        #expect(stream.size == text.utf8.count)
+        #expect(stream.consumed == 0)
+        var seen: [Int] = []
+        while stream.next() != nil { seen.append(stream.consumed) }
+        #expect(seen.count > 3)
+        #expect(seen == seen.sorted())
+        #expect(seen.allSatisfy { $0 > 0 && $0 <= text.utf8.count })
+        #expect(seen.last == text.utf8.count)
+    }
 }

@@ -81,10 +81,13 @@ public enum CacheVerification {
         var derivedRows: [DerivedRecord]
     }
 
-    /// Finds every problem, `lanes` blobs hashed at a time.
-    public static func plan(store: BlobStore, index: CacheIndex, lanes: Int, checks: Checks) throws(BlobStoreError) -> Plan {
+    /// Finds every problem, `lanes` blobs hashed at a time; `progress` counts the blobs.
+    public static func plan(store: BlobStore, index: CacheIndex, lanes: Int, checks: Checks,
+                            progress: WorkProgress? = nil) throws(BlobStoreError) -> Plan {
         let onDisk = Array(store.allBlobs())
-        let hashed = hashAll(onDisk, store: store, lanes: max(1, lanes))
+        progress?.addTotal(onDisk.count)
+        let hashed = hashAll(onDisk, store: store, lanes: max(1, lanes), progress: progress)
+        progress?.setPhase("checking the index and derived files")
         var problems = hashed.problems
         let present = Set(onDisk)
         let blobRows = try index.allBlobRecords()
@@ -258,12 +261,15 @@ public enum CacheVerification {
     }
 
     /// Every blob re-hashed, `lanes` at a time.
-    static func hashAll(_ hashes: [BlobHash], store: BlobStore, lanes: Int) -> (problems: [Problem], bytes: Int) {
+    static func hashAll(_ hashes: [BlobHash], store: BlobStore, lanes: Int, progress: WorkProgress? = nil)
+        -> (problems: [Problem], bytes: Int)
+    {
         let state = LockedState()
         DispatchQueue.concurrentPerform(iterations: min(lanes, max(1, hashes.count))) { _ in
             while let i = state.next(limit: hashes.count) {
                 let hash = hashes[i]
                 let path = store.path(for: hash).path
+                defer { progress?.advance(by: 1) }
                 do throws(BlobStoreError) {
                     let ok = try store.verify(hash)
                     var info = stat()

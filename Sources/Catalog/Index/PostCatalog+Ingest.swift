@@ -16,8 +16,10 @@ extension PostCatalog {
     /// `observer`: sees the posts' fetched objects, decoded with their facts.
     func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil,
                     blobNumbers: BlobNumbers = BlobNumbers(), replaced: ReplacedPosts? = nil,
-                    observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> (read: Bool, problem: String?)
+                    observer: (any FetchedObjectsObserver)? = nil, progress: WorkProgress? = nil)
+        throws(CatalogError) -> (read: Bool, problem: String?)
     {
+        let progressStart = progress?.snapshot.done ?? 0
         let manifest: ManifestFile
         do {
             manifest = try file.opened ?? ManifestFile(url: cacheRoot.appendingPathComponent(file.path))
@@ -70,6 +72,8 @@ extension PostCatalog {
                 try writer.flushRows(db)
                 try writer.flushCounts(db)
             }
+            // How far into the file the batch ends.
+            if let progress, let last = batch.entries.last { progress.setDone(progressStart + last.range.upperBound) }
             try fullText?.send(writer.takeFullTextChanges())
         }
         do {

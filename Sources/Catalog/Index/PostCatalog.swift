@@ -152,8 +152,9 @@ public final class PostCatalog: Sendable {
     /// Reads the manifest files the catalog has not read (or not finished reading).
     /// When one it read has changed or gone, it starts over: a post's newest copy
     /// may have come from that file.
+    /// `progress` counts the bytes of the manifests read, out of those to read.
     @discardableResult
-    public func refresh() throws(CatalogError) -> RefreshReport {
+    public func refresh(progress: WorkProgress? = nil) throws(CatalogError) -> RefreshReport {
         let lock = try Self.lock(path.path)
         defer { Self.unlock(lock) }
         let files = try manifestFiles()
@@ -180,7 +181,9 @@ public final class PostCatalog: Sendable {
             report.rebuilt = true
         }
         let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
-        try ingest(todo, bytes: todo.reduce(0) { $0 + $1.size }, intoEmpty: changed || known.isEmpty, report: &report)
+        progress?.addTotal(todo.reduce(0) { $0 + $1.size })
+        try ingest(todo, bytes: todo.reduce(0) { $0 + $1.size }, intoEmpty: changed || known.isEmpty, progress: progress,
+                   report: &report)
         return report
     }
 
@@ -232,7 +235,8 @@ public final class PostCatalog: Sendable {
     /// every 256 MB rather than every 32 MB (a page written by many batches is copied
     /// once), and at the end.
     private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool,
-                        observer: (any FetchedObjectsObserver)? = nil, report: inout RefreshReport) throws(CatalogError)
+                        observer: (any FetchedObjectsObserver)? = nil, progress: WorkProgress? = nil,
+                        report: inout RefreshReport) throws(CatalogError)
     {
         let big = bytes > bigRead
         let bulk = empty && big
@@ -272,14 +276,17 @@ public final class PostCatalog: Sendable {
         let replaced = bulk ? ReplacedPosts() : nil
         do {
             for file in files {
+                let before = progress?.snapshot.done ?? 0
                 let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers,
-                                             replaced: replaced, observer: observer)
+                                             replaced: replaced, observer: observer, progress: progress)
+                progress?.setDone(before + file.size)
                 if outcome.read { report.added.append(file.path) }
                 if let problem = outcome.problem { report.problems.append(problem) }
             }
             if let fullText {
                 // The words' index merges into one segment while the other indexes are made.
                 fullText.endInput()
+                progress?.setPhase("making indexes")
                 if let replaced { try write("remove replaced posts' rows") { db in try replaced.removeRows(db) } }
                 try write("make indexes") { db in
                     // Sorted in little memory: at a run's end this is its peak.
@@ -297,6 +304,7 @@ public final class PostCatalog: Sendable {
             throw error
         }
         if deferCounts {
+            progress?.setPhase("counting")
             try write("count") { db in
                 if big { try db.execute(sql: "PRAGMA cache_size = -\(Self.endSortKiB)") }
                 try Self.recount(db)
@@ -344,13 +352,13 @@ public final class PostCatalog: Sendable {
 
     /// Empties the catalog and reads every manifest again (`tweetcache reindex`).
     @discardableResult
-    public func rebuild() throws(CatalogError) -> RefreshReport {
+    public func rebuild(progress: WorkProgress? = nil) throws(CatalogError) -> RefreshReport {
         do {
             let lock = try Self.lock(path.path)
             defer { Self.unlock(lock) }
             try writeWithoutTransaction("rebuild") { db in try Self.replaceWithEmpty(db) }
         }
-        var report = try refresh()
+        var report = try refresh(progress: progress)
         report.rebuilt = true
         return report
     }

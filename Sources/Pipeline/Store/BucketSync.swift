@@ -31,7 +31,8 @@ public struct BucketSync: Sendable {
         public var failed: [String: String] = [:]
     }
 
-    public func run() async throws(StoreError) -> Report {
+    /// `progress` counts the bytes of the runs copied, out of those this cache lacks.
+    public func run(progress: WorkProgress? = nil) async throws(StoreError) -> Report {
         var report = Report()
         let objects = try await storage.list(CacheLayout.manifestsFolder + "/")
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
@@ -49,6 +50,7 @@ public struct BucketSync: Sendable {
         // next reader's refresh reads them.
         let arrivals = ManifestArrivals()
         defer { arrivals.finish() }  // on any way out, so the catalog's thread ends
+        progress?.addTotal(missing.reduce(0) { $0 + $1.size })
         let cataloged = missing.isEmpty ? nil
             : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size }, observer: recorder)
         for object in missing {
@@ -57,7 +59,10 @@ public struct BucketSync: Sendable {
             // is gigabytes), its structure checked (a file that is not a manifest stays
             // out), its URLs noted as owed, then renamed into place.
             let temporary = layout.manifestsURL.appendingPathComponent(".sync-\(UInt64.random(in: .min ... .max)).json")
-            defer { try? FileManager.default.removeItem(at: temporary) }
+            defer {
+                try? FileManager.default.removeItem(at: temporary)
+                progress?.advance(by: object.size)
+            }
             do {
                 guard try await storage.download(object.key, to: temporary) else { continue }
                 let manifest = try ManifestFile(url: temporary)
@@ -70,6 +75,7 @@ public struct BucketSync: Sendable {
             }
         }
         arrivals.finish()
+        progress?.setPhase("reading the last runs into the catalog")
         await cataloged?.value
         if let recorder {
             recordOwed(recorder)
