@@ -123,9 +123,9 @@ public final class CachePipeline: Sendable {
                 let piecePosts = piece.pages.reduce(0) { $0 + $1.tweets.count }
                 progress.addPosts(piecePosts)
                 var postsTaken = 0
-                let advance = { [inputsDone, pieceStart] (posts: Int) in
+                let offset = { [inputsDone, pieceStart] (posts: Int) -> Int in
                     let share = piecePosts == 0 ? 1 : Double(posts) / Double(piecePosts)
-                    progress.setInputDone(inputsDone + pieceStart + Int(Double(pieceEnd - pieceStart) * share))
+                    return inputsDone + pieceStart + Int(Double(pieceEnd - pieceStart) * share)
                 }
                 var batch = PostBatch()
                 for page in piece.pages {
@@ -134,19 +134,21 @@ public final class CachePipeline: Sendable {
                         guard ledger.topPosts.insert(postID: tweet.id) else { continue }
                         batch.top.append((tweet, page.query, page.format))
                         if batch.count >= max(1, options.batchSize) {
+                            progress.beginBatch(endingAt: offset(postsTaken))
                             try await process(batch, source: input.name, ledger: &ledger, writer: writer,
                                               loader: loader, progress: progress)
                             batch = PostBatch()
-                            advance(postsTaken)
+                            progress.setInputDone(offset(postsTaken))
                         }
                     }
                     for tweet in page.includedTweets where ledger.includedPosts.insert(postID: tweet.id) {
                         batch.included.append((tweet, page.query, page.format))
                     }
                 }
+                progress.beginBatch(endingAt: offset(piecePosts))
                 try await process(batch, source: input.name, ledger: &ledger, writer: writer, loader: loader,
                                   progress: progress)
-                advance(piecePosts)
+                progress.setInputDone(offset(piecePosts))
                 pieceStart = pieceEnd
                 // What the batches freed goes back to the kernel, about once a batch of
                 // posts (not once a piece: many small input files are a piece each):

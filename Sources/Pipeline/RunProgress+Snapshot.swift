@@ -10,8 +10,11 @@ extension RunProgress {
     public struct Snapshot: Sendable {
         public var inputTotal, inputDone, posts, urls, urlsDone, failed, images, imagesDone, bytes: Int
         public var elapsed: Double
+        /// The batch at work (``RunProgress/BatchStart``).
+        public var batch = BatchStart()
 
         public init(_ p: RunProgress, elapsed: Double) {
+            batch = p.batch
             inputTotal = p.inputTotal
             inputDone = min(p.inputDone, p.inputTotal)
             posts = p.posts
@@ -25,14 +28,22 @@ extension RunProgress {
         }
 
         public init(inputTotal: Int, inputDone: Int, posts: Int, urls: Int, urlsDone: Int, failed: Int = 0,
-            images: Int = 0, imagesDone: Int = 0, bytes: Int = 0, elapsed: Double) {
+            images: Int = 0, imagesDone: Int = 0, bytes: Int = 0, elapsed: Double, batch: BatchStart = .init()) {
+            self.batch = batch
             (self.inputTotal, self.inputDone, self.posts, self.urls, self.urlsDone) = (inputTotal, inputDone, posts, urls, urlsDone)
             (self.failed, self.images, self.imagesDone, self.bytes, self.elapsed) = (failed, images, imagesDone, bytes, elapsed)
         }
 
         public var fraction: Double {
-            if inputTotal > 0, inputDone > 0 { return Double(inputDone) / Double(inputTotal) }
-            return urls > 0 ? Double(urlsDone) / Double(urls) * 0.999 : 0
+            guard inputTotal > 0 else { return urls > 0 ? Double(urlsDone) / Double(urls) * 0.999 : 0 }
+            if inputDone >= inputTotal { return 1 }
+            // Within the batch at work: half for its URLs, half for its images.
+            let from = inputDone, to = max(from, min(batch.endsAt, inputTotal))
+            let batchURLs = urls - batch.urls, batchImages = images - batch.images
+            let urlShare = batchURLs > 0 ? Double(urlsDone - batch.urlsDone) / Double(batchURLs) : 0
+            let imageShare = batchImages > 0 ? Double(imagesDone - batch.imagesDone) / Double(batchImages) : 0
+            let within = max(0, min(1, (urlShare + imageShare) / 2))
+            return min(0.999, (Double(from) + Double(to - from) * within) / Double(inputTotal))
         }
 
         /// Nil before the run has anything to say.

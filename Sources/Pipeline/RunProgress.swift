@@ -13,6 +13,24 @@ public final class RunProgress: Sendable {
     private let _inputTotal = Atomic<Int>(0)
     private let _inputDone = Atomic<Int>(0)
     private let _posts = Atomic<Int>(0)
+    /// The batch at work: where in the input it ends, and the counters when it began.
+    private let batchStart = Mutex(BatchStart())
+
+    /// A batch's beginning: the share of the input it covers is done as its URLs and
+    /// images are, so the share done moves on within a batch and never back.
+    public struct BatchStart: Sendable, Equatable {
+        public var endsAt = 0
+        public var urls = 0, urlsDone = 0, images = 0, imagesDone = 0
+        public init(endsAt: Int = 0, urls: Int = 0, urlsDone: Int = 0, images: Int = 0, imagesDone: Int = 0) {
+            (self.endsAt, self.urls, self.urlsDone, self.images, self.imagesDone) = (endsAt, urls, urlsDone, images, imagesDone)
+        }
+    }
+    public var batch: BatchStart { batchStart.withLock { $0 } }
+
+    func beginBatch(endingAt offset: Int) {
+        let now = BatchStart(endsAt: offset, urls: total, urlsDone: done, images: deriveTotal, imagesDone: deriveDone)
+        batchStart.withLock { $0 = now }
+    }
     /// Body bytes received so far; the fetcher adds to it as chunks arrive.
     public let bytes = ByteCounter()
 

@@ -32,9 +32,17 @@ import Testing
         #expect(text.hasPrefix("30% of "))
         #expect(text.contains("60000 posts") && text.contains("4000/4000 URLs (12 failed)") && text.contains("250/300 images"))
         #expect(text.contains("ETA 1m10s"), "70 s left at the input's pace: \(text)")
-        // Before the first batch is done: the URLs are all there is, never full.
-        let first = RunProgress.Snapshot(inputTotal: 5_000, inputDone: 0, posts: 10, urls: 8, urlsDone: 8, elapsed: 1)
-        #expect(first.fraction < 1 && first.fraction > 0.99)
+        // Within a batch: its share of the input, half done when its URLs are and none
+        // of its images yet; across the batch's end the share never goes back.
+        let first = RunProgress.Snapshot(inputTotal: 1_000, inputDone: 0, posts: 10, urls: 8, urlsDone: 8, images: 8,
+                                         elapsed: 1, batch: .init(endsAt: 700))
+        #expect(abs(first.fraction - 0.35) < 1e-9)
+        let ending = RunProgress.Snapshot(inputTotal: 1_000, inputDone: 0, posts: 10, urls: 8, urlsDone: 8, images: 8,
+                                          imagesDone: 8, elapsed: 1, batch: .init(endsAt: 700))
+        let next = RunProgress.Snapshot(inputTotal: 1_000, inputDone: 700, posts: 20, urls: 8, urlsDone: 8, images: 8,
+                                        imagesDone: 8, elapsed: 1, batch: .init(endsAt: 1_000, urls: 8, urlsDone: 8, images: 8, imagesDone: 8))
+        #expect(abs(ending.fraction - 0.7) < 1e-9 && abs(next.fraction - 0.7) < 1e-9)
+        #expect(first.fraction < ending.fraction)
         // Nothing read yet: nothing to say.
         #expect(RunProgress.Snapshot(inputTotal: 5_000, inputDone: 0, posts: 0, urls: 0, urlsDone: 0, elapsed: 1)
             .text(final: false) == nil)
