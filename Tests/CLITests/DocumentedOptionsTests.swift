@@ -227,6 +227,34 @@ import Glibc
         #expect(!prezi.isEmpty)
     }
 
+    /// Two posts whose photos carry one media id (ids are the networks', and not
+    /// unique across them): `--name '{media_id}.{ext}'` gives both one name, and the
+    /// second is numbered rather than written over the first.
+    @Test func exportNamesThatCollideAreNumbered() async throws {
+        let server = try makeServer()
+        let dir = try ScratchDirectory.make("tc-export-names")
+        let first = dir.appendingPathComponent("a.json")
+        try Data(cliPage.utf8).write(to: first)
+        let second = dir.appendingPathComponent("b.json")
+        try Data(#"""
+            {"statuses":[{"id_str":"3","created_at":"Thu Oct 11 20:19:24 +0000 2018","full_text":"three",
+              "extended_entities":{"media":[{"id_str":"11","type":"photo","media_url_https":"https://pbs.twimg.com/media/BBB.jpg"}]},
+              "user":{"id_str":"8","screen_name":"eli","name":"Eli"}}]}
+            """#.utf8).write(to: second)
+        let cache = dir.appendingPathComponent("c").path
+        let fetched = try await CommandRunner.run(
+            bin, ["fetch", first.path, second.path, "--cache", cache, "--quiet", "--mirror", "pbs.twimg.com=\(server.baseURL)"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let out = dir.appendingPathComponent("out")
+        let export = try await CommandRunner.run(bin, ["export", "--cache", cache, "--out", out.path, "--name", "{media_id}.{ext}"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["11-2.jpg", "11.jpg", "12.jpg"], "\(names)")
+        // Oldest post first: post 1's photo keeps the name, post 3's is numbered.
+        #expect(try Data(contentsOf: out.appendingPathComponent("11.jpg")) == Data(jpegBytes(20_000, 1)))
+        #expect(try Data(contentsOf: out.appendingPathComponent("11-2.jpg")) == Data(jpegBytes(30_000, 2)))
+    }
+
     // MARK: thumb and tile: every option, and outputs that never collide
 
     private func image(_ path: URL, width: Int, height: Int, alpha: Bool = false, seed: UInt8 = 0) throws {
