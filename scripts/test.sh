@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 # Ceph's RADOS Gateway is the real S3 server the object-storage tests start (scripts/rgw.sh).
 export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl ceph ceph-mon ceph-osd radosgw"
 source scripts/bootstrap.sh
+# Nothing in the suite may ask a cloud's instance-metadata address for credentials.
+export AWS_EC2_METADATA_DISABLED=true
 # The IIIF Presentation tests load every document with a kept validator (iiif-prezi3, PyPI).
 python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3
 # Manifests the tests write are checked against docs/manifest.schema.json by a kept

@@ -44,16 +44,16 @@ struct DemoCommand: AsyncParsableCommand {
         if !quiet {
             let mp = sample.assets.filter { $0.kind != .video }.reduce(0) { $0 + $1.width * $1.height }
             let secs = String(format: "%.2f", (ContinuousClock.now - renderStart).secondsDouble)
-            FileHandle.standardError.write(Data("""
+            StandardStreams.error("""
                 demo: \(bodies.count) sample files (\(mp / 1_000_000) MP) ready in \(secs) s; origin \(origin.baseURL)
                 demo: results in \(v1.path) and \(v2.path)\n
-                """.utf8))
+                """)
         }
         let inputs = [ResultsInput(name: v1.path, data: sample.v1Search), ResultsInput(name: v2.path, data: sample.v2Search)]
         let report = try await RunCommand.run(
             inputs: inputs, options: try options.pipelineOptions(extraMirrors: origin.mirrorSpecs), flags: options)
         if keepServing {
-            FileHandle.standardError.write(Data("demo: origin still serving at \(origin.baseURL)\n".utf8))
+            StandardStreams.error("demo: origin still serving at \(origin.baseURL)\n")
             var configuration = TileServerConfiguration(cacheRoot: cache.standardizedFileURL)
             configuration.port = port
             try await ServeCommand.serve(configuration)

@@ -45,13 +45,12 @@ struct DupesCommand: ParsableCommand {
         if options.json {
             // {"groups": [...], "hashed", "threshold", "total"} (sorted keys), a group at a
             // time: a million photos' groups are tens of megabytes as one string.
-            let out = FileHandle.standardOutput
-            out.write(Data("{\n  \"groups\" : [".utf8))
+            StandardStreams.output("{\n  \"groups\" : [")
             for (n, group) in groups.enumerated() {
                 let text = try InspectJSON.string(group).replacingOccurrences(of: "\n", with: "\n    ")
-                out.write(Data(((n == 0 ? "\n    " : ",\n    ") + text).utf8))
+                StandardStreams.output((n == 0 ? "\n    " : ",\n    ") + text)
             }
-            out.write(Data("\(groups.isEmpty ? "" : "\n  ")],\n  \"hashed\" : \(index.index.count),\n  \"threshold\" : \(threshold),\n  \"total\" : \(total)\n}\n".utf8))
+            StandardStreams.output("\(groups.isEmpty ? "" : "\n  ")],\n  \"hashed\" : \(index.index.count),\n  \"threshold\" : \(threshold),\n  \"total\" : \(total)\n}\n")
             return
         }
         let style = options.style

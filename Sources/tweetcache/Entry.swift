@@ -1,5 +1,8 @@
 import CTweetCache
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOPosix
 
@@ -13,6 +16,9 @@ import NIOPosix
 @main
 enum Entry {
     static func main() {
+        // A reader of our output that went away (`| head`) is not a reason to die:
+        // writes to it fail with EPIPE and are dropped (``StandardStreams``).
+        signal(SIGPIPE, SIG_IGN)
         let command = CommandLine.arguments.dropFirst().first
         let serving = command == "serve" || (command == "demo" && CommandLine.arguments.contains("--keep-serving"))
         // A batch (a fetch of a million posts) allocates on many threads: with glibc's

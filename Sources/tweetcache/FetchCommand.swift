@@ -66,7 +66,7 @@ struct FetchCommand: AsyncParsableCommand {
             entry = replayed
         }
         do { try SearchHistory(cacheRoot: options.cacheURL).record(entry) } catch {
-            FileHandle.standardError.write(Data("tweetcache: \(error.description)\n".utf8))
+            StandardStreams.error("tweetcache: \(error.description)\n")
         }
     }
 }

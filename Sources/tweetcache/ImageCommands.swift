@@ -21,7 +21,7 @@ enum FileBatch {
                     if !line.isEmpty { print(line) }
                 } catch {
                     failures.increment()
-                    FileHandle.standardError.write(Data("tweetcache: \(path): \(error)\n".utf8))
+                    StandardStreams.error("tweetcache: \(path): \(error)\n")
                 }
             }
         }

@@ -43,7 +43,7 @@ enum InspectFailure {
 
 /// Writes text to standard output without an extra newline.
 func emit(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    StandardStreams.output(text)
 }
 
 /// `--now` (hidden): the clock relative dates are computed from, for tests.

@@ -54,14 +54,14 @@ struct MatchCommand: ParsableCommand {
             let rest = line.dropFirst(64)
             guard let hash = PDQHash(hex: hex), rest.isEmpty || [",", "\t", " "].contains(rest.first!) else {
                 invalid += 1
-                if invalid <= 20 { FileHandle.standardError.write(Data("tweetcache: \(list):\(number + 1): not a PDQ hash (64 hex digits)\n".utf8)) }
+                if invalid <= 20 { StandardStreams.error("tweetcache: \(list):\(number + 1): not a PDQ hash (64 hex digits)\n") }
                 continue
             }
             let label = rest.dropFirst().trimmingCharacters(in: .whitespaces)
             let matches = try snapshot.catalog.matches(of: hash, threshold: threshold, in: index)
             entries.append(Entry(line: number + 1, pdq: hash.hex, label: label.isEmpty ? nil : label, matches: matches))
         }
-        if invalid > 20 { FileHandle.standardError.write(Data("tweetcache: \(list): \(invalid) lines were not PDQ hashes\n".utf8)) }
+        if invalid > 20 { StandardStreams.error("tweetcache: \(list): \(invalid) lines were not PDQ hashes\n") }
         let matched = entries.filter { !$0.matches.isEmpty }
         if options.json {
             struct Output: Encodable { var threshold: Int; var hashes: Int; var matched: Int; var results: [Entry] }

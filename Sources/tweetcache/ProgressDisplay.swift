@@ -40,9 +40,9 @@ final class ProgressDisplay: Sendable {
         guard let text = state.text(final: final) else { return }
         if isTTY {
             let line = "\r\u{1B}[2Kfetch \(Self.bar(state.fraction)) \(text)"
-            FileHandle.standardError.write(Data((line + (final ? "\n" : "")).utf8))
+            StandardStreams.error((line + (final ? "\n" : "")))
         } else {
-            FileHandle.standardError.write(Data("fetch: \(text)\n".utf8))
+            StandardStreams.error("fetch: \(text)\n")
         }
     }
 

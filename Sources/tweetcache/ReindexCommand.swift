@@ -55,7 +55,7 @@ struct ReindexCommand: ParsableCommand {
             emit("catalog rebuilt: \(totals.posts) posts (+\(totals.includedPosts) quoted/retweeted) from \(totals.runs) manifest\(totals.runs == 1 ? "" : "s") in \(String(format: "%.2f", elapsed)) s\n")
         }
         for problem in report.problems {
-            FileHandle.standardError.write(Data("tweetcache: \(problem)\n".utf8))
+            StandardStreams.error("tweetcache: \(problem)\n")
         }
     }
 }

@@ -31,7 +31,7 @@ enum RunCommand {
             // What other machines stored is known by URL first (their new manifests,
             // copied incrementally), then read from the bucket instead of the origin.
             do { _ = try await BucketSync(storage: store, cacheRoot: options.cacheRoot).run() } catch {
-                FileHandle.standardError.write(Data("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n".utf8))
+                StandardStreams.error("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n")
             }
             if let blobs = try? BlobStore(root: options.cacheRoot) {
                 options.blobSource = BucketHydrator(storage: store, store: blobs)
@@ -65,7 +65,7 @@ enum RunCommand {
 /// Exit with a message on stderr and a status, without ArgumentParser's usage text.
 enum CleanExit {
     static func message(_ text: String, code: Int32) -> ExitCode {
-        FileHandle.standardError.write(Data(("tweetcache: " + text + "\n").utf8))
+        StandardStreams.error(("tweetcache: " + text + "\n"))
         return ExitCode(code)
     }
 }

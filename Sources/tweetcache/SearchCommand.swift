@@ -184,7 +184,7 @@ extension SearchCommand {
             }
         }
 
-        private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+        private func write(_ text: String) { StandardStreams.error(text) }
 
         static func seconds(_ d: Duration) -> String {
             let s = Int((Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18).rounded(.up))

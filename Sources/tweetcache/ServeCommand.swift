@@ -86,9 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
                 let report = try await S3Deadline.$current.withValue(.now + .seconds(max(30, timeout))) {
                     try await BucketSync(storage: shared, cacheRoot: root).run()
                 }
-                FileHandle.standardError.write(Data("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n".utf8))
+                StandardStreams.error("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n")
             } catch {
-                FileHandle.standardError.write(Data("serve: could not list the bucket's runs: \(error)\n".utf8))
+                StandardStreams.error("serve: could not list the bucket's runs: \(error)\n")
             }
             configuration.store = try storage.readThrough(shared, cacheRoot: root)
         }
@@ -117,14 +117,14 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs until SIGINT or SIGTERM, then stops gracefully.
     static func serve(_ configuration: TileServerConfiguration) async throws {
         let server = try await TileServer.start(configuration, logger: Logger(label: "tweetcache.serve"))
-        FileHandle.standardError.write(Data("""
+        StandardStreams.error("""
             serve: \(configuration.cacheRoot.path) at \(server.baseURL)/ (Ctrl-C to stop)
 
-            """.utf8))
+            """)
         // Print the bound port on stdout too, for scripts that ask for port 0.
-        FileHandle.standardOutput.write(Data("listening \(server.baseURL)\n".utf8))
+        StandardStreams.output("listening \(server.baseURL)\n")
         await waitForTerminationSignal()
-        FileHandle.standardError.write(Data("serve: stopping\n".utf8))
+        StandardStreams.error("serve: stopping\n")
         await server.stop()
     }
 }

@@ -33,6 +33,6 @@ struct StderrLogHandler: LogHandler {
         let message = event.message
         let rendered = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let time = Date().formatted(.iso8601)
-        FileHandle.standardError.write(Data("\(time) \(level) \(label):\(rendered) \(message)\n".utf8))
+        StandardStreams.error("\(time) \(level) \(label):\(rendered) \(message)\n")
     }
 }

@@ -68,7 +68,7 @@ struct StoreOptions: ParsableArguments {
         do { store = try BlobStore(root: cacheRoot) } catch { throw CleanExit.message("\(error)", code: 2) }
         let report = await BucketHydrator(storage: storage, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
         for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
-            FileHandle.standardError.write(Data("tweetcache: \(storage.address)/\(path): \(why)\n".utf8))
+            StandardStreams.error("tweetcache: \(storage.address)/\(path): \(why)\n")
         }
     }
 
@@ -85,8 +85,8 @@ struct StoreOptions: ParsableArguments {
     func open(probe: Bool = true, explicit: Bool = false, health: StoreHealth? = nil, writes: Bool = false) async throws -> (any CacheStorage)? {
         if explicit, store == nil {
             if storeText != nil {
-                FileHandle.standardError.write(Data(
-                    "tweetcache: $TWEETCACHE_STORE is set; this works on the local cache (give --store to act on the store)\n".utf8))
+                StandardStreams.error(
+                    "tweetcache: $TWEETCACHE_STORE is set; this works on the local cache (give --store to act on the store)\n")
             }
             return nil
         }
@@ -101,7 +101,7 @@ struct StoreOptions: ParsableArguments {
             if writes { try await storage.checkWritable() }
         } catch {
             switch error {
-            case .unreachable: FileHandle.standardError.write(Data("tweetcache: \(error.description)\n".utf8))
+            case .unreachable: StandardStreams.error("tweetcache: \(error.description)\n")
             case .accessDenied where writes:
                 storage.shutdown()
                 throw CleanExit.message("\(error.description); these credentials may not write to \(storage.address) (read-only?)", code: 2)

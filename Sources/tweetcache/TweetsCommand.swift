@@ -36,7 +36,7 @@ struct TweetsCommand: ParsableCommand {
             emit(list.text(style: options.style))
         }
         for problem in snapshot.manifestProblems {
-            FileHandle.standardError.write(Data("tweetcache: \(problem)\n".utf8))
+            StandardStreams.error("tweetcache: \(problem)\n")
         }
     }
 }

@@ -53,9 +53,9 @@ final class WorkProgressDisplay: @unchecked Sendable {
             guard !finished else { return }
             finished = true
             if isTTY {
-                if drawn { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+                if drawn { StandardStreams.error("\r\u{1B}[2K") }
             } else if drawn || lasted {
-                FileHandle.standardError.write(Data("\(label): \(WorkProgress.text(progress.snapshot, unit: progress.unit))\n".utf8))
+                StandardStreams.error("\(label): \(WorkProgress.text(progress.snapshot, unit: progress.unit))\n")
             }
         }
     }
@@ -75,9 +75,9 @@ final class WorkProgressDisplay: @unchecked Sendable {
             drawn = true
             if isTTY {
                 let fraction = state.total > 0 ? Double(min(state.done, state.total)) / Double(state.total) : 0
-                FileHandle.standardError.write(Data("\r\u{1B}[2K\(label) \(ProgressDisplay.bar(fraction)) \(text)".utf8))
+                StandardStreams.error("\r\u{1B}[2K\(label) \(ProgressDisplay.bar(fraction)) \(text)")
             } else {
-                FileHandle.standardError.write(Data("\(label): \(text)\n".utf8))
+                StandardStreams.error("\(label): \(text)\n")
             }
         }
     }
