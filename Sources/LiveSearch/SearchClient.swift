@@ -50,6 +50,13 @@ public final class SearchClient: Sendable {
     /// What is asked, for messages: "v2 recent search", "Mastodon tag timeline".
     public var endpointName: String { service.endpointName }
 
+    /// What identifies this search across runs and machines: the API, the server it
+    /// asks (empty for the network's own) and the query as sent (options that change
+    /// the results, such as `--retweets`, are part of it).
+    public var key: (api: String, base: String, query: String) {
+        (options.api.rawValue, options.baseURL ?? "", service.apiQuery)
+    }
+
     /// Runs the search. Never throws: how it ended is ``SearchOutcome/stop``.
     public func run(started: Date = Date(), events: @escaping @Sendable (SearchEvent) -> Void = { _ in })
         async -> SearchOutcome
@@ -58,20 +65,23 @@ public final class SearchClient: Sendable {
         if let token { loop.hide(token.value) }
         var service = self.service
         var paging = Paging(store: PageStore(
-            directory: options.resultsDirectory, api: options.api, query: query, started: started))
+            directory: options.resultsDirectory, api: options.api, query: query, started: started), since: options.since)
         let stop: StopReason
         if let failed = await service.prepare(&loop) {
             stop = failed
         } else {
             stop = await paging.run(&service, loop: &loop, count: options.count, events: events)
         }
-        return SearchOutcome(pages: paging.pages, tweets: paging.tweets, requests: loop.requests, stop: stop)
+        let reached = options.since == nil || stop == .endOfResults || stop == .reachedHeld
+        return SearchOutcome(pages: paging.pages, tweets: paging.tweets, requests: loop.requests, stop: stop,
+                             reachedHeld: reached)
     }
 
     /// The pages of one search: asked one after another, each saved as served, until
     /// the count, the end, or a page that cannot be paged past.
     private struct Paging {
         let store: PageStore
+        let since: SearchBoundary?
         var pages: [SavedPage] = []
         var tweets = 0
 
@@ -86,7 +96,8 @@ public final class SearchClient: Sendable {
                 let number = pages.count + 1
                 let size = min(max(count - tweets, service.pageSizes.lowerBound), service.pageSizes.upperBound)
                 let response: HTTPResponse
-                switch await service.sendPage(service.pageURL(pageSize: size, cursor: cursor), page: number, loop: &loop) {
+                switch await service.sendPage(service.pageURL(pageSize: size, cursor: cursor, since: since),
+                                              page: number, loop: &loop) {
                 case let .response(r): response = r
                 case let .stop(stop): return stop
                 }
@@ -107,6 +118,8 @@ public final class SearchClient: Sendable {
                 tweets += page.tweets.count
                 events(.pageSaved(saved))
 
+                // Posts already held: the pages below hold nothing new.
+                if let since, page.tweets.contains(where: since.holds) { return .reachedHeld }
                 if tweets >= count { return .countReached }
                 guard let next = service.cursor(after: page) else { return .endOfResults }
                 // A server that repeats a cursor, or sends page after empty page, would

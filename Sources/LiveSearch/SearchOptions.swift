@@ -25,6 +25,9 @@ public struct SearchOptions: Sendable {
     /// Bluesky only: sign in first (at the `--api-base`, else `https://bsky.social`,
     /// whose server answers app.bsky searches for its signed-in users).
     public var blueskyLogin: BlueskyLogin?
+    /// What the collection already holds of this search (its newest post): only newer
+    /// posts are asked for. Nil asks for everything (a first search, or `--all`).
+    public var since: SearchBoundary?
     /// What rate-limit waits and retry backoffs read and sleep on.
     public var clock: any WallClock = SystemWallClock()
 

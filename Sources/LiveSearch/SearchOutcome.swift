@@ -11,6 +11,11 @@ public struct SearchOutcome: Sendable {
     /// HTTP requests made, retries included.
     public var requests: Int
     public var stop: StopReason
+    /// Whether the pages reach down to what the collection held (or it held nothing):
+    /// only then may a later search start from their newest post. A search cut short
+    /// (by its count, a rate limit, a failure) above the boundary leaves a gap, which
+    /// the next search pages again.
+    public var reachedHeld: Bool
 }
 
 /// Why a search stopped asking for pages.
@@ -19,6 +24,8 @@ public enum StopReason: Sendable, Equatable, CustomStringConvertible {
     case countReached
     /// The API has no more results for the query.
     case endOfResults
+    /// A page reached posts the collection already holds.
+    case reachedHeld
     /// Rate limited until `resetAt` (nil: the server did not say), which is further away
     /// than the search was allowed to wait.
     case rateLimited(resetAt: Date?)
@@ -27,12 +34,13 @@ public enum StopReason: Sendable, Equatable, CustomStringConvertible {
     case failed(LiveSearchError)
 
     /// Whether the search got everything it asked for.
-    public var isComplete: Bool { self == .countReached || self == .endOfResults }
+    public var isComplete: Bool { self == .countReached || self == .endOfResults || self == .reachedHeld }
 
     public var description: String {
         switch self {
         case .countReached: "the requested count was reached"
         case .endOfResults: "no more results"
+        case .reachedHeld: "reached the posts already held"
         case let .rateLimited(reset):
             if let reset {
                 "the rate limit resets at \(LocalTime.describe(reset)), later than the longest wait allowed; "

@@ -98,7 +98,7 @@ public final class CachePipeline: Sendable {
         progress.addInputTotal(sizes.reduce(0) { $0 + ($1 ?? 0) })
         var inputsDone = 0  // bytes of the inputs before this one
         for (input, knownSize) in zip(inputs, sizes) {
-            var source = SourceTally(path: input.name)
+            var source = SourceTally(path: input.name, search: input.search)
             let stream: ResultsStream
             do {
                 stream = try input.stream(spool: layout.manifestsURL)

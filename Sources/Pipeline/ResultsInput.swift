@@ -1,4 +1,5 @@
 import Foundation
+import Catalog
 import TweetModel
 
 /// One input of search results and where it came from (a path, or `-` for stdin).
@@ -13,6 +14,9 @@ public struct ResultsInput: Sendable {
         case standardInput
     }
     var content: Content
+    /// The search that saved these pages: the run's manifest records it with the
+    /// input's newest post, for the next search of the same key.
+    public var search: Manifest.SearchRecord?
 
     /// Results already in memory (a live search's page).
     public init(name: String, data: Data) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Catalog
 import Foundation
 import MediaFetch
 import LiveSearch
@@ -52,6 +53,9 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep retweets in the results.")
     var retweets = false
 
+    @Flag(name: .long, help: "Page the whole query again, not only the posts newer than those the cache holds.")
+    var all = false
+
 
     @OptionGroup var options: FetchOptions
 
@@ -68,7 +72,7 @@ struct SearchCommand: AsyncParsableCommand {
         let searchAPI = SearchAPI(network: network, x: live.api)
         let cache = options.cacheURL
         let started = Date()
-        let client: SearchClient
+        var client: SearchClient
         do {
             let environment = ProcessInfo.processInfo.environment
             let credentials = try searchAPI.credentials(tokenFile: live.tokenFile, environment: environment)
@@ -82,7 +86,14 @@ struct SearchCommand: AsyncParsableCommand {
             search.fetch.connectTimeout = .seconds(options.connectTimeout)
             search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
             search.fetch.certificateAuthorities = options.certificateAuthorities
-            client = try SearchClient(query: try SearchQuery(query, includeRetweets: retweets), token: credentials.token, options: search)
+            let searchQuery = try SearchQuery(query, includeRetweets: retweets)
+            client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
+            // A search repeated asks only for what is newer than what the cache holds of it.
+            if !all, let held = Self.held(client.key, cache: cache) {
+                client.shutdown()
+                search.since = held
+                client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
+            }
         } catch LiveSearchError.missingToken {
             // The library says what is missing; the flags that give it are the CLI's to name.
             throw CleanExit.message(
@@ -93,7 +104,8 @@ struct SearchCommand: AsyncParsableCommand {
         }
 
         let reporter = Reporter(quiet: options.quiet || options.json)
-        reporter.line("search: \(client.endpointName) for \(client.apiQuery), up to \(count) results")
+        reporter.line("search: \(client.endpointName) for \(client.apiQuery), up to \(count) results"
+            + (client.options.since.map { " newer than \($0.newestID ?? $0.isoTime ?? "") (held; --all for every one)" } ?? ""))
         let outcome = await client.run(started: started) { reporter.show($0) }
         client.shutdown()
 
@@ -103,7 +115,7 @@ struct SearchCommand: AsyncParsableCommand {
         let saved = outcome.pages.isEmpty ? "" : "; pages saved in \(Self.relative(outcome.pages[0].file.deletingLastPathComponent().path))/"
         let summary = "search: \(outcome.pages.count) page\(outcome.pages.count == 1 ? "" : "s"), \(outcome.tweets) results\(saved)"
         switch outcome.stop {
-        case .countReached, .endOfResults:
+        case .countReached, .endOfResults, .reachedHeld:
             reporter.line("\(summary) (\(outcome.stop))")
         case .rateLimited:
             reporter.warn("\(summary); stopped early: \(outcome.stop) (or allow a longer wait with --max-wait)")
@@ -117,8 +129,17 @@ struct SearchCommand: AsyncParsableCommand {
 
         // Read back from the saved files a piece at a time, as `fetch` reads them.
         var inputs: [ResultsInput] = []
+        let key = client.key
+        let since = client.options.since
         for page in outcome.pages {
-            do { inputs.append(try ResultsInput.read(page.file.path)) } catch {
+            do {
+                var input = try ResultsInput.read(page.file.path)
+                // The manifest records the search: the next one starts from its newest post.
+                input.search = Manifest.SearchRecord(
+                    api: key.api, base: key.base, query: key.query, sinceID: since?.newestID, sinceAt: since?.newestAt,
+                    reached: outcome.reachedHeld)
+                inputs.append(input)
+            } catch {
                 throw CleanExit.message(error.description, code: 2)
             }
         }
@@ -127,6 +148,23 @@ struct SearchCommand: AsyncParsableCommand {
         case .failed: throw ExitCode(2)
         case .rateLimited: throw ExitCode(3)
         default: if report.failed(strict: options.strict) { throw ExitCode(1) }
+        }
+    }
+
+    /// What the cache holds of the search `key`, from its catalog; nil for a search
+    /// it holds nothing of (or a cache with no catalog yet).
+    static func held(_ key: (api: String, base: String, query: String), cache: URL) -> SearchBoundary? {
+        guard FileManager.default.fileExists(atPath: cache.path) else { return nil }
+        do {
+            let catalog = try PostCatalog(cacheRoot: cache)
+            try catalog.refresh()
+            guard let held = try catalog.searchBoundary(key: Manifest.SearchRecord.key(api: key.api, base: key.base, query: key.query))
+            else { return nil }
+            return SearchBoundary(newestID: held.newestID, newestAt: held.newestAt)
+        } catch {
+            // Without its state the search asks for everything, as a first one does.
+            StandardStreams.error("tweetcache: could not read what the cache holds of this search (\(error)); asking for everything\n")
+            return nil
         }
     }
 

@@ -81,7 +81,10 @@ import TestSupport
             generatedAt: Date(timeIntervalSince1970: 1_764_000_000.5), tool: "tweetcache 0.1.0",
             cacheRoot: "/tmp/cache \"x\"/y",
             sources: [.init(path: "a.json", formats: ["v1Search", "blueskyFeedItem"], query: "#x", tweets: tweets,
-                            problems: [.init(source: "a.json", location: "statuses[3]", message: Self.awkward)])],
+                            problems: [.init(source: "a.json", location: "statuses[3]", message: Self.awkward)],
+                            search: .init(api: "v2", base: "http://127.0.0.1:1", query: Self.awkward, sinceID: "1799",
+                                          sinceAt: Date(timeIntervalSince1970: 1_763_000_000), reached: true, newestID: "1800",
+                                          newestAt: Date(timeIntervalSince1970: 1_763_999_999)))],
             tweets: (0..<tweets).map(Self.fullTweet), includedTweets: (0..<included).map { Self.fullTweet(100_000 + $0) },
             failures: [.init(url: "https://x/y", role: "store", error: MediaError(code: "http_404", message: "404", httpStatus: 404))],
             summary: summary)

@@ -52,7 +52,7 @@ import Testing
     @Test func urlsEncodeEverythingButUnreservedCharacters() throws {
         let token = try BearerToken("t", source: .environment("T"))
         let search = try XSearch(version: .v2, query: SearchQuery("#ucd a+b&c=d"), token: token, baseURL: "http://127.0.0.1:9/proxy/")
-        #expect(search.pageURL(pageSize: 10, cursor: nil).hasPrefix(
+        #expect(search.pageURL(pageSize: 10, cursor: nil, since: nil).hasPrefix(
             "http://127.0.0.1:9/proxy/2/tweets/search/recent?query=%23ucd%20a%2Bb%26c%3Dd%20-is%3Aretweet&max_results=10&"))
         #expect(throws: LiveSearchError.invalidBaseURL("ftp://x")) { try ServiceURL("ftp://x") }
         #expect(throws: LiveSearchError.invalidBaseURL("http://x/?a=b")) { try ServiceURL("http://x/?a=b") }

@@ -16,6 +16,9 @@ public final class FakeSearchAPI: Sendable {
         public var token = "fake-bearer-token-0123456789"
         /// Results the corpus holds, newest first; every query matches all of them.
         public var totalTweets = 300
+        /// The newest of them not posted yet: the API does not serve them until
+        /// ``publish(_:)`` posts them (a collection that grows between searches).
+        public var unpublished = 0
         /// Requests allowed per window, and the window's length.
         public var rateLimit = 450
         public var rateWindow: TimeInterval = 900
@@ -54,6 +57,12 @@ public final class FakeSearchAPI: Sendable {
         var windowReset: Date
         var served429 = 0
         var faults: [Int: Fault]
+        var unpublished = 0
+    }
+
+    /// Posts the `count` next newest tweets of the corpus: searches see them from now on.
+    public func publish(_ count: Int) {
+        state.mutex.withLock { $0.unpublished = max(0, $0.unpublished - count) }
     }
 
     /// Faults are keyed by API request number, 1-based (media requests do not count).
@@ -61,7 +70,7 @@ public final class FakeSearchAPI: Sendable {
         self.configuration = configuration
         let state = StateBox(State(
             remaining: configuration.rateLimit, windowReset: configuration.clock.now().addingTimeInterval(configuration.rateWindow),
-            faults: faults))
+            faults: faults, unpublished: configuration.unpublished))
         self.state = state
         let corpus = Corpus(count: configuration.totalTweets)
         server = try LoopbackHTTPServer { request in
@@ -175,8 +184,20 @@ public final class FakeSearchAPI: Sendable {
         }
 
         let params = parameters(request)
+        // What is posted (the newest not yet), and of that what is newer than `since_id`.
+        let first = state.mutex.withLock { $0.unpublished }
+        var last = corpus.count
+        if let since = params["since_id"] {
+            guard let bound = UInt64(since) else {
+                let body = isV2 ? #"{"errors":[{"message":"The `since_id` query parameter value is not valid"}]}"#
+                    : #"{"errors":[{"code":44,"message":"since_id parameter is invalid."}]}"#
+                return .respond(status: 400, headers: json + limitHeaders, body: Array(body.utf8))
+            }
+            last = corpus.ids.firstIndex { UInt64($0)! <= bound } ?? corpus.count
+        }
+        let visible = first..<max(first, last)
         let page: String
-        switch isV2 ? v2Page(params, corpus) : v1Page(params, corpus) {
+        switch isV2 ? v2Page(params, corpus, visible) : v1Page(params, corpus, visible) {
         case let .success(body): page = body
         case let .failure(problem):
             return .respond(status: 400, headers: json + limitHeaders, body: Array(problem.message.utf8))
@@ -203,13 +224,13 @@ public final class FakeSearchAPI: Sendable {
             """))
     }
 
-    private static func v2Page(_ p: [String: String], _ corpus: Corpus) -> Result<String, BadRequest> {
+    private static func v2Page(_ p: [String: String], _ corpus: Corpus, _ visible: Range<Int>) -> Result<String, BadRequest> {
         guard let query = p["query"], !query.isEmpty else { return invalid("query", "The `query` query parameter can not be empty") }
         let size = Int(p["max_results"] ?? "10") ?? -1
         guard (10...100).contains(size) else {
             return invalid("max_results", "The `max_results` query parameter value [\(p["max_results"] ?? "")] is not between 10 and 100")
         }
-        var start = 0
+        var start = visible.lowerBound
         if let token = p["next_token"] {
             guard token.hasPrefix("b26v89c19zqg8o3f"), let offset = Int(token.dropFirst(16), radix: 36),
                   (0...corpus.count).contains(offset) else {
@@ -217,34 +238,34 @@ public final class FakeSearchAPI: Sendable {
             }
             start = offset
         }
-        let end = min(corpus.count, start + size)
+        let end = min(visible.upperBound, start + size)
         guard start < end else { return .success(#"{"meta":{"result_count":0}}"#) }
         let slice = start..<end
         let tweets = slice.map { corpus.v2Tweet($0) }.joined(separator: ",")
         let media = slice.flatMap { corpus.v2Media($0) }.joined(separator: ",")
         let users = Set(slice.map { $0 % Corpus.users }).sorted().map { corpus.v2User($0) }.joined(separator: ",")
         var meta = #""newest_id":"\#(corpus.ids[start])","oldest_id":"\#(corpus.ids[end - 1])","result_count":\#(slice.count)"#
-        if end < corpus.count { meta += #","next_token":"b26v89c19zqg8o3f\#(String(end, radix: 36))""# }
+        if end < visible.upperBound { meta += #","next_token":"b26v89c19zqg8o3f\#(String(end, radix: 36))""# }
         return .success(#"{"data":[\#(tweets)],"includes":{"media":[\#(media)],"users":[\#(users)]},"meta":{\#(meta)}}"#)
     }
 
-    private static func v1Page(_ p: [String: String], _ corpus: Corpus) -> Result<String, BadRequest> {
+    private static func v1Page(_ p: [String: String], _ corpus: Corpus, _ visible: Range<Int>) -> Result<String, BadRequest> {
         guard let query = p["q"], !query.isEmpty else {
             return .failure(BadRequest(message: #"{"errors":[{"code":25,"message":"Query parameters are missing."}]}"#))
         }
         let size = min(100, max(1, Int(p["count"] ?? "15") ?? 15))
-        var start = 0
+        var start = visible.lowerBound
         if let maxID = p["max_id"] {
             guard let limit = UInt64(maxID) else {
                 return .failure(BadRequest(message: #"{"errors":[{"code":44,"message":"max_id parameter is invalid."}]}"#))
             }
-            start = corpus.ids.firstIndex { UInt64($0)! <= limit } ?? corpus.count
+            start = max(visible.lowerBound, corpus.ids.firstIndex { UInt64($0)! <= limit } ?? corpus.count)
         }
-        let end = min(corpus.count, start + size)
+        let end = max(start, min(visible.upperBound, start + size))
         let statuses = (start..<end).map { corpus.v1Tweet($0) }.joined(separator: ",")
         let encodedQuery = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var meta = #""completed_in":0.021,"max_id":\#(start < end ? corpus.ids[start] : "0"),"max_id_str":"\#(start < end ? corpus.ids[start] : "0")","query":"\#(encodedQuery)","refresh_url":"?since_id=\#(corpus.ids.first ?? "0")&q=\#(encodedQuery)&result_type=recent&include_entities=1","count":\#(size),"since_id":0,"since_id_str":"0""#
-        if end < corpus.count, end > start, let last = UInt64(corpus.ids[end - 1]) {
+        if end < visible.upperBound, end > start, let last = UInt64(corpus.ids[end - 1]) {
             meta += #","next_results":"?max_id=\#(last - 1)&q=\#(encodedQuery)&count=\#(size)&include_entities=1&result_type=recent""#
         }
         return .success(#"{"statuses":[\#(statuses)],"search_metadata":{\#(meta)}}"#)

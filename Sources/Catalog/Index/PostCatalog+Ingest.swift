@@ -89,8 +89,12 @@ extension PostCatalog {
         try write("finish a run") { db in
             try db.execute(sql: "DELETE FROM searches WHERE run = ?", arguments: [runID])
             for source in manifest.header.sources {
-                try db.execute(sql: "INSERT INTO searches(run, source, query, tweets) VALUES (?, ?, ?, ?)",
-                               arguments: [runID, source.path, source.query, source.tweets])
+                let search = source.search
+                try db.execute(sql: """
+                    INSERT INTO searches(run, source, query, tweets, search, newest_id, newest_at, reached)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [runID, source.path, source.query, source.tweets, search?.key, search?.newestID,
+                                     search?.newestAt?.timeIntervalSince1970, search?.reached ?? false])
             }
             try db.execute(sql: "UPDATE runs SET complete = 1 WHERE id = ?", arguments: [runID])
         }

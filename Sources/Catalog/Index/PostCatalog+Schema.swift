@@ -66,7 +66,11 @@ extension PostCatalog {
             run INTEGER NOT NULL,
             source TEXT NOT NULL,
             query TEXT,
-            tweets INTEGER NOT NULL
+            tweets INTEGER NOT NULL,
+            search TEXT,
+            newest_id TEXT,
+            newest_at REAL,
+            reached INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE posts (
             rowid INTEGER PRIMARY KEY,
@@ -171,5 +175,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 14
+    static let schemaVersion = 15
 }

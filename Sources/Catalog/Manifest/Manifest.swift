@@ -35,19 +35,23 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var query: String?
         public var tweets: Int
         public var problems: [Problem]
+        /// The search the source's pages came from, when a search saved them.
+        public var search: SearchRecord?
 
         public init(
             path: String,
             formats: [String],
             query: String? = nil,
             tweets: Int,
-            problems: [Problem]
+            problems: [Problem],
+            search: SearchRecord? = nil
         ) {
             self.path = path
             self.formats = formats
             self.query = query
             self.tweets = tweets
             self.problems = problems
+            self.search = search
         }
     }
 

@@ -232,7 +232,21 @@ struct ManifestJSONWriter {
         key("path"); string(s.path)
         key("problems"); array(s.problems) { $0.write($1) }
         key("query", s.query)
+        if let search = s.search { key("search"); write(search) }
         key("tweets"); int(s.tweets)
+        endObject()
+    }
+
+    private mutating func write(_ r: Manifest.SearchRecord) {
+        beginObject()
+        key("api"); string(r.api)
+        key("base"); string(r.base)
+        if let at = r.newestAt { key("newest_at"); date(at) }
+        key("newest_id", r.newestID)
+        key("query"); string(r.query)
+        key("reached"); bool(r.reached)
+        if let at = r.sinceAt { key("since_at"); date(at) }
+        key("since_id", r.sinceID)
         endObject()
     }
 

@@ -1,3 +1,5 @@
+import TweetModel
+
 /// Where the next page starts, as the service that served the last one says it.
 enum PageCursor: Sendable, Hashable {
     /// An opaque token from the page: X v2's `next_token`, Bluesky's `cursor`.

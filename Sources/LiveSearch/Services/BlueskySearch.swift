@@ -121,8 +121,11 @@ struct BlueskySearch: SearchService {
         return (try? JSONDecoder().decode(Wire.self, from: Data(response.body)))?.error == "ExpiredToken"
     }
 
-    func pageURL(pageSize: Int, cursor: PageCursor?) -> String {
+    func pageURL(pageSize: Int, cursor: PageCursor?, since: SearchBoundary?) -> String {
         var items = [("q", apiQuery), ("limit", String(pageSize)), ("sort", "latest")]
+        // Posts from the newest one held on (`since` is inclusive; the page that
+        // reaches one held ends the search).
+        if let time = since?.isoTime { items.append(("since", time)) }
         if case let .nextToken(token) = cursor { items.append(("cursor", token)) }
         return base.url("/xrpc/app.bsky.feed.searchPosts", items)
     }

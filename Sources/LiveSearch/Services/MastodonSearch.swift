@@ -24,6 +24,11 @@ struct MastodonSearch: SearchService {
         case unresolvedAccount(acct: String)
         case account(id: String)
         case search(String)
+
+        var isSearch: Bool {
+            if case .search = self { return true }
+            return false
+        }
     }
 
     init(query: SearchQuery, token: BearerToken?, instance: String?) throws(LiveSearchError) {
@@ -99,8 +104,12 @@ struct MastodonSearch: SearchService {
         }
     }
 
-    func pageURL(pageSize: Int, cursor: PageCursor?) -> String {
+    func pageURL(pageSize: Int, cursor: PageCursor?, since: SearchBoundary?) -> String {
         var items = [("limit", String(pageSize))]
+        // Timelines take `since_id` beside `max_id` paging; `/api/v2/search` does not
+        // (its `min_id` pages the other way): there the first page holding a known
+        // status ends the search.
+        if let id = since?.decimalID, !target.isSearch { items.append(("since_id", id.digits)) }
         // Statuses come newest first; max_id asks for those older than it.
         if case let .olderThan(id) = cursor { items.append(("max_id", id)) }
         switch target {

@@ -40,8 +40,9 @@ protocol SearchService: Sendable {
     /// What must happen before the first page (signing in, looking up an account),
     /// through the loop's waits and retries; nil when the search can start.
     mutating func prepare(_ loop: inout RequestLoop) async -> StopReason?
-    /// The URL of the page that starts at `cursor` (nil: the first page).
-    func pageURL(pageSize: Int, cursor: PageCursor?) -> String
+    /// The URL of the page that starts at `cursor` (nil: the first page), asking only
+    /// for posts newer than `since` where the API can.
+    func pageURL(pageSize: Int, cursor: PageCursor?, since: SearchBoundary?) -> String
     /// Where the page after `page` starts; nil at the end of the results.
     func cursor(after page: ResultsPage) -> PageCursor?
     /// A refusal of a search request (a 4xx other than 429), in words that say what to fix.

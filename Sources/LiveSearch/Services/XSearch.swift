@@ -56,9 +56,11 @@ struct XSearch: SearchService {
         ("user.fields", "username,name,profile_image_url"),
     ]
 
-    func pageURL(pageSize: Int, cursor: PageCursor?) -> String {
+    func pageURL(pageSize: Int, cursor: PageCursor?, since: SearchBoundary?) -> String {
+        // Both versions take `since_id`: results newer than it only.
+        let sinceID = since?.decimalID.map { [("since_id", $0.digits)] } ?? []
         if version == .v2 {
-            var items = [("query", apiQuery), ("max_results", String(pageSize))] + Self.v2Fields
+            var items = [("query", apiQuery), ("max_results", String(pageSize))] + Self.v2Fields + sinceID
             if case let .nextToken(token) = cursor { items.append(("next_token", token)) }
             return base.url("/2/tweets/search/recent", items)
         }
@@ -66,7 +68,7 @@ struct XSearch: SearchService {
         var items = [("q", apiQuery), ("count", String(pageSize)), ("tweet_mode", "extended"),
                      ("include_entities", "true"), ("result_type", "recent")]
         if case let .maxID(id) = cursor { items.append(("max_id", id.digits)) }
-        return base.url("/1.1/search/tweets.json", items)
+        return base.url("/1.1/search/tweets.json", items + sinceID)
     }
 
     func cursor(after page: ResultsPage) -> PageCursor? {

@@ -49,8 +49,14 @@ struct SourceTally {
     var problems: [Manifest.Problem] = []
     var unlisted = 0
     static let listed = 1000
+    /// The search the input came from, with its newest post found as the pages pass.
+    var search: Manifest.SearchRecord?
+    private var newestID: DecimalID?
 
-    init(path: String) { self.path = path }
+    init(path: String, search: Manifest.SearchRecord? = nil) {
+        self.path = path
+        self.search = search
+    }
 
     /// Adds a piece's facts; returns how many problems it had.
     mutating func add(_ piece: ParsedResults) -> Int {
@@ -58,6 +64,7 @@ struct SourceTally {
             if !formats.contains(page.format.rawValue) { formats.append(page.format.rawValue) }
             if query == nil { query = page.query }
             tweets += page.tweets.count
+            if search != nil { noteNewest(page.tweets) }
         }
         let found = piece.allProblems
         add(problems: found)
@@ -80,6 +87,18 @@ struct SourceTally {
             listed.append(Manifest.Problem(source: path, location: "document",
                                            message: "\(unlisted) more problems, not listed"))
         }
-        return Manifest.Source(path: path, formats: formats, query: query, tweets: tweets, problems: listed)
+        return Manifest.Source(path: path, formats: formats, query: query, tweets: tweets, problems: listed, search: search)
+    }
+
+    /// The newest of the page's posts: by id where ids are numbers (X, Mastodon), and
+    /// by time (Bluesky, whose ids do not order).
+    private mutating func noteNewest(_ posts: [Tweet]) {
+        for post in posts {
+            if let id = DecimalID(post.id), newestID.map({ id > $0 }) ?? true {
+                newestID = id
+                search?.newestID = id.digits
+            }
+            if let at = post.createdAt, search?.newestAt.map({ at > $0 }) ?? true { search?.newestAt = at }
+        }
     }
 }

@@ -188,7 +188,7 @@ final class LiveSearches: Sendable {
         _ = try? SearchHistory(cacheRoot: configuration.pipeline.cacheRoot).record(outcome, of: client, started: started)
         var message: String?
         switch outcome.stop {
-        case .countReached, .endOfResults: break
+        case .countReached, .endOfResults, .reachedHeld: break
         case .rateLimited, .malformedPage: message = "stopped early: \(outcome.stop)"
         case let .failed(error): message = error.description
         }

@@ -1,5 +1,5 @@
 import Testing
-@testable import LiveSearch
+import TweetModel
 
 @Suite struct DecimalIDTests {
     @Test func predecessorBorrowsAcrossDigits() throws {
