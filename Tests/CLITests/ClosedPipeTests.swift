@@ -29,16 +29,14 @@ import Glibc
 
     @Test func fetchWhoseReaderIsGoneFinishesItsRun() async throws {
         let server = try makeServer()
-        let dir = try ScratchDirectory.make("tc-closed-pipe")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-closed-pipe")
         let cache = dir.appendingPathComponent("c")
         let (process, out, err) = try start(
             ["fetch", page.path, "--cache", cache.path, "--mirror", "pbs.twimg.com=\(server.baseURL)"],
             environment: ["TWEETCACHE_PROGRESS_MS": "1", "TWEETCACHE_LOG": "debug"])
         try out.fileHandleForReading.close()
         try err.fileHandleForReading.close()
-        process.waitUntilExit()
+        try await onOwnThread { process.waitUntilExit() }
         #expect(process.terminationReason == .exit && process.terminationStatus == 0,
                 "status \(process.terminationStatus), reason \(process.terminationReason.rawValue)")
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
@@ -49,9 +47,13 @@ import Glibc
         let dir = try ScratchDirectory.make("tc-closed-pipe-serve")
         let (process, out, err) = try start(["serve", "--cache", dir.path, "--port", "0"], environment: ["TWEETCACHE_LOG": "debug"])
         // The first line says where it listens; then nobody reads any more.
-        var text = ""
-        while !text.contains("\n"), let chunk = try out.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty {
-            text += String(decoding: chunk, as: UTF8.self)
+        let reader = out.fileHandleForReading
+        let text = try await onOwnThread {
+            var text = ""
+            while !text.contains("\n"), let chunk = try reader.read(upToCount: 1), !chunk.isEmpty {
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
         #expect(text.hasPrefix("listening "), "\(text)")
         try out.fileHandleForReading.close()
@@ -62,7 +64,7 @@ import Glibc
         #expect(try RawHTTPClient.send("GET", "/thumb/\(String(repeating: "a", count: 64))/150", port: port).status == 404)
         // Stopping writes to the closed pipe too.
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        try await onOwnThread { process.waitUntilExit() }
         #expect(process.terminationReason == .exit && process.terminationStatus == 0,
                 "status \(process.terminationStatus), reason \(process.terminationReason.rawValue)")
     }

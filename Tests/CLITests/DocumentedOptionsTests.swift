@@ -20,9 +20,7 @@ import Glibc
     // MARK: --manifest
 
     @Test func manifestIsWrittenWhereverItIsAskedForAndReplacedWhole() async throws {
-        let dir = try ScratchDirectory.make("tc-manifest")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-manifest")
         let server = try makeServer()
         func fetch(_ manifest: String, cache: String, cwd: URL? = nil) async throws -> (CommandOutput, [String: Any]) {
             let out = try await CommandRunner.run(
@@ -59,9 +57,7 @@ import Glibc
 
     @Test func aManifestPathThatCannotBeWrittenIsRefusedBeforeAnyDownload() async throws {
         let server = try makeServer()
-        let dir = try ScratchDirectory.make("tc-manifest-bad")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-manifest-bad")
         let file = dir.appendingPathComponent("a-file")
         try Data("x".utf8).write(to: file)
         let cases: [(String, String)] = [
@@ -114,14 +110,14 @@ import Glibc
                          "--overlap", "1", "--no-pdq", "--manifest", copy.path, "--local-max", "64MB",
                          "--keep-serving", "--port", "0", "--origin-port", "0"]
         let server = try ServingProcess.start(bin, arguments)
-        defer { server.stop() }
+        defer { server.kill() }
         let port = try await server.port()
         let health = try RawHTTPClient.send("GET", "/healthz", port: port)
         #expect(health.status == 200)
         let manifest = try String(contentsOf: copy, encoding: .utf8)
         #expect(manifest.contains("\"tile_size\" : 512") || manifest.contains("\"tile_size\":512"))
         #expect(!manifest.contains("\"pdq\""))
-        #expect(server.stop() == 0, "SIGTERM ends the server cleanly")
+        #expect(try await server.stop() == 0, "SIGTERM ends the server cleanly")
     }
 
     // MARK: serve
@@ -144,7 +140,7 @@ import Glibc
             "--max-wait", "1s", "--search-count", "10", "--mirror", "pbs.twimg.com=\(ClosedPort().baseURL)",
             "--store", "file://\(store.path)", "--local-max", "64MB",
         ])
-        defer { server.stop() }
+        defer { server.kill() }
         let port = try await server.port()
         let tweets = try RawHTTPClient.send("GET", "/api/tweets?q=ucd", port: port)
         #expect(tweets.status == 200)
@@ -156,16 +152,14 @@ import Glibc
         #expect(json["maxWidth"] as? Int == 300, "--max-size")
         let tooWide = try RawHTTPClient.send("GET", "/iiif/3/\(first)/full/301,/0/default.jpg", port: port)
         #expect(tooWide.status >= 400)
-        #expect(server.stop() == 0)
+        #expect(try await server.stop() == 0)
     }
 
     // MARK: the object-store options on every command that takes them
 
     @Test func storeOptionsOnEveryCommand() async throws {
         let server = try makeServer()
-        let dir = try ScratchDirectory.make("tc-store-options")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-store-options")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("bucket"), withIntermediateDirectories: true)
         let store = "file://" + dir.appendingPathComponent("bucket").path
         let first = dir.appendingPathComponent("one").path, second = dir.appendingPathComponent("two").path
@@ -349,11 +343,20 @@ final class ServingProcess: @unchecked Sendable {
         throw ServingError(description: "no `listening` line; stderr: \(errorText)")
     }
 
-    /// Sends SIGTERM and waits: its exit status (0 for a clean stop).
-    @discardableResult func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Sends SIGTERM and waits (on a thread of its own, not the tests' pool): its exit
+    /// status (0 for a clean stop).
+    @discardableResult func stop() async throws -> Int32 {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
+        let process = self.process
+        return try await onOwnThread {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    /// Sends SIGTERM, for a `defer` that must not wait.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
     }
 
     struct ServingError: Error, CustomStringConvertible { var description: String }

@@ -36,6 +36,14 @@ func tempDir() throws -> URL {
     try ScratchDirectory.make("tc-cli")
 }
 
+/// A scratch folder named after `name`, holding ``cliPage`` as `page.json`.
+func scratchWithPage(_ name: String) throws -> (dir: URL, page: URL) {
+    let dir = try ScratchDirectory.make(name)
+    let page = dir.appendingPathComponent("page.json")
+    try Data(cliPage.utf8).write(to: page)
+    return (dir, page)
+}
+
 func summary(_ out: CommandOutput) throws -> [String: Any] {
     let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
     return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")

@@ -11,9 +11,7 @@ import TestSupport
 
     @Test func fetchTellsHowMuchOfTheWholeRunIsDone() async throws {
         let server = try makeServer()
-        let dir = try ScratchDirectory.make("tc-progress")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-progress")
         let out = try await CommandRunner.run(
             bin, ["fetch", page.path, "--cache", dir.appendingPathComponent("c").path, "--mirror", "pbs.twimg.com=\(server.baseURL)"],
             environment: often)
@@ -29,9 +27,7 @@ import TestSupport
 
     @Test func maintenanceCommandsShowProgress() async throws {
         let server = try makeServer()
-        let dir = try ScratchDirectory.make("tc-progress-maint")
-        let page = dir.appendingPathComponent("page.json")
-        try Data(cliPage.utf8).write(to: page)
+        let (dir, page) = try scratchWithPage("tc-progress-maint")
         let cache = dir.appendingPathComponent("c").path
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("bucket"), withIntermediateDirectories: true)
         let store = "file://" + dir.appendingPathComponent("bucket").path
