@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import Synchronization
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -124,9 +125,7 @@ import Glibc
 
     @Test func serveTakesEveryOption() async throws {
         let dir = try ScratchDirectory.make("tc-serve-options")
-        let cache = dir.appendingPathComponent("cache")
-        let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet", "--json"])
-        #expect(out.status == 0, "\(out.stderr)")
+        let cache = try await SharedDemoCache.url(bin)
         let photos = try await CommandRunner.run(bin, ["ls", "--type", "photo", "--sort", "size", "--cache", cache.path, "--json"])
         let first = try #require(photos.stdout.firstMatch(of: try Regex("[0-9a-f]{64}"))?.0, "\(photos.stdout)")
         let token = dir.appendingPathComponent("token")
@@ -184,9 +183,7 @@ import Glibc
 
     @Test func readersTakeTheirOptions() async throws {
         let dir = try ScratchDirectory.make("tc-reader-options")
-        let cache = dir.appendingPathComponent("cache").path
-        let demo = try await CommandRunner.run(bin, ["demo", "--cache", cache, "--quiet", "--json"])
-        #expect(demo.status == 0, "\(demo.stderr)")
+        let cache = try await SharedDemoCache.url(bin).path
         func run(_ arguments: [String]) async throws -> CommandOutput {
             let out = try await CommandRunner.run(bin, arguments + ["--cache", cache])
             #expect(out.status == 0, "\(arguments): \(out.stderr)")
@@ -360,4 +357,26 @@ final class ServingProcess: @unchecked Sendable {
     }
 
     struct ServingError: Error, CustomStringConvertible { var description: String }
+}
+
+/// One demo cache for the tests that only read it (`serve`, the readers), made once per
+/// test process: the demo renders 150 megapixels, and every run of it is CPU the
+/// suite's timing-sensitive tests share.
+enum SharedDemoCache {
+    private static let made = Mutex<Task<URL, any Error>?>(nil)
+
+    static func url(_ bin: URL) async throws -> URL {
+        let task = made.withLock { task in
+            if let task { return task }
+            let started = Task<URL, any Error> {
+                let cache = try ScratchDirectory.make("tc-shared-demo").appendingPathComponent("cache")
+                let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet", "--json"])
+                guard out.status == 0 else { throw ServingProcess.ServingError(description: "demo failed: \(out.stderr)") }
+                return cache
+            }
+            task = started
+            return started
+        }
+        return try await task.value
+    }
 }
