@@ -73,6 +73,13 @@ struct FetchOptions: ParsableArguments {
         guard (0...8).contains(overlap) else { throw ValidationError("--overlap must be between 0 and 8") }
         // Refused before any request or download, with the path and the reason.
         if let manifest {
+            // `--cache out/c --manifest out/m.json` in an empty folder: `out` is made with
+            // the cache, as the run would make it, so the copy's folder is there.
+            let folder = URL(fileURLWithPath: manifest).standardizedFileURL.deletingLastPathComponent().path
+            let cache = cacheURL.standardizedFileURL.path
+            if cache == folder || cache.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") {
+                try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+            }
             do { _ = try ManifestCopy(path: URL(fileURLWithPath: manifest)) } catch {
                 throw CleanExit.message("--manifest: \(error.description)", code: 2)
             }

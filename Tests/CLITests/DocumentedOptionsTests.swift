@@ -31,10 +31,15 @@ import Glibc
             #expect(out.status == 0, "\(out.stderr)")
             return (out, try summary(out))
         }
+        // The command as a new user typed it, in an empty folder: `out` is made with the
+        // cache inside it, and the copy goes beside the cache.
+        let (_, fresh) = try await fetch("out/m.json", cache: "out/c", cwd: dir)
+        let freshOwn = try #require(fresh["manifest_path"] as? String)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out/m.json")) == Data(contentsOf: URL(fileURLWithPath: freshOwn)))
         // Relative to the working folder, in a folder outside the cache.
-        let outside = dir.appendingPathComponent("out")
+        let outside = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-        let (_, first) = try await fetch("out/m.json", cache: "c", cwd: dir)
+        let (_, first) = try await fetch("elsewhere/m.json", cache: "c", cwd: dir)
         let own = try #require(first["manifest_path"] as? String)
         #expect(own.hasPrefix(dir.appendingPathComponent("c/manifests").path), "the run's own manifest stays in the cache")
         let copy = outside.appendingPathComponent("m.json")
