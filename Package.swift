@@ -81,6 +81,8 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes", "CTweetCache",
+                // A search's state (what the catalog holds of it) and its pages as the run's inputs.
+                "LiveSearch",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -89,7 +89,7 @@ struct SearchCommand: AsyncParsableCommand {
             let searchQuery = try SearchQuery(query, includeRetweets: retweets)
             client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
             // A search repeated asks only for what is newer than what the cache holds of it.
-            if !all, let held = Self.held(client.key, cache: cache) {
+            if !all, let held = Self.held(by: client, cache: cache) {
                 client.shutdown()
                 search.since = held
                 client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
@@ -128,20 +128,9 @@ struct SearchCommand: AsyncParsableCommand {
         }
 
         // Read back from the saved files a piece at a time, as `fetch` reads them.
-        var inputs: [ResultsInput] = []
-        let key = client.key
-        let since = client.options.since
-        for page in outcome.pages {
-            do {
-                var input = try ResultsInput.read(page.file.path)
-                // The manifest records the search: the next one starts from its newest post.
-                input.search = Manifest.SearchRecord(
-                    api: key.api, base: key.base, query: key.query, sinceID: since?.newestID, sinceAt: since?.newestAt,
-                    reached: outcome.reachedHeld)
-                inputs.append(input)
-            } catch {
-                throw CleanExit.message(error.description, code: 2)
-            }
+        let inputs: [ResultsInput]
+        do { inputs = try SearchState.inputs(of: outcome, from: client) } catch {
+            throw CleanExit.message(error.description, code: 2)
         }
         let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
         switch outcome.stop {
@@ -151,18 +140,10 @@ struct SearchCommand: AsyncParsableCommand {
         }
     }
 
-    /// What the cache holds of the search `key`, from its catalog; nil for a search
-    /// it holds nothing of (or a cache with no catalog yet).
-    static func held(_ key: (api: String, base: String, query: String), cache: URL) -> SearchBoundary? {
-        guard FileManager.default.fileExists(atPath: cache.path) else { return nil }
-        do {
-            let catalog = try PostCatalog(cacheRoot: cache)
-            try catalog.refresh()
-            guard let held = try catalog.searchBoundary(key: Manifest.SearchRecord.key(api: key.api, base: key.base, query: key.query))
-            else { return nil }
-            return SearchBoundary(newestID: held.newestID, newestAt: held.newestAt)
-        } catch {
-            // Without its state the search asks for everything, as a first one does.
+    /// What the cache holds of the client's search; nil when nothing, or when it cannot
+    /// be read (said, and the search asks for everything, as a first one does).
+    static func held(by client: SearchClient, cache: URL) -> SearchBoundary? {
+        do { return try SearchState.held(by: client, cacheRoot: cache) } catch {
             StandardStreams.error("tweetcache: could not read what the cache holds of this search (\(error)); asking for everything\n")
             return nil
         }

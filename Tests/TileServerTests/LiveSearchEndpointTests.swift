@@ -85,6 +85,35 @@ import TestSupport
         }
     }
 
+    /// Runs one search from the page to its end: its last status.
+    func searchToTheEnd(_ server: TileServer, _ query: String) async throws -> [String: Any] {
+        let started = try await fetch(server, "/api/search", method: "POST",
+                                      headers: ["Content-Type": "application/json"], body: Array(#"{"query":"\#(query)"}"#.utf8))
+        #expect(started.status == 202)
+        var version = try json(started)["version"] as? Int ?? 0
+        while true {
+            let feed = try json(try await fetch(server, "/api/search?after=\(version)"))
+            version = try #require(feed["version"] as? Int)
+            let last = try #require(feed["search"] as? [String: Any])
+            if ["done", "failed"].contains(last["state"] as? String) { return last }
+        }
+    }
+
+    @Test func aSearchClickedAgainAsksOnlyForWhatIsNew() async throws {
+        let (fake, clock) = try Self.fake()
+        let (server, cache) = try await Self.server(fake, clock: clock)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await withServer(server) { (server: TileServer) async throws in
+            let first = try await searchToTheEnd(server, "#ucd")
+            #expect(first["state"] as? String == "done" && first["tweets"] as? Int == 40)
+            let before = fake.apiRequests.count
+            let again = try await searchToTheEnd(server, "#ucd")
+            #expect(again["tweets"] as? Int == 0, "\(again)")
+            let asked = fake.apiRequests.dropFirst(before).map(FakeSearchAPI.parameters)
+            #expect(asked.count == 1 && asked.first?["since_id"] == fake.tweetIDs[0], "\(asked)")
+        }
+    }
+
     @Test func onlyThePageItselfStartsASearch() async throws {
         let (fake, clock) = try Self.fake()
         let (server, cache) = try await Self.server(fake, clock: clock)

@@ -124,9 +124,17 @@ final class LiveSearches: Sendable {
     func start(_ text: String) throws(StartError) -> Status {
         let query: SearchQuery
         do { query = try SearchQuery(text) } catch { throw .badQuery(error.description) }
-        let client: SearchClient
+        var client: SearchClient
         do {
             client = try SearchClient(query: query, token: configuration.token, options: configuration.search)
+            // A search clicked again asks only for what is newer than what the cache holds
+            // (a state that cannot be read: the whole query, as a first search asks).
+            if let held = try? SearchState.held(by: client, cacheRoot: configuration.pipeline.cacheRoot) {
+                client.shutdown()
+                var options = configuration.search
+                options.since = held
+                client = try SearchClient(query: query, token: configuration.token, options: options)
+            }
         } catch {
             throw .badQuery(error.description)
         }
@@ -204,7 +212,8 @@ final class LiveSearches: Sendable {
             status.message = message
         }
         // Read back from the saved files a piece at a time: a long search holds no pages.
-        let inputs = outcome.pages.compactMap { try? ResultsInput.read($0.file.path) }
+        let inputs = (try? SearchState.inputs(of: outcome, from: client))
+            ?? outcome.pages.compactMap { try? ResultsInput.read($0.file.path) }
         do {
             _ = try await CachePipeline(options: configuration.pipeline).run(inputs, progress: progress)
             update(id) { status in
