@@ -51,6 +51,19 @@ package enum Route: Sendable, Equatable {
         case .metrics: "metrics"
         }
     }
+
+    /// Whether other sites' pages may read the answer (`Access-Control-Allow-Origin: *`):
+    /// the public media a IIIF viewer elsewhere loads (images, info.json, Presentation,
+    /// Deep Zoom, thumbnails, originals, the zoom page). The app's JSON, the manifests,
+    /// the history and the metrics are this server's own pages' alone: a site the
+    /// operator visits must not read the archive, its searches or its paths from here.
+    var allowsCrossOrigin: Bool {
+        switch self {
+        case .viewerZoom, .dziDescriptor, .dziTile, .iiifBase, .iiifInfo, .iiifImage, .thumbnail, .blob, .presentation: true
+        case .viewerIndex, .viewerAsset, .apiTweets, .apiHistory, .apiSearch, .apiDuplicates, .manifestList, .manifest,
+             .healthz, .metrics: false
+        }
+    }
 }
 
 /// Why a path names nothing servable.

@@ -41,10 +41,13 @@ struct TileResponder: HTTPResponder {
         let started = ContinuousClock.now
         var label = "unknown"
         let reply: Reply
+        // Parsed once: what it names, and whether other origins may read it.
+        let parsed = Result { try Route.parse(path: request.uri.path) }
+        let crossOrigin = (try? parsed.get())?.allowsCrossOrigin ?? false
         switch request.method {
         case .get, .head:
             do {
-                let route = try Route.parse(path: request.uri.path)
+                let route = try parsed.get()
                 label = route.metricLabel
                 if files.remote != nil {
                     // Every bucket request this one makes, whatever names it tries,
@@ -68,7 +71,7 @@ struct TileResponder: HTTPResponder {
             }
         case .post:
             do {
-                let route = try Route.parse(path: request.uri.path)
+                let route = try parsed.get()
                 label = route.metricLabel
                 guard route == .apiSearch else {
                     var refused = Self.error(.init(status: 405, message: "only GET and HEAD"))
@@ -94,7 +97,7 @@ struct TileResponder: HTTPResponder {
             refused.headers[.allow] = "GET, HEAD, OPTIONS"
             reply = refused
         }
-        let response = finish(reply, request: request)
+        let response = finish(reply, request: request, crossOrigin: crossOrigin)
         // Only targets that are just a path, and short: the key is the client's text,
         // and a query string (which no route reads) would let a client mint entries.
         if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable,
@@ -113,12 +116,13 @@ struct TileResponder: HTTPResponder {
         return response
     }
 
-    /// Applies what every response shares, then HEAD and `If-None-Match`.
-    private func finish(_ reply: Reply, request: Request) -> Response {
+    /// Applies what every response shares, then HEAD and `If-None-Match`. Other
+    /// origins may read public media (``Route/allowsCrossOrigin``), not its errors.
+    private func finish(_ reply: Reply, request: Request, crossOrigin: Bool) -> Response {
         var headers = reply.headers
         headers[.contentType] = reply.contentType
         headers[.cacheControl] = reply.cacheControl
-        headers[.accessControlAllowOrigin] = "*"
+        if crossOrigin, reply.status.code < 400 { headers[.accessControlAllowOrigin] = "*" }
         headers[Self.contentTypeOptions] = "nosniff"
         if let etag = reply.etag { headers[.eTag] = etag }
         if reply.status == .ok, let etag = reply.etag,
