@@ -60,8 +60,8 @@ import Glibc
         try err.fileHandleForReading.close()
         let port = try #require(text.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
         // Requests still answered, and their log lines go nowhere.
-        #expect(try RawHTTPClient.send("GET", "/healthz", port: port).status == 200)
-        #expect(try RawHTTPClient.send("GET", "/thumb/\(String(repeating: "a", count: 64))/150", port: port).status == 404)
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/healthz", port: port).status == 200)
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/thumb/\(String(repeating: "a", count: 64))/150", port: port).status == 404)
         // Stopping writes to the closed pipe too.
         kill(process.processIdentifier, SIGTERM)
         try await onOwnThread { process.waitUntilExit() }

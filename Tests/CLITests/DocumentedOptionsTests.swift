@@ -118,7 +118,7 @@ import Glibc
         let server = try ServingProcess.start(bin, arguments)
         defer { server.kill() }
         let port = try await server.port()
-        let health = try RawHTTPClient.send("GET", "/healthz", port: port)
+        let health = try await RawHTTPClient.sendAwaiting("GET", "/healthz", port: port)
         #expect(health.status == 200)
         let manifest = try String(contentsOf: copy, encoding: .utf8)
         #expect(manifest.contains("\"tile_size\" : 512") || manifest.contains("\"tile_size\":512"))
@@ -146,15 +146,15 @@ import Glibc
         ])
         defer { server.kill() }
         let port = try await server.port()
-        let tweets = try RawHTTPClient.send("GET", "/api/tweets?q=ucd", port: port)
+        let tweets = try await RawHTTPClient.sendAwaiting("GET", "/api/tweets?q=ucd", port: port)
         #expect(tweets.status == 200)
         #expect(tweets.text.contains("ucd"))
-        let info = try RawHTTPClient.send("GET", "/iiif/3/\(first)/info.json", port: port)
+        let info = try await RawHTTPClient.sendAwaiting("GET", "/iiif/3/\(first)/info.json", port: port)
         #expect(info.status == 200, "\(info.text)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(info.body)) as? [String: Any])
         #expect((json["id"] as? String)?.hasPrefix("http://tc.example.test/archive/iiif/3/") == true, "--public-url")
         #expect(json["maxWidth"] as? Int == 300, "--max-size")
-        let tooWide = try RawHTTPClient.send("GET", "/iiif/3/\(first)/full/301,/0/default.jpg", port: port)
+        let tooWide = try await RawHTTPClient.sendAwaiting("GET", "/iiif/3/\(first)/full/301,/0/default.jpg", port: port)
         #expect(tooWide.status >= 400)
         #expect(try await server.stop() == 0)
     }

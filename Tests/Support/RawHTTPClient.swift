@@ -21,6 +21,15 @@ public enum RawHTTPClient {
         public var description: String
     }
 
+    /// ``send(_:_:port:headers:body:timeout:)`` on a thread of its own: the test's
+    /// task waits without holding one of the few threads every test shares (two on
+    /// a 2-core machine, where a blocked one slows the suite's timing-sensitive tests).
+    public static func sendAwaiting(
+        _ method: String = "GET", _ target: String, port: Int, headers: [String: String] = [:]
+    ) async throws -> Response {
+        try await onOwnThread { try send(method, target, port: port, headers: headers) }
+    }
+
     /// Sends `method target` with `headers` to 127.0.0.1:`port` and reads the
     /// whole response (the request asks the server to close the connection).
     public static func send(
