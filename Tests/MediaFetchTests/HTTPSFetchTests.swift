@@ -15,8 +15,11 @@ import TLSTestSupport
     @Test func multiplexesOnOneConnectionBeyondThePerHostCap() async throws {
         // Every response but the first waits until 12 requests are in flight at once: a
         // client that counted streams as connections (2 per host here) would never get
-        // there, and the origin would give up waiting after 10 s and fail the test below.
-        let origin = try await TLSOrigin.start(holdUntil: 12, maxHold: .seconds(10)) { path in
+        // there, and the origin would give up waiting after 60 s and fail the test below.
+        // (10 s, counted from the origin's start, ran out now and then on a loaded
+        // machine before a correct client had its 12 streams open; a correct client
+        // ends the wait as soon as it has.)
+        let origin = try await TLSOrigin.start(holdUntil: 12, maxHold: .seconds(60)) { path in
             fakeJPEG(4_000, seed: UInt8(path.utf8.count % 200))
         }
         var config = Self.trusting(origin)
