@@ -1,5 +1,4 @@
 import ArgumentParser
-import Catalog
 import Foundation
 import MediaFetch
 import LiveSearch
