@@ -60,7 +60,7 @@ public enum BlobStoreError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// Builds an `.io` error from the current `errno`; call it right after the
     /// failing system call, before anything else can overwrite `errno`.
-    static func lastSystemError(_ operation: String, path: String) -> BlobStoreError {
+    package static func lastSystemError(_ operation: String, path: String) -> BlobStoreError {
         .io(operation: operation, path: path, code: errno)
     }
 }

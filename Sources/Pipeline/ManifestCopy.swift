@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -41,49 +42,28 @@ public struct ManifestCopy: Sendable {
     /// flushed, then renamed over the target and the folder flushed.
     public func write(from source: URL) throws(PipelineError) {
         let temporary = Self.temporaryName(for: target, purpose: "copy")
-        do throws(PipelineError) {
-            try Self.copy(source, to: temporary)
-            guard rename(temporary.path, target.path) == 0 else {
-                throw Self.error(target, String(cString: strerror(errno)))
-            }
+        do throws(BlobStoreError) {
+            try Self.copy(source.path, to: temporary.path)
+            guard rename(temporary.path, target.path) == 0 else { throw .lastSystemError("rename to", path: target.path) }
+            try FileSystem.syncDirectory(target.deletingLastPathComponent().path)
         } catch {
             unlink(temporary.path)
-            throw error
-        }
-        let folder = open(target.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
+            throw .manifest(error.description)
         }
     }
 
-    private static func copy(_ source: URL, to temporary: URL) throws(PipelineError) {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw error(source, String(cString: strerror(errno))) }
+    /// The bytes of `source` in a new file at `temporary`, flushed to disk.
+    private static func copy(_ source: String, to temporary: String) throws(BlobStoreError) {
+        let input = try FileSystem.openFile(source, flags: O_RDONLY, operation: "open")
         defer { close(input) }
-        let output = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw error(temporary, String(cString: strerror(errno))) }
+        let output = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         defer { close(output) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        while true {
-            let count = read(input, buffer.baseAddress, buffer.count)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw error(source, String(cString: strerror(errno)))
-            }
-            var written = 0
-            while written < count {
-                let n = Glibc.write(output, buffer.baseAddress! + written, count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw error(temporary, String(cString: strerror(errno)))
-                }
-                written += n
-            }
+        while case let count = try FileSystem.readSome(input, into: buffer, path: source), count > 0 {
+            try FileSystem.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: temporary)
         }
-        guard fsync(output) == 0 else { throw error(temporary, String(cString: strerror(errno))) }
+        try FileSystem.sync(output, path: temporary)
     }
 
     private static func temporaryName(for target: URL, purpose: String) -> URL {

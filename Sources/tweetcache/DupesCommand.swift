@@ -33,6 +33,7 @@ struct DupesCommand: ParsableCommand {
         // Long steps at a million photos (about a minute): said as they come.
         let progress = WorkProgress(unit: .items("photos"))
         let display = WorkProgressDisplay("dupes", progress: progress, enabled: !options.json)
+        defer { display.finish() }  // also when the catalog cannot be read
         progress.setPhase("opening the catalog")
         let snapshot = try options.snapshot()
         progress.setPhase("reading the photos' hashes")

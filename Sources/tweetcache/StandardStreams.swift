@@ -1,3 +1,4 @@
+import BlobStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,19 +14,7 @@ enum StandardStreams {
 
     static func write(_ text: String, to fd: Int32) {
         let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, base + offset, buffer.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    return  // EPIPE, a closed descriptor, a full disk: the line is dropped
-                }
-            }
-        }
+        // EPIPE, a closed descriptor, a full disk: the line is dropped.
+        bytes.withUnsafeBytes { try? FileSystem.writeAll(fd, $0, path: "standard output or error") }
     }
 }

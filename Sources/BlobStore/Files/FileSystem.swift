@@ -18,7 +18,7 @@ package enum FileSystem {
     /// Permission bits for the cache directories.
     static let directoryMode: mode_t = 0o755
 
-    static func openFile(_ path: String, flags: Int32, operation: String) throws(BlobStoreError) -> Int32 {
+    package static func openFile(_ path: String, flags: Int32, operation: String) throws(BlobStoreError) -> Int32 {
         while true {
             let fd = open(path, flags | O_CLOEXEC, fileMode)
             if fd >= 0 { return fd }
@@ -138,7 +138,7 @@ package enum FileSystem {
         }
     }
 
-    static func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
+    package static func sync(_ fd: Int32, path: String) throws(BlobStoreError) {
         while fsync(fd) != 0 {
             if errno == EINTR { continue }
             throw .lastSystemError("flush to disk", path: path)
@@ -146,7 +146,7 @@ package enum FileSystem {
     }
 
     /// Makes a directory entry (a new or renamed name inside `path`) durable.
-    static func syncDirectory(_ path: String) throws(BlobStoreError) {
+    package static func syncDirectory(_ path: String) throws(BlobStoreError) {
         let fd = try openFile(path, flags: O_RDONLY | O_DIRECTORY, operation: "open directory")
         defer { close(fd) }
         try sync(fd, path: path)

@@ -181,9 +181,9 @@ public final class PostCatalog: Sendable {
             report.rebuilt = true
         }
         let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
-        progress?.addTotal(todo.reduce(0) { $0 + $1.size })
-        try ingest(todo, bytes: todo.reduce(0) { $0 + $1.size }, intoEmpty: changed || known.isEmpty, progress: progress,
-                   report: &report)
+        let bytes = todo.reduce(0) { $0 + $1.size }
+        progress?.addTotal(bytes)
+        try ingest(todo, bytes: bytes, intoEmpty: changed || known.isEmpty, progress: progress, report: &report)
         return report
     }
 

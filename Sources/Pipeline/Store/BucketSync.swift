@@ -50,9 +50,10 @@ public struct BucketSync: Sendable {
         // next reader's refresh reads them.
         let arrivals = ManifestArrivals()
         defer { arrivals.finish() }  // on any way out, so the catalog's thread ends
-        progress?.addTotal(missing.reduce(0) { $0 + $1.size })
+        let bytes = missing.reduce(0) { $0 + $1.size }
+        progress?.addTotal(bytes)
         let cataloged = missing.isEmpty ? nil
-            : Self.readIntoCatalog(arrivals, root: layout.root, bytes: missing.reduce(0) { $0 + $1.size }, observer: recorder)
+            : Self.readIntoCatalog(arrivals, root: layout.root, bytes: bytes, observer: recorder)
         for object in missing {
             let local = layout.url(object.key)
             // Copied to a hidden name a chunk at a time (a million-post run's manifest
