@@ -9,12 +9,15 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(operation: String, message: String)
     /// The manifests folder could not be listed.
     case manifests(message: String)
+    /// The tombstone log (``TombstoneLog``) could not be read or written.
+    case tombstones(path: String, message: String)
 
     public var description: String {
         switch self {
         case let .open(path, message): "cannot open the catalog \(path): \(message)"
         case let .database(operation, message): "catalog \(operation) failed: \(message) (`tweetcache reindex` rebuilds it)"
         case let .manifests(message): "cannot list the manifests: \(message)"
+        case let .tombstones(path, message): "cannot use the tombstone log \(path): \(message)"
         }
     }
 }

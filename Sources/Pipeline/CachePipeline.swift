@@ -85,6 +85,12 @@ public final class CachePipeline: Sendable {
         }
     }
 
+    /// A post `forget` removed, or a repost of one (which goes with it).
+    static func isForgotten(_ tweet: Tweet, _ forgotten: Set<PostIdentity>) -> Bool {
+        forgotten.contains(PostIdentity(network: tweet.network, id: tweet.id))
+            || tweet.references.contains { $0.kind == .retweeted && forgotten.contains(PostIdentity(network: tweet.network, id: $0.id)) }
+    }
+
     private func streamAndFinish(
         _ inputs: [ResultsInput], writer: ManifestStreamWriter, loader: LazyLoader, generatedAt: Date,
         started: ContinuousClock.Instant, progress: RunProgress, copy: ManifestCopy?
@@ -97,6 +103,8 @@ public final class CachePipeline: Sendable {
         let sizes = inputs.map(\.knownSize)
         progress.addInputTotal(sizes.reduce(0) { $0 + ($1 ?? 0) })
         var inputsDone = 0  // bytes of the inputs before this one
+        // Posts `forget` removed stay out, whatever old page or replay names them.
+        let forgotten = (try? TombstoneLog(cacheRoot: layout.root).keys()) ?? []
         for (input, knownSize) in zip(inputs, sizes) {
             var source = SourceTally(path: input.name, search: input.search)
             let stream: ResultsStream
@@ -131,6 +139,10 @@ public final class CachePipeline: Sendable {
                 for page in piece.pages {
                     for tweet in page.tweets {
                         postsTaken += 1
+                        if !forgotten.isEmpty, Self.isForgotten(tweet, forgotten) {
+                            ledger.summary.forgotten = (ledger.summary.forgotten ?? 0) + 1
+                            continue
+                        }
                         guard ledger.topPosts.insert(postID: tweet.id) else { continue }
                         batch.top.append((tweet, page.query, page.format))
                         if batch.count >= max(1, options.batchSize) {
@@ -141,7 +153,9 @@ public final class CachePipeline: Sendable {
                             progress.setInputDone(offset(postsTaken))
                         }
                     }
-                    for tweet in page.includedTweets where ledger.includedPosts.insert(postID: tweet.id) {
+                    for tweet in page.includedTweets
+                    where forgotten.isEmpty || !Self.isForgotten(tweet, forgotten) {
+                        guard ledger.includedPosts.insert(postID: tweet.id) else { continue }
                         batch.included.append((tweet, page.query, page.format))
                     }
                 }

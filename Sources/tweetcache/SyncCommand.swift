@@ -40,7 +40,9 @@ struct SyncCommand: AsyncParsableCommand {
         if options.json {
             print(try InspectJSON.string(report))
         } else {
-            print("\(shared.address): \(report.listed) runs, \(report.copied) copied, \(report.urls) URLs recorded")
+            print("\(shared.address): \(report.listed) runs, \(report.copied) copied, \(report.urls) URLs recorded"
+                + (report.tombstones + report.forgotten > 0
+                    ? ", \(report.tombstones) tombstones new here, \(report.forgotten) posts forgotten" : ""))
             for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) { print("  \(key): \(why)") }
         }
         if !report.failed.isEmpty { throw ExitCode(1) }

@@ -105,6 +105,21 @@ package enum FileSystem {
         }
     }
 
+    /// Writes every byte of `bytes` (no throwing closure around a buffer: the
+    /// optimizer of Swift 6.3 crashed on that pattern in callers).
+    package static func writeAll(_ fd: Int32, bytes: [UInt8], path: String) throws(BlobStoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .lastSystemError("write to", path: path)
+            }
+            if written == 0 { throw .io(operation: "write to", path: path, code: EIO) }
+            offset += written
+        }
+    }
+
     /// Reads up to `buffer.count` bytes; returns 0 only at end of file.
     package static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(BlobStoreError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }

@@ -99,6 +99,9 @@ public final class PostCatalog: Sendable {
             // An index of files that are themselves durable: a power cut may lose the
             // last batches (the next refresh reads them again), never corrupt the file.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Deleted rows' bytes are zeroed where that costs no extra write; `forget`
+            // turns it fully on (``PostCatalog/forget(_:rewritten:)``).
+            try db.execute(sql: "PRAGMA secure_delete = FAST")
             try db.execute(sql: "PRAGMA cache_size = -16384")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
             // A big read lets the log grow to 256 MB; it is cut back to 64 MB when it starts over.
@@ -472,7 +475,7 @@ public final class PostCatalog: Sendable {
     }
 
     /// An exclusive advisory lock on `<database>.lock`: one process ingests at a time.
-    private static func lock(_ databasePath: String) throws(CatalogError) -> Int32 {
+    static func lock(_ databasePath: String) throws(CatalogError) -> Int32 {
         let lockPath = databasePath + ".lock"
         let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .open(path: lockPath, message: String(cString: strerror(errno))) }
@@ -485,7 +488,7 @@ public final class PostCatalog: Sendable {
         return fd
     }
 
-    private static func unlock(_ fd: Int32) {
+    static func unlock(_ fd: Int32) {
         _ = flock(fd, LOCK_UN)
         close(fd)
     }

@@ -540,13 +540,16 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// Nil in manifests from before it was kept.
     public var downloadSeconds: Double?
     public var manifestPath: String?
+    /// Posts of the input left out because `forget` removed them before (the cache's
+    /// tombstone log): an old page fetched again does not bring them back. Nil when none.
+    public var forgotten: Int?
     /// What went to object storage, when the run had a `--store`.
     public var store: StoreSummary?
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds, derived
+        case tweets, urls, cached, downloaded, failed, deduplicated, problems, seconds, derived, forgotten
         case deriveFailed = "derive_failed"
         case downloadSeconds = "download_seconds"
         case includedTweets = "included_tweets"

@@ -136,6 +136,9 @@ public struct ManifestFile: Sendable {
         self.places = places
     }
 
+    /// Where the value of the top-level member `key` is (brackets included).
+    package func range(ofMember key: String) -> Range<Int>? { members[key] }
+
     /// The manifest's failures, decoded without its posts.
     public func failures() throws -> [Manifest.Failure] {
         guard let range = members["failures"] else { return [] }

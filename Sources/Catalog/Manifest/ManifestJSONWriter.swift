@@ -293,6 +293,7 @@ struct ManifestJSONWriter {
             int(count)
         }
         endObject()
+        key("forgotten", s.forgotten)
         key("included_tweets"); int(s.includedTweets)
         key("manifest_path", s.manifestPath)
         key("problems"); int(s.problems)

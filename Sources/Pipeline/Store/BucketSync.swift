@@ -29,11 +29,16 @@ public struct BucketSync: Sendable {
         public var urls = 0
         /// Manifests that could not be read: key and reason.
         public var failed: [String: String] = [:]
+        /// Tombstones new to this machine (other machines' `forget`), and the posts
+        /// removed here because of them.
+        public var tombstones = 0
+        public var forgotten = 0
     }
 
     /// `progress` counts the bytes of the runs copied, out of those this cache lacks.
     public func run(progress: WorkProgress? = nil) async throws(StoreError) -> Report {
         var report = Report()
+        var copiedNames = Set<String>()
         let objects = try await storage.list(CacheLayout.manifestsFolder + "/")
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
@@ -71,6 +76,7 @@ public struct BucketSync: Sendable {
                 try FileManager.default.moveItem(at: temporary, to: local)
                 arrivals.put(ManifestArrival(name: local.lastPathComponent, manifest: manifest))
                 report.copied += 1
+                copiedNames.insert(local.lastPathComponent)
             } catch {
                 report.failed[object.key] = "\(error)"
             }
@@ -81,6 +87,17 @@ public struct BucketSync: Sendable {
         if let recorder {
             recordOwed(recorder)
             report.urls = recorder.recorded
+        }
+        // Posts other machines forgot go here too, and posts in the runs just copied
+        // that this machine's log names (a run published before its machine knew).
+        progress?.setPhase("applying tombstones")
+        do {
+            let forgotten = try await Forgetter(cacheRoot: layout.root, storage: storage)
+                .applyBucketTombstones(newManifests: copiedNames)
+            report.tombstones = forgotten.tombstones
+            report.forgotten = forgotten.posts
+        } catch {
+            report.failed[Forgetter.bucketFolder + "/"] = error.description
         }
         return report
     }

@@ -1,0 +1,164 @@
+public import Foundation
+public import BlobStore
+internal import GRDB
+public import TweetModel
+
+extension PostCatalog {
+    /// A post `forget` is about to remove, as the catalog knows it: enough for
+    /// `--dry-run` to list it and for the tombstone's reason.
+    public struct KnownPost: Sendable, Equatable {
+        public var key: PostIdentity
+        public var handle: String
+        public var created: Date?
+        public var included: Bool
+    }
+
+    /// The posts (own and included copies) whose author has `handle` (without `@`,
+    /// case ignored), or whose author id is `handle`.
+    public func postKeys(byAuthor handle: String) throws(CatalogError) -> [PostIdentity] {
+        let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
+        return try read("find an author's posts") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT DISTINCT network, id FROM posts WHERE lower(handle) = lower(?) OR user = ? ORDER BY network, id
+                """, arguments: [name, name]).compactMap { row in
+                Network(rawValue: row["network"]).map { PostIdentity(network: $0, id: row["id"]) }
+            }
+        }
+    }
+
+    /// Which of `keys` the catalog holds, own copies before included ones.
+    public func known(_ keys: Set<PostIdentity>) throws(CatalogError) -> [KnownPost] {
+        try read("look up posts") { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT included, handle, created FROM posts WHERE included IN (0, 1) AND id = ? AND network = ? ORDER BY included LIMIT 1
+                """)
+            return try keys.compactMap { key in
+                try Row.fetchOne(statement, arguments: [key.id, key.network.rawValue]).map { row in
+                    let created: Double = row["created"]
+                    return KnownPost(key: key, handle: row["handle"], created: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created),
+                                     included: row["included"] as Int == 1)
+                }
+            }
+        }
+    }
+
+    /// What ``forget(_:rewritten:)`` removed.
+    public struct ForgetOutcome: Sendable, Equatable {
+        /// Rows of posts removed (own and included copies).
+        public var posts = 0
+        /// Blobs no current post uses any more: the caller deletes them, their
+        /// derived files and their index rows.
+        public var unused: [BlobHash] = []
+        /// Blobs the forgotten posts used that other posts still use.
+        public var shared = 0
+    }
+
+    /// Removes the posts `keys` name and everything the catalog knew from them (their
+    /// words, tags, mentions, links, references, facet counts), and records the new
+    /// size and time of the manifests `rewritten` without them, so the next refresh
+    /// does not read those runs again. One transaction, with `secure_delete` on: the
+    /// rows' bytes are overwritten, not left in free pages. Then the words' index is
+    /// merged into one segment (FTS5 otherwise keeps a deleted post's words in its old
+    /// segments behind a delete marker) and the log is copied in and cut to nothing,
+    /// so no earlier page image of the rows stays in `catalog.sqlite-wal` either.
+    public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int)])
+        throws(CatalogError) -> ForgetOutcome
+    {
+        let lock = try Self.lock(path.path)
+        defer { Self.unlock(lock) }
+        try writeWithoutTransaction("erase as it deletes") { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
+        defer { _ = try? writeWithoutTransaction("delete as before") { db in try db.execute(sql: "PRAGMA secure_delete = FAST") } }
+        var outcome = ForgetOutcome()
+        try write("forget posts") { db in
+            let rows = try Self.rows(of: keys, db)
+            outcome.posts = rows.count
+            let media = try Self.mediaOnly(of: rows, db)
+            outcome.shared = media.shared
+            outcome.unused = media.unused.map(\.hash)
+            for table in ["post_tags", "mentions", "links", "refs"] {
+                let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?")
+                for row in rows { try delete.execute(arguments: [row]) }
+            }
+            // The trigger removes each own post's words.
+            let delete = try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?")
+            for row in rows { try delete.execute(arguments: [row]) }
+            for (id, hash) in media.unused {
+                try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM images_pdq WHERE sha256 = ?", arguments: [Data(hash.bytes)])
+            }
+            for file in rewritten {
+                try db.execute(sql: "UPDATE runs SET size = ?, mtime = ? WHERE path = ?", arguments: [file.size, file.mtime, file.path])
+            }
+            try Self.recount(db)
+        }
+        try write("merge the words' index") { db in
+            try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
+        }
+        try cutLog()
+        return outcome
+    }
+
+    /// What forgetting `keys` would remove: the rows of posts, and the blobs only
+    /// they use (`--dry-run`).
+    public func forgetting(_ keys: Set<PostIdentity>) throws(CatalogError) -> ForgetOutcome {
+        try read("look up what forget removes") { db in
+            let rows = try Self.rows(of: keys, db)
+            let media = try Self.mediaOnly(of: rows, db)
+            return ForgetOutcome(posts: rows.count, unused: media.unused.map(\.hash), shared: media.shared)
+        }
+    }
+
+    /// The rowids of the posts (own and included copies) `keys` name.
+    static func rows(of keys: Set<PostIdentity>, _ db: Database) throws -> Set<Int64> {
+        let find = try db.cachedStatement(sql: "SELECT rowid FROM posts WHERE included = ? AND id = ? AND network = ?")
+        var rows = Set<Int64>()
+        for key in keys {
+            for included in [0, 1] {
+                if let row = try Int64.fetchOne(find, arguments: [included, key.id, key.network.rawValue]) { rows.insert(row) }
+            }
+        }
+        return rows
+    }
+
+    /// The blobs the posts `rows` use that no other current post uses (by number and
+    /// hash), and how many they share with other posts.
+    static func mediaOnly(of rows: Set<Int64>, _ db: Database) throws -> (unused: [(id: Int64, hash: BlobHash)], shared: Int) {
+        var blobs = Set<Int64>()
+        let uses = try db.cachedStatement(sql: "SELECT blob FROM refs WHERE post = ?")
+        for row in rows { blobs.formUnion(try Int64.fetchAll(uses, arguments: [row])) }
+        let users = try db.cachedStatement(sql: "SELECT post FROM refs WHERE blob = ?")
+        let hashOf = try db.cachedStatement(sql: "SELECT sha256 FROM blobs WHERE id = ?")
+        var unused: [(id: Int64, hash: BlobHash)] = []
+        var shared = 0
+        for blob in blobs.sorted() {
+            let cursor = try Int64.fetchCursor(users, arguments: [blob])
+            var other = false
+            while let post = try cursor.next() {
+                if !rows.contains(post) {
+                    other = true
+                    break
+                }
+            }
+            if other {
+                shared += 1
+            } else if let bytes = try Data.fetchOne(hashOf, arguments: [blob]), let hash = BlobHash(bytes: [UInt8](bytes)) {
+                unused.append((blob, hash))
+            }
+        }
+        return (unused, shared)
+    }
+
+    /// Copies the log into the database and truncates it to nothing; readers still on
+    /// an older snapshot (a server's) are waited for a while (the pool's busy timeout),
+    /// then it is tried again.
+    func cutLog() throws(CatalogError) {
+        for _ in 0..<20 {
+            let busy = try writeWithoutTransaction("cut the log") { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)").map { $0[0] as Int } ?? 0
+            }
+            if busy == 0 { return }
+            usleep(100_000)
+        }
+        throw .database(operation: "cut the log", message: "readers held the log for 2 s; run `tweetcache forget` again to finish")
+    }
+}

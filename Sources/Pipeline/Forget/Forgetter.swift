@@ -1,0 +1,519 @@
+public import Catalog
+public import BlobStore
+public import Foundation
+public import ObjectStore
+import TweetModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tweetcache forget`: removes posts from the cache for good, as their networks and
+/// their authors ask (a deletion, a suspended or protected account, X's batch
+/// compliance file), and as the streams' delete events will.
+///
+/// A forgotten post, and every repost of it, is removed from every manifest and every
+/// saved results page (overwritten with spaces in a copy renamed over the file: the
+/// other posts keep their bytes and places), from the catalog and its words' index
+/// (with SQLite's `secure_delete`, the index merged and the log cut to nothing), and
+/// its media (originals, thumbnails, packs, PDQ and index rows) once no other post uses
+/// them, from the disk, the local copy of a bucket and the bucket. A tombstone (no
+/// content) is appended to the log first (``TombstoneLog``), so a later fetch of an old
+/// page or a `sync` does not bring the post back, and a `forget` killed at any point is
+/// finished by the next one.
+public struct Forgetter: Sendable {
+    public let layout: CacheLayout
+    /// The bucket shared with other machines, when there is one.
+    public var storage: (any CacheStorage)?
+    public var now: @Sendable () -> Date = { Date() }
+    /// For tests of a run killed midway: stop with an error once this many files have
+    /// been rewritten.
+    package var stopAfterRewrites: Int?
+
+    public init(cacheRoot: URL, storage: (any CacheStorage)? = nil) {
+        layout = CacheLayout(root: cacheRoot)
+        self.storage = storage
+    }
+
+    /// One post asked for, and why.
+    public struct Request: Sendable {
+        public var key: PostIdentity
+        public var reason: String
+        public init(key: PostIdentity, reason: String) {
+            self.key = key
+            self.reason = reason
+        }
+    }
+
+    /// What a `forget` did (or, dry, would do).
+    public struct Report: Sendable, Codable, Equatable {
+        public var dryRun = false
+        /// Posts asked for (and a killed run's, finished now).
+        public var asked = 0
+        /// Posts the cache held (in a manifest or the catalog) and removed.
+        public var posts: [String] = []
+        /// Reposts of them, removed with them.
+        public var reposts: [String] = []
+        public var manifestsRewritten = 0
+        public var pagesRewritten = 0
+        public var blobsDeleted = 0
+        /// Media the forgotten posts used that other posts still use: kept.
+        public var blobsShared = 0
+        public var bytesFreed = 0
+        /// With a bucket: objects deleted there, manifests put back without the posts.
+        public var bucketObjectsDeleted = 0
+        public var bucketManifestsRewritten = 0
+        /// True when a killed run's work was finished.
+        public var resumed = false
+        public var problems: [String] = []
+
+        enum CodingKeys: String, CodingKey {
+            case asked, posts, reposts, resumed, problems
+            case dryRun = "dry_run"
+            case manifestsRewritten = "manifests_rewritten"
+            case pagesRewritten = "pages_rewritten"
+            case blobsDeleted = "blobs_deleted"
+            case blobsShared = "blobs_shared"
+            case bytesFreed = "bytes_freed"
+            case bucketObjectsDeleted = "bucket_objects_deleted"
+            case bucketManifestsRewritten = "bucket_manifests_rewritten"
+        }
+
+        public var text: String {
+            let verb = dryRun ? "would forget" : "forgot"
+            var lines = ["\(verb) \(posts.count) of \(asked) posts asked for"
+                + (reposts.isEmpty ? "" : " and \(reposts.count) reposts of them") + (resumed ? " (finishing a forget cut short)" : "")]
+            for post in (posts + reposts).prefix(dryRun ? .max : 20) { lines.append("  \(post)") }
+            if !dryRun, posts.count + reposts.count > 20 { lines.append("  …") }
+            lines.append("\(dryRun ? "would rewrite" : "rewrote") \(manifestsRewritten) manifests and \(pagesRewritten) saved pages;"
+                + " \(dryRun ? "would delete" : "deleted") \(blobsDeleted) images (\(ByteCount.format(bytesFreed)))"
+                + (blobsShared > 0 ? ", kept \(blobsShared) other posts still use" : ""))
+            if bucketObjectsDeleted + bucketManifestsRewritten > 0 {
+                lines.append("bucket: \(bucketManifestsRewritten) manifests rewritten, \(bucketObjectsDeleted) objects deleted")
+            }
+            for problem in problems { lines.append("problem: \(problem)") }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    /// Forgets `requests`; with `dryRun`, only says what would go. With no requests,
+    /// finishes a forget that was cut short (and does nothing otherwise).
+    public func run(_ requests: [Request], dryRun: Bool = false, progress: WorkProgress? = nil) async throws(ForgetError) -> Report {
+        var report = Report()
+        report.dryRun = dryRun
+        sweepTemporaries()
+        let log = TombstoneLog(cacheRoot: layout.root)
+        let held: [Tombstone]
+        do { held = try log.read().tombstones } catch { throw .tombstones(error.description) }
+        var reasons: [PostIdentity: String] = [:]
+        for request in requests { reasons[request.key] = reasons[request.key] ?? request.reason }
+        report.asked = reasons.count
+        if log.isPending {
+            report.resumed = true
+            for tombstone in held where reasons[tombstone.key] == nil { reasons[tombstone.key] = tombstone.reason }
+        }
+        guard !reasons.isEmpty else { return report }
+        if !dryRun {
+            let known = Set(held.map(\.key))
+            let at = now()
+            let new = reasons.filter { !known.contains($0.key) }.sorted { $0.key < $1.key }
+                .map { Tombstone(key: $0.key, forgottenAt: at, reason: $0.value) }
+            do {
+                try log.append(new)
+                try log.setPending(true)
+            } catch {
+                throw .tombstones(error.description)
+            }
+        }
+        let outcome = try await apply(Set(reasons.keys), dryRun: dryRun, report: &report, progress: progress)
+        if !dryRun {
+            // Reposts found on the way get tombstones of their own: a replay of one
+            // must not bring it back either.
+            let known = Set(held.map(\.key)).union(reasons.keys)
+            let at = now()
+            let reposts = outcome.reposts.filter { !known.contains($0) }.sorted()
+                .map { Tombstone(key: $0, forgottenAt: at, reason: "repost") }
+            do {
+                try log.append(reposts)
+            } catch {
+                throw .tombstones(error.description)
+            }
+            // Other machines sharing the bucket forget the same posts at their next sync.
+            if let storage {
+                let all = reasons.map { Tombstone(key: $0.key, forgottenAt: at, reason: $0.value) }
+                    + reposts
+                try await Self.publish(all.sorted { $0.key < $1.key }, to: storage)
+            }
+            do { try log.setPending(false) } catch { throw .tombstones(error.description) }
+        }
+        return report
+    }
+
+    /// A bucket's tombstones: `tombstones/<UTC>-<random>.jsonl`, one object per
+    /// `forget`, each line a ``Tombstone``.
+    public static let bucketFolder = "tombstones"
+
+    static func publish(_ tombstones: [Tombstone], to storage: any CacheStorage) async throws(ForgetError) {
+        guard !tombstones.isEmpty else { return }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let key = "\(bucketFolder)/\(f.string(from: Date()))-\(String(UInt64.random(in: .min ... .max), radix: 16)).jsonl"
+        do {
+            _ = try await storage.store(key, bytes: [UInt8](TombstoneLog.lines(tombstones)), sha256: nil,
+                                        contentType: "application/x-ndjson", replace: true)
+        } catch {
+            throw .bucket("\(key): \(error.description)")
+        }
+    }
+
+    /// What ``applyBucketTombstones(newManifests:)`` did.
+    public struct SyncReport: Sendable, Equatable, Codable {
+        /// Tombstone objects read from the bucket this time.
+        public var objects = 0
+        /// Tombstones new to this machine.
+        public var tombstones = 0
+        /// Posts removed here because of them.
+        public var posts = 0
+    }
+
+    /// Reads the bucket's tombstones this machine has not read (named in
+    /// `tombstones.synced`), adds them to the log, and forgets what they name here;
+    /// manifests just copied from the bucket (`newManifests`) are checked against the
+    /// whole log, which a run on another machine may have published before it knew of
+    /// a deletion. Manifests this changes that the bucket shares are put back without
+    /// the posts.
+    public func applyBucketTombstones(newManifests: Set<String>) async throws(ForgetError) -> SyncReport {
+        guard let storage else { return SyncReport() }
+        var sync = SyncReport()
+        let log = TombstoneLog(cacheRoot: layout.root)
+        let seenURL = layout.root.appendingPathComponent("tombstones.synced")
+        let seen = Set(((try? String(contentsOf: seenURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init))
+        let objects: [StoredObject]
+        do {
+            objects = try await storage.list(Self.bucketFolder + "/").filter { $0.key.hasSuffix(".jsonl") && !seen.contains($0.key) }
+        } catch {
+            throw .bucket("listing \(Self.bucketFolder)/: \(error.description)")
+        }
+        let held: [Tombstone]
+        do { held = try log.read().tombstones } catch { throw .tombstones(error.description) }
+        var known = Set(held.map(\.key))
+        var arrived: [Tombstone] = []
+        for object in objects.sorted(by: { $0.key < $1.key }) {
+            do {
+                guard let bytes = try await storage.get(object.key, maxBytes: 64 << 20) else { continue }
+                for tombstone in TombstoneLog.parse(lines: Data(bytes)) where known.insert(tombstone.key).inserted {
+                    arrived.append(tombstone)
+                }
+                sync.objects += 1
+            } catch {
+                throw .bucket("\(object.key): \(error.description)")
+            }
+        }
+        sync.tombstones = arrived.count
+        var report = Report()
+        if !arrived.isEmpty {
+            do {
+                try log.append(arrived)
+                try log.setPending(true)
+            } catch {
+                throw .tombstones(error.description)
+            }
+            _ = try await apply(Set(arrived.map(\.key)), dryRun: false, report: &report)
+            sync.posts += report.posts.count + report.reposts.count
+        }
+        if !newManifests.isEmpty, !held.isEmpty {
+            report = Report()
+            _ = try await apply(Set(held.map(\.key)), onlyManifests: newManifests, dryRun: false, report: &report)
+            sync.posts += report.posts.count + report.reposts.count
+        }
+        do { try log.setPending(false) } catch { throw .tombstones(error.description) }
+        if !objects.isEmpty {
+            let lines = (seen.union(objects.map(\.key))).sorted().joined(separator: "\n") + "\n"
+            try? Data(lines.utf8).write(to: seenURL, options: .atomic)
+        }
+        return sync
+    }
+
+    /// What ``apply(_:dryRun:report:progress:)`` found besides its report.
+    struct Applied {
+        var reposts: Set<PostIdentity> = []
+    }
+
+    /// Removes the posts `keys` name (and their reposts) from this cache's files, its
+    /// catalog and index, its media, and the bucket. Idempotent: what is gone is not
+    /// found again, so a second run over the same keys does nothing more.
+    func apply(_ keys: Set<PostIdentity>, onlyManifests: Set<String>? = nil, dryRun: Bool, report: inout Report,
+               progress: WorkProgress? = nil) async throws(ForgetError) -> Applied {
+        var applied = Applied()
+        let catalog: PostCatalog
+        do {
+            catalog = try PostCatalog(cacheRoot: layout.root)
+            try catalog.refresh()
+        } catch {
+            throw .catalog(error.description)
+        }
+        // 1. Where each post is, in every manifest (older copies included).
+        progress?.setPhase("finding the posts in the manifests")
+        var found: [(name: String, file: ManifestFile, posts: [ManifestRedaction.Found])] = []
+        for name in manifestNames() where onlyManifests?.contains(name) ?? true {
+            let url = layout.manifestsURL.appendingPathComponent(name)
+            do {
+                let file = try ManifestFile(url: url)
+                let posts = try ManifestRedaction.find(in: file, keys: keys)
+                if !posts.isEmpty { found.append((name, file, posts)) }
+            } catch {
+                report.problems.append("\(CacheLayout.manifest(name)): \(error)")
+            }
+        }
+        let allFound = found.flatMap(\.posts)
+        applied.reposts = Set(allFound.compactMap { $0.repostOf == nil ? nil : $0.key })
+        var everything = keys.union(applied.reposts)
+        // A repost found in the catalog but in no manifest read now goes too.
+        let inCatalog: [PostCatalog.KnownPost]
+        do { inCatalog = try catalog.known(everything) } catch { throw .catalog(error.description) }
+        let removedKeys = Set(allFound.map(\.key)).union(inCatalog.map(\.key))
+        report.posts = removedKeys.subtracting(applied.reposts).sorted().map(\.description)
+        report.reposts = applied.reposts.sorted().map(\.description)
+        everything.formUnion(removedKeys)
+
+        // 2. The URLs that go with them: their media's, and the avatar of an author
+        // with no post left.
+        let urls = removedURLs(allFound.map(\.post), removing: everything, catalog: catalog)
+        let media: PostCatalog.ForgetOutcome
+        do { media = try catalog.forgetting(everything) } catch { throw .catalog(error.description) }
+
+        // 3. The saved pages that hold them.
+        progress?.setPhase("finding the posts in the saved pages")
+        let pages = pagesHolding(everything)
+        report.manifestsRewritten = found.count
+        report.pagesRewritten = pages.count
+        report.blobsShared = media.shared
+        let store = try? BlobStore(root: layout.root)
+        if dryRun {
+            report.blobsDeleted = media.unused.count
+            report.bytesFreed = media.unused.reduce(0) { total, hash in total + bytes(of: hash, store: store) }
+            return applied
+        }
+
+        // 4. Rewrite: manifests, then pages.
+        var rewrites = 0
+        func counted() throws(ForgetError) {
+            rewrites += 1
+            if let stop = stopAfterRewrites, rewrites >= stop { throw .stopped }
+        }
+        progress?.setPhase("rewriting manifests and pages")
+        var rewritten: [(path: String, size: Int, mtime: Int)] = []
+        for (name, file, posts) in found {
+            let url = layout.manifestsURL.appendingPathComponent(name)
+            do {
+                let facts = try ManifestRedaction.rewrite(file, at: url, removing: posts.map(\.range), failedURLs: urls)
+                rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime))
+            } catch {
+                throw .rewrite(path: url.path, message: "\(error)")
+            }
+            try counted()
+        }
+        for page in pages {
+            do {
+                _ = try ManifestRedaction.writeBlanked(page.bytes, blanks: page.blanks, over: page.url)
+            } catch {
+                throw .rewrite(path: page.url.path, message: "\(error)")
+            }
+            try counted()
+        }
+
+        // 5. The catalog, then the media no post uses now, then the index.
+        progress?.setPhase("removing them from the catalog")
+        let outcome: PostCatalog.ForgetOutcome
+        do { outcome = try catalog.forget(everything, rewritten: rewritten) } catch { throw .catalog(error.description) }
+        report.blobsShared = outcome.shared
+        progress?.setPhase("deleting their media")
+        report.bytesFreed = 0
+        for hash in outcome.unused {
+            report.bytesFreed += bytes(of: hash, store: store)
+            if let store {
+                _ = try? store.remove(hash)
+                _ = store.removeDerived(of: hash)
+            }
+            removeLocalCopies(of: hash)
+        }
+        report.blobsDeleted = outcome.unused.count
+        do {
+            try CacheIndex(path: layout.indexURL).erase(hashes: outcome.unused, urls: urls)
+        } catch {
+            throw .index(error.description)
+        }
+
+        // 6. The bucket: the manifests it shares put back without the posts, the
+        // media deleted, the tombstones for other machines' next sync.
+        if let storage {
+            progress?.setPhase("updating the bucket")
+            try await updateBucket(storage, manifests: found.map(\.name), unused: outcome.unused,
+                                   posts: allFound.map(\.post), report: &report)
+        }
+        return applied
+    }
+
+    // MARK: - Finding
+
+    private func manifestNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [])
+            .filter { CacheLayout.isManifestPath(CacheLayout.manifest($0)) }.sorted()
+    }
+
+    /// The folder `search` saves its pages in.
+    var resultsURL: URL { layout.root.appendingPathComponent("results", isDirectory: true) }
+
+    struct PageRewrite {
+        var url: URL
+        var bytes: Data
+        var blanks: [Range<Int>]
+    }
+
+    /// The saved pages holding any of `keys`, with what to blank in each.
+    private func pagesHolding(_ keys: Set<PostIdentity>) -> [PageRewrite] {
+        var ids: [Network: Set<String>] = [:]
+        for key in keys { ids[key.network, default: []].insert(key.id) }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: resultsURL.path)) ?? [])
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        var pages: [PageRewrite] = []
+        for name in names {
+            guard let network = PageRedaction.network(ofPage: name), let wanted = ids[network] else { continue }
+            let url = resultsURL.appendingPathComponent(name)
+            guard let bytes = try? Data(contentsOf: url, options: .alwaysMapped) else { continue }
+            let redaction = PageRedaction(ids: wanted)
+            let blanks = bytes.withUnsafeBytes { raw -> [Range<Int>]? in
+                guard redaction.mayHold(raw), let found = redaction.blanks(raw), found.posts > 0 else { return nil }
+                return JSONBlanking.normalized(found.blanks)
+            }
+            if let blanks, !blanks.isEmpty { pages.append(PageRewrite(url: url, bytes: bytes, blanks: blanks)) }
+        }
+        return pages
+    }
+
+    /// The URLs of the posts' photos and videos, and the avatar of each author none of
+    /// whose posts stays.
+    private func removedURLs(_ posts: [ManifestTweet], removing: Set<PostIdentity>, catalog: PostCatalog) -> Set<String> {
+        var urls = Set<String>()
+        var authors: [String: String] = [:]  // author id → avatar URL
+        for post in posts {
+            for media in post.media {
+                if let url = media.url { urls.insert(url) }
+                if let url = media.video?.url { urls.insert(url) }
+            }
+            if let avatar = post.author.avatar?.url, !post.author.id.isEmpty { authors[post.author.id] = avatar }
+        }
+        for (author, avatar) in authors {
+            let left = ((try? catalog.postKeys(byAuthor: author)) ?? []).filter { !removing.contains($0) }
+            if left.isEmpty { urls.insert(avatar) }
+        }
+        return urls
+    }
+
+    // MARK: - Removing
+
+    /// The bytes of a blob and its derived files on disk.
+    private func bytes(of hash: BlobHash, store: BlobStore?) -> Int {
+        guard let store else { return 0 }
+        var total = 0
+        var info = stat()
+        if stat(store.path(for: hash).path, &info) == 0 { total += Int(info.st_size) }
+        return total + store.derivedEntries(of: hash).reduce(0) { $0 + $1.bytes }
+    }
+
+    /// The copies of a bucket's objects kept under `objects/` (whole, or ranges
+    /// named `path@offset+length`).
+    private func removeLocalCopies(of hash: BlobHash) {
+        let objects = layout.objectsURL.path
+        for folder in ["\(CacheLayout.blobsFolder)/\(hash.shard)", CacheLayout.derivedShard(hash)] {
+            let path = objects + "/" + folder
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where name.hasPrefix(hash.hex) {
+                try? FileManager.default.removeItem(atPath: path + "/" + name)
+            }
+        }
+    }
+
+    /// Removes files a killed `forget` was writing (a copy of a manifest or page
+    /// without the posts, never the only copy of anything).
+    private func sweepTemporaries() {
+        for folder in [layout.manifestsURL, resultsURL] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            where name.hasPrefix(".forget-") && name.hasSuffix(".tmp") {
+                unlink(folder.appendingPathComponent(name).path)
+            }
+        }
+    }
+
+    private func updateBucket(_ storage: any CacheStorage, manifests: [String], unused: [BlobHash],
+                              posts: [ManifestTweet], report: inout Report) async throws(ForgetError) {
+        for name in manifests {
+            let key = CacheLayout.manifest(name)
+            do {
+                // Only the runs the bucket shares: a local run stays local.
+                guard try await storage.size(key) != nil else { continue }
+                let outcome = try await storage.store(key, file: layout.manifestsURL.appendingPathComponent(name), sha256: nil,
+                                                      contentType: "application/json")
+                if outcome != .alreadyStored { report.bucketManifestsRewritten += 1 }
+            } catch {
+                throw .bucket("\(key): \(error.description)")
+            }
+        }
+        // The media's objects: the names the manifests gave them, and whatever else
+        // the bucket holds under their hashes.
+        var paths = Set<String>()
+        let unusedSet = Set(unused)
+        for post in posts {
+            for media in post.media {
+                guard let hex = media.sha256, let hash = BlobHash(hex: hex), unusedSet.contains(hash) else { continue }
+                for thumbnail in media.thumbnails ?? [] { paths.insert(thumbnail.path) }
+                if let pack = media.tiles?.pack { paths.insert(pack) }
+            }
+        }
+        for hash in unused {
+            paths.insert(CacheLayout.blob(hash))
+            paths.insert(CacheLayout.pack(hash))
+            do {
+                for object in try await storage.list(CacheLayout.derivedShard(hash) + "/")
+                where object.key.hasPrefix(CacheLayout.derivedPrefix(hash)) {
+                    paths.insert(object.key)
+                }
+            } catch {
+                throw .bucket("listing \(CacheLayout.derivedShard(hash)): \(error.description)")
+            }
+        }
+        for path in paths.sorted() where CacheLayout.isSharedObject(path) {
+            do {
+                guard try await storage.size(path) != nil else { continue }
+                try await storage.delete(path)
+                report.bucketObjectsDeleted += 1
+            } catch {
+                throw .bucket("\(path): \(error.description)")
+            }
+        }
+    }
+}
+
+/// Why `forget` stopped. Whatever it did before stays done, and its tombstones are
+/// written: running it again finishes the job.
+public enum ForgetError: Error, Sendable, Equatable, CustomStringConvertible {
+    case tombstones(String)
+    case catalog(String)
+    case index(String)
+    case rewrite(path: String, message: String)
+    case bucket(String)
+    /// A test's stop (``Forgetter/stopAfterRewrites``).
+    case stopped
+
+    public var description: String {
+        let again = "; run `tweetcache forget` again to finish"
+        switch self {
+        case let .tombstones(message): return message
+        case let .catalog(message): return message + again
+        case let .index(message): return message + again
+        case let .rewrite(path, message): return "cannot rewrite \(path): \(message)" + again
+        case let .bucket(message): return "the bucket: \(message)" + again
+        case .stopped: return "stopped" + again
+        }
+    }
+}

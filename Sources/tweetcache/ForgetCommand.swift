@@ -1,0 +1,101 @@
+import ArgumentParser
+import Catalog
+import Foundation
+import Inspect
+import ObjectStore
+import Pipeline
+import TweetModel
+
+struct ForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Remove posts for good: deleted, suspended or protected ones, an author's, X's compliance results.",
+        discussion: """
+            Each post, and every repost of it, is removed from every manifest and saved page \
+            (other posts keep their bytes), from the catalog (its rows overwritten, its words' \
+            index merged, its log cut), and its images once no other post uses them, on disk \
+            and, with --store, in the bucket. A tombstone (network, id, time, reason; no \
+            content) goes to <cache>/tombstones.jsonl first: later fetches of old pages, syncs \
+            and other machines leave the post out. Run with no posts to finish a forget that \
+            was cut short.
+            """)
+
+    @Argument(help: ArgumentHelp("Posts by id: 1234 (on --network), x:1234, mastodon:1099…, or a Bluesky at:// URI.", valueName: "ID"))
+    var ids: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The network of bare ids: x, mastodon, bluesky.", valueName: "NETWORK"))
+    var network: String = "x"
+
+    @Option(name: .long, help: ArgumentHelp("Every post of this author (handle or author id).", valueName: "HANDLE"))
+    var user: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The result file of an X batch compliance job (JSON lines).", valueName: "FILE"))
+    var compliance: String?
+
+    @Option(name: .long, help: ArgumentHelp("The reason kept in the tombstones of ids and users (default: deleted, user).", valueName: "TEXT"))
+    var reason: String?
+
+    @Flag(name: .long, help: "List what would go; change nothing.")
+    var dryRun = false
+
+    @OptionGroup var options: InspectOptions
+
+    @OptionGroup var storage: StoreOptions
+
+    func validate() throws {
+        guard Network(rawValue: network.lowercased()) != nil else {
+            throw ValidationError("--network: \(network) is not x, mastodon or bluesky")
+        }
+    }
+
+    func run() async throws {
+        let root = options.cacheURL.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CleanExit.message("no cache at \(root.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
+        }
+        let defaultNetwork = Network(rawValue: network.lowercased()) ?? .x
+        var requests: [Forgetter.Request] = []
+        var problems: [String] = []
+        for id in ids {
+            guard let key = PostIdentity(argument: id, defaultNetwork: defaultNetwork) else {
+                problems.append("\(id.prefix(80).debugDescription): not a post id")
+                continue
+            }
+            requests.append(Forgetter.Request(key: key, reason: reason ?? "deleted"))
+        }
+        if !user.isEmpty {
+            let catalog: PostCatalog
+            do { catalog = try PostCatalog.open(cacheRoot: root).catalog } catch {
+                throw CleanExit.message(error.description, code: 2)
+            }
+            for handle in user {
+                let keys = (try? catalog.postKeys(byAuthor: handle)) ?? []
+                if keys.isEmpty { problems.append("--user \(handle): no posts by this author in the cache") }
+                requests += keys.map { Forgetter.Request(key: $0, reason: reason ?? "user") }
+            }
+        }
+        if let compliance {
+            let read: ComplianceFile
+            do { read = try ComplianceFile(path: compliance) } catch {
+                throw CleanExit.message("--compliance: \(error.description)", code: 2)
+            }
+            requests += read.requests
+            problems += read.problems
+        }
+        var shared: (any CacheStorage)?
+        var forgetter = Forgetter(cacheRoot: root)
+        if !dryRun, let opened = try await storage.open(writes: true) {
+            shared = opened
+            forgetter.storage = opened
+        }
+        defer { shared?.shutdown() }
+        var report: Forgetter.Report
+        do { report = try await forgetter.run(requests, dryRun: dryRun) } catch {
+            throw CleanExit.message(error.description, code: 2)
+        }
+        report.problems = problems + report.problems
+        if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
+        if !problems.isEmpty { throw ExitCode(1) }
+    }
+}
