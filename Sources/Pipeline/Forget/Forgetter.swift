@@ -364,6 +364,8 @@ public struct Forgetter: Sendable {
 
     /// The folder `search` saves its pages in.
     var resultsURL: URL { layout.root.appendingPathComponent("results", isDirectory: true) }
+    /// Folders of raw pages inside the cache: `search`'s, and the inputs `demo` writes.
+    var pageFolders: [URL] { [resultsURL, layout.root.appendingPathComponent("demo", isDirectory: true)] }
 
     struct PageRewrite {
         var url: URL
@@ -375,12 +377,18 @@ public struct Forgetter: Sendable {
     private func pagesHolding(_ keys: Set<PostIdentity>) -> [PageRewrite] {
         var ids: [Network: Set<String>] = [:]
         for key in keys { ids[key.network, default: []].insert(key.id) }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: resultsURL.path)) ?? [])
-            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        let everyID = Set(keys.map(\.id))
         var pages: [PageRewrite] = []
-        for name in names {
-            guard let network = PageRedaction.network(ofPage: name), let wanted = ids[network] else { continue }
-            let url = resultsURL.appendingPathComponent(name)
+        for folder in pageFolders {
+          let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+          for name in names {
+            // A page named by `search` says its network; another (the demo's inputs)
+            // is looked at for any of the ids.
+            let network = PageRedaction.network(ofPage: name)
+            let wanted = network.map { ids[$0] ?? [] } ?? everyID
+            guard !wanted.isEmpty else { continue }
+            let url = folder.appendingPathComponent(name)
             guard let bytes = try? Data(contentsOf: url, options: .alwaysMapped) else { continue }
             let redaction = PageRedaction(ids: wanted)
             let blanks = bytes.withUnsafeBytes { raw -> [Range<Int>]? in
@@ -388,6 +396,7 @@ public struct Forgetter: Sendable {
                 return JSONBlanking.normalized(found.blanks)
             }
             if let blanks, !blanks.isEmpty { pages.append(PageRewrite(url: url, bytes: bytes, blanks: blanks)) }
+          }
         }
         return pages
     }
@@ -437,7 +446,7 @@ public struct Forgetter: Sendable {
     /// Removes files a killed `forget` was writing (a copy of a manifest or page
     /// without the posts, never the only copy of anything).
     private func sweepTemporaries() {
-        for folder in [layout.manifestsURL, resultsURL] {
+        for folder in [layout.manifestsURL] + pageFolders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             where name.hasPrefix(".forget-") && name.hasSuffix(".tmp") {
                 unlink(folder.appendingPathComponent(name).path)

@@ -117,6 +117,9 @@ package struct JSONSpan: Sendable {
                         continue
                     }
                     guard next == UInt8(ascii: "]") else { return nil }
+                    scanner.position += 1
+                    return JSONSpan(range: start..<scanner.position,
+                                    value: .array(elements, interior: interiorStart..<(scanner.position - 1)))
                 }
             case UInt8(ascii: "\""):
                 guard let s = string() else { return nil }
