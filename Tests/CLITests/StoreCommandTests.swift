@@ -387,4 +387,47 @@ import Glibc
         #expect(try await f.client.size(CacheLayout.blob(stray)) == nil)
         #expect(try await f.client.list("").filter { !$0.key.hasPrefix("manifests/") }.count == named)
     }
+
+    @Test func aPostForgottenOnOneMachineLeavesTheBucketAndTheOtherAtItsSync() async throws {
+        let f = try await fixture("forget")
+        defer { f.close() }
+        let first = f.dir.appendingPathComponent("first"), second = f.dir.appendingPathComponent("second")
+        _ = try await sampleFetched(into: first, f.environment)
+        let synced = try await CommandRunner.run(bin, ["sync", "--cache", second.path, "--json"], environment: f.environment)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        func tweets(_ cache: URL) async throws -> [[String: Any]] {
+            let out = try await CommandRunner.run(bin, ["tweets", "--cache", cache.path, "--json", "--limit", "1000"], environment: f.environment)
+            return try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]])
+        }
+        let before = try await tweets(second)
+        let target = try #require(before.first { ($0["media"] as? [String])?.isEmpty == false })
+        let id = try #require(target["id"] as? String)
+        let others = Set(before.filter { $0["id"] as? String != id }.flatMap { $0["media"] as? [String] ?? [] })
+        let own = (target["media"] as? [String] ?? []).filter { !others.contains($0) }.compactMap { BlobHash(hex: $0) }
+        #expect(!own.isEmpty)
+        for hash in own { #expect(try await f.client.size(CacheLayout.blob(hash)) != nil) }
+
+        let out = try await CommandRunner.run(bin, ["forget", id, "--cache", first.path, "--json"], environment: f.environment)
+        #expect(out.status == 0, "\(out.stderr)")
+        // Gone from the bucket: its photos' objects, and from its manifest.
+        for hash in own {
+            #expect(try await f.client.size(CacheLayout.blob(hash)) == nil)
+            #expect(try await f.client.size(CacheLayout.pack(hash)) == nil)
+        }
+        for object in try await f.client.list("manifests/") {
+            let bytes = try #require(try await f.client.get(object.key))
+            #expect(Data(bytes).range(of: Data("\"\(id)\"".utf8)) == nil, "\(object.key) still names the post")
+        }
+        #expect(try await f.client.list("tombstones/").count == 1)
+
+        // The second machine drops it at its next sync, and lists the rest as before.
+        let again = try await CommandRunner.run(bin, ["sync", "--cache", second.path, "--json"], environment: f.environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        #expect(report["tombstones"] as? Int == 1 && report["forgotten"] as? Int == 1, "\(again.stdout)")
+        let after = try await tweets(second)
+        #expect(after.count == before.count - 1)
+        #expect(!after.contains { $0["id"] as? String == id })
+        #expect(try TombstoneLog(cacheRoot: second).keys() == [PostIdentity(network: .x, id: id)])
+    }
 }
