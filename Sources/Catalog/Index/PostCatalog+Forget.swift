@@ -14,15 +14,24 @@ extension PostCatalog {
     }
 
     /// The posts (own and included copies) whose author has `handle` (without `@`,
-    /// case ignored), or whose author id is `handle`.
+    /// case ignored), or whose author id is `handle`: the authors are found by their
+    /// newest handle (`authors`), their posts through the index by author.
     public func postKeys(byAuthor handle: String) throws(CatalogError) -> [PostIdentity] {
         let name = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
-        return try read("find an author's posts") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT DISTINCT network, id FROM posts WHERE lower(handle) = lower(?) OR user = ? ORDER BY network, id
-                """, arguments: [name, name]).compactMap { row in
-                Network(rawValue: row["network"]).map { PostIdentity(network: $0, id: row["id"]) }
-            }
+        let users = try read("find an author") { db in
+            try String.fetchAll(db, sql: "SELECT user FROM authors WHERE lower(handle) = lower(?) OR user = ?", arguments: [name, name])
+        }
+        // An author known only by included copies (quoted, reposted) has no `authors` row.
+        var keys: [PostIdentity] = []
+        for user in Set(users + [name]).sorted() { keys += try postKeys(byUserID: user) }
+        return keys.sorted()
+    }
+
+    /// The posts (own and included copies) of the author whose id is `user`.
+    public func postKeys(byUserID user: String) throws(CatalogError) -> [PostIdentity] {
+        try read("find an author's posts") { db in
+            try Row.fetchAll(db, sql: "SELECT network, id FROM posts WHERE included IN (0, 1) AND user = ?", arguments: [user])
+                .compactMap { row in Network(rawValue: row["network"]).map { PostIdentity(network: $0, id: row["id"]) } }
         }
     }
 

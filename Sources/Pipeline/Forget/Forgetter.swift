@@ -414,7 +414,7 @@ public struct Forgetter: Sendable {
             if let avatar = post.author.avatar?.url, !post.author.id.isEmpty { authors[post.author.id] = avatar }
         }
         for (author, avatar) in authors {
-            let left = ((try? catalog.postKeys(byAuthor: author)) ?? []).filter { !removing.contains($0) }
+            let left = ((try? catalog.postKeys(byUserID: author)) ?? []).filter { !removing.contains($0) }
             if left.isEmpty { urls.insert(avatar) }
         }
         return urls
