@@ -85,6 +85,11 @@ struct ForgetCommand: AsyncParsableCommand {
         }
         var shared: (any CacheStorage)?
         var forgetter = Forgetter(cacheRoot: root)
+        // Tests of a forget killed midway (kill -9 after N files rewritten).
+        if let stop = ProcessInfo.processInfo.environment["TWEETCACHE_FORGET_KILL_AFTER"].flatMap(Int.init) {
+            forgetter.stopAfterRewrites = stop
+            forgetter.killsAtStop = true
+        }
         if !dryRun, let opened = try await storage.open(writes: true) {
             shared = opened
             forgetter.storage = opened

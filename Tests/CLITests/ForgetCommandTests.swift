@@ -88,6 +88,40 @@ import TestSupport
         #expect(holding("dana_400x400", under: one).isEmpty, "no URL of hers is left")
     }
 
+    @Test func aForgetKilledMidwayIsFinishedByTheNext() async throws {
+        let server = try makeServer()
+        let (dir, page) = try scratchWithPage("tc-forget-kill")
+        let cache = dir.appendingPathComponent("c")
+        // Two runs: the post is in two manifests, and in the saved page.
+        for _ in 0..<2 {
+            let out = try await CommandRunner.run(
+                bin, ["fetch", page.path, "--cache", cache.path, "--quiet", "--mirror", "pbs.twimg.com=\(server.baseURL)"])
+            #expect(out.status == 0, "\(out.stderr)")
+        }
+        let results = cache.appendingPathComponent("results")
+        try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: page, to: results.appendingPathComponent("20181010T221924Z-v1.1-ucd-p1.json"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["TWEETCACHE_FORGET_KILL_AFTER"] = "1"
+        let killed = try await CommandRunner.run(bin, ["forget", "1", "--cache", cache.path], environment: environment)
+        #expect(killed.status != 0, "killed: \(killed.status)")
+        // Nothing half-written: every manifest reads whole, one still holds the post.
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
+        #expect(manifests.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.count == 2)
+        #expect(holding("one #ucd", under: cache.appendingPathComponent("manifests")).count == 1)
+        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tombstones.pending").path))
+        let list = try await CommandRunner.run(bin, ["tweets", "--cache", cache.path, "--color", "never"])
+        #expect(list.status == 0, "readers still read the cache: \(list.stderr)")
+
+        let finished = try await CommandRunner.run(bin, ["forget", "--cache", cache.path, "--json"])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let report = try json(finished)
+        #expect(report["resumed"] as? Bool == true)
+        #expect(report["posts"] as? [String] == ["x:1"])
+        #expect(holding("one #ucd", under: cache) == [])
+        #expect(!FileManager.default.fileExists(atPath: cache.appendingPathComponent("tombstones.pending").path))
+    }
+
     @Test func complianceFilesAndBadIdsAreReportedPerLine() async throws {
         let server = try makeServer()
         let (dir, page) = try scratchWithPage("tc-forget-compliance")

@@ -122,7 +122,7 @@ public struct ManifestRedaction: Sendable {
         let removed = Set(posts.map(\.lowerBound))
         var blanks: [Range<Int>] = []
         var tweets: [Range<Int>] = [], included: [Range<Int>] = []
-        try file.forEachPost { section, range in
+        try file.forEachPost(releasing: true) { section, range in
             if section == .tweets { tweets.append(range) } else { included.append(range) }
         }
         file.bytes.withUnsafeBytes { raw in
@@ -142,17 +142,20 @@ public struct ManifestRedaction: Sendable {
                                               interior: (whole.lowerBound + 1)..<(whole.upperBound - 1), in: raw)
             }
         }
-        return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url)
+        // Pages already copied are given back as the copy goes: a manifest of
+        // gigabytes is never resident.
+        return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url, copied: file.release)
     }
 
     /// Copies `bytes` with `blanks` overwritten into a hidden file beside `url`, then
     /// renames it over `url`; both made durable.
-    public static func writeBlanked(_ bytes: Data, blanks: [Range<Int>], over url: URL) throws -> (size: Int, mtime: Int) {
+    public static func writeBlanked(_ bytes: Data, blanks: [Range<Int>], over url: URL,
+                                    copied: (Range<Int>) -> Void = { _ in }) throws -> (size: Int, mtime: Int) {
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/.forget-\(UInt64.random(in: .min ... .max)).tmp"
         let fd = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         do {
-            try copy(bytes, blanking: blanks, to: fd, path: temporary)
+            try copy(bytes, blanking: blanks, to: fd, path: temporary, copied: copied)
             try FileSystem.sync(fd, path: temporary)
         } catch {
             close(fd)
@@ -172,7 +175,8 @@ public struct ManifestRedaction: Sendable {
     }
 
     /// Writes `bytes` to `fd` 4 MB at a time, `blanks` (sorted, apart) overwritten.
-    private static func copy(_ bytes: Data, blanking blanks: [Range<Int>], to fd: Int32, path: String) throws {
+    private static func copy(_ bytes: Data, blanking blanks: [Range<Int>], to fd: Int32, path: String,
+                             copied: (Range<Int>) -> Void) throws {
         let chunk = 4 << 20
         var next = 0
         var offset = 0
@@ -186,6 +190,7 @@ public struct ManifestRedaction: Sendable {
                 i += 1
             }
             try write(piece, to: fd, path: path)
+            copied(offset..<end)
             offset = end
         }
     }

@@ -25,9 +25,10 @@ public struct Forgetter: Sendable {
     /// The bucket shared with other machines, when there is one.
     public var storage: (any CacheStorage)?
     public var now: @Sendable () -> Date = { Date() }
-    /// For tests of a run killed midway: stop with an error once this many files have
-    /// been rewritten.
+    /// For tests of a run killed midway: stop once this many files have been
+    /// rewritten, with an error or (``killsAtStop``) by SIGKILL to the process.
     package var stopAfterRewrites: Int?
+    package var killsAtStop = false
 
     public init(cacheRoot: URL, storage: (any CacheStorage)? = nil) {
         layout = CacheLayout(root: cacheRoot)
@@ -255,13 +256,15 @@ public struct Forgetter: Sendable {
         }
         // 1. Where each post is, in every manifest (older copies included).
         progress?.setPhase("finding the posts in the manifests")
-        var found: [(name: String, file: ManifestFile, posts: [ManifestRedaction.Found])] = []
+        // Only what was found is kept, never the files (mapped, a million posts' are
+        // gigabytes): each is opened again when it is rewritten.
+        var found: [(name: String, size: Int, posts: [ManifestRedaction.Found])] = []
         for name in manifestNames() where onlyManifests?.contains(name) ?? true {
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
                 let file = try ManifestFile(url: url)
                 let posts = try ManifestRedaction.find(in: file, keys: keys)
-                if !posts.isEmpty { found.append((name, file, posts)) }
+                if !posts.isEmpty { found.append((name, file.bytes.count, posts)) }
             } catch {
                 report.problems.append("\(CacheLayout.manifest(name)): \(error)")
             }
@@ -300,14 +303,21 @@ public struct Forgetter: Sendable {
         var rewrites = 0
         func counted() throws(ForgetError) {
             rewrites += 1
-            if let stop = stopAfterRewrites, rewrites >= stop { throw .stopped }
+            if let stop = stopAfterRewrites, rewrites >= stop {
+                if killsAtStop { kill(getpid(), SIGKILL) }
+                throw .stopped
+            }
         }
         progress?.setPhase("rewriting manifests and pages")
         var rewritten: [(path: String, size: Int, mtime: Int)] = []
-        for (name, file, posts) in found {
+        for (name, size, posts) in found {
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
-                let facts = try ManifestRedaction.rewrite(file, at: url, removing: posts.map(\.range), failedURLs: urls)
+                let file = try ManifestFile(url: url)
+                // Changed since it was read (another forget, a sync): found again.
+                let ranges = file.bytes.count == size ? posts.map(\.range)
+                    : try ManifestRedaction.find(in: file, keys: everything).map(\.range)
+                let facts = try ManifestRedaction.rewrite(file, at: url, removing: ranges, failedURLs: urls)
                 rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime))
             } catch {
                 throw .rewrite(path: url.path, message: "\(error)")
@@ -316,7 +326,10 @@ public struct Forgetter: Sendable {
         }
         for page in pages {
             do {
-                _ = try ManifestRedaction.writeBlanked(page.bytes, blanks: page.blanks, over: page.url)
+                let bytes = try Data(contentsOf: page.url)
+                // Changed since it was read: the next forget finds it again.
+                guard bytes.count == page.size else { throw ForgetError.rewrite(path: page.url.path, message: "changed while forgetting") }
+                _ = try ManifestRedaction.writeBlanked(bytes, blanks: page.blanks, over: page.url)
             } catch {
                 throw .rewrite(path: page.url.path, message: "\(error)")
             }
@@ -369,7 +382,9 @@ public struct Forgetter: Sendable {
 
     struct PageRewrite {
         var url: URL
-        var bytes: Data
+        /// The page's size when it was read: read again to be rewritten, its bytes are
+        /// not kept (ten thousand pages are a gigabyte).
+        var size: Int
         var blanks: [Range<Int>]
     }
 
@@ -395,7 +410,7 @@ public struct Forgetter: Sendable {
                 guard redaction.mayHold(raw), let found = redaction.blanks(raw), found.posts > 0 else { return nil }
                 return JSONBlanking.normalized(found.blanks)
             }
-            if let blanks, !blanks.isEmpty { pages.append(PageRewrite(url: url, bytes: bytes, blanks: blanks)) }
+            if let blanks, !blanks.isEmpty { pages.append(PageRewrite(url: url, size: bytes.count, blanks: blanks)) }
           }
         }
         return pages
