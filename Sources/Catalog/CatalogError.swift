@@ -11,6 +11,8 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     case manifests(message: String)
     /// The tombstone log (``TombstoneLog``) could not be read or written.
     case tombstones(path: String, message: String)
+    /// The pinned collections (``CollectionPins``) could not be read or written.
+    case pins(path: String, message: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .database(operation, message): "catalog \(operation) failed: \(message) (`tweetcache reindex` rebuilds it)"
         case let .manifests(message): "cannot list the manifests: \(message)"
         case let .tombstones(path, message): "cannot use the tombstone log \(path): \(message)"
+        case let .pins(path, message): "cannot use the pinned collections \(path): \(message)"
         }
     }
 }

@@ -32,9 +32,18 @@ public struct GarbageCollector: Sendable {
         public var protected: Int
         public var bytesFreed: Int
         public var bytesRemaining: Int
+        /// The pinned collections (`tweetcache pin`), their media present, and whether
+        /// those alone exceed `--max-size` (they are kept all the same).
+        public var pins: [String] = []
+        public var pinnedBlobs = 0
+        public var pinnedBytes = 0
+        public var pinnedOverBudget = false
 
         enum CodingKeys: String, CodingKey {
-            case removed, kept, protected
+            case removed, kept, protected, pins
+            case pinnedBlobs = "pinned_blobs"
+            case pinnedBytes = "pinned_bytes"
+            case pinnedOverBudget = "pinned_over_budget"
             case dryRun = "dry_run"
             case bytesFreed = "bytes_freed"
             case bytesRemaining = "bytes_remaining"
@@ -47,6 +56,13 @@ public struct GarbageCollector: Sendable {
             lines.append("\(dryRun ? "would free" : "freed") \(ByteCount.format(bytesFreed)) (\(removed.filter { $0.reason != .orphanDerived }.count) blobs); "
                 + "\(kept) blobs kept, \(ByteCount.format(bytesRemaining)) remaining"
                 + (protected > 0 ? "; \(protected) left alone as possibly in use by a fetch" : ""))
+            if !pins.isEmpty {
+                lines.append("pinned: \(pins.joined(separator: ", ")): \(pinnedBlobs) images, \(ByteCount.format(pinnedBytes)), never evicted")
+            }
+            if pinnedOverBudget {
+                lines.append("the pinned collections alone hold \(ByteCount.format(pinnedBytes)), more than --max-size: kept; "
+                    + "unpin one (`tweetcache unpin QUERY`) or raise the budget")
+            }
             return lines.joined(separator: "\n") + "\n"
         }
     }
@@ -64,6 +80,8 @@ public struct GarbageCollector: Sendable {
         // without it could delete what it links to.
         let referenced: Set<BlobHash>
         let runs: [ManifestFileInfo]
+        var pins: [String] = []
+        var pinned = Set<BlobHash>()
         do {
             if let problem = try snapshot.catalog.problems().first {
                 throw InspectError.cache("not collecting while a manifest is unreadable (\(problem)); fix or move it first")
@@ -72,6 +90,14 @@ public struct GarbageCollector: Sendable {
             // run's avatar is still that run's.
             referenced = Set(try snapshot.catalog.referencedHashes().compactMap { BlobHash(hex: $0) })
             runs = try snapshot.catalog.runs()
+            pins = try CollectionPins(cacheRoot: snapshot.root).read().map(\.query)
+            for query in pins {
+                // `@name` is searched as `from:name`: its posts carry either.
+                let forms = query.hasPrefix("@") ? [query, "from:" + query.dropFirst()] : [query]
+                for form in forms {
+                    pinned.formUnion(try snapshot.catalog.hashes(PostFilter(query: form)).compactMap { BlobHash(hex: $0) })
+                }
+            }
         } catch let error as InspectError {
             throw error
         } catch {
@@ -87,17 +113,25 @@ public struct GarbageCollector: Sendable {
         var gc = GarbageCollection.Options(maxBytes: options.maxBytes, olderThan: options.olderThan)
         gc.gracePeriod = options.gracePeriod
         gc.now = options.now
+        gc.pinned = pinned
         do {
             let plan = try GarbageCollection.plan(store: snapshot.store, index: snapshot.index, referenced: referenced,
                                                   newestManifest: newestManifest, options: gc)
+            var report: Report
             if options.dryRun {
-                return Report(dryRun: true, removed: plan.removals, kept: plan.kept, protected: plan.protected,
-                              bytesFreed: plan.removals.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
-                              bytesRemaining: plan.bytesRemaining)
+                report = Report(dryRun: true, removed: plan.removals, kept: plan.kept, protected: plan.protected,
+                                bytesFreed: plan.removals.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
+                                bytesRemaining: plan.bytesRemaining)
+            } else {
+                let done = try GarbageCollection.apply(plan, store: snapshot.store, index: snapshot.index)
+                report = Report(dryRun: false, removed: done.removed, kept: done.kept, protected: done.protected,
+                                bytesFreed: done.bytesFreed, bytesRemaining: done.bytesRemaining)
             }
-            let done = try GarbageCollection.apply(plan, store: snapshot.store, index: snapshot.index)
-            return Report(dryRun: false, removed: done.removed, kept: done.kept, protected: done.protected,
-                          bytesFreed: done.bytesFreed, bytesRemaining: done.bytesRemaining)
+            report.pins = pins
+            report.pinnedBlobs = plan.pinnedBlobs
+            report.pinnedBytes = plan.pinnedBytes
+            report.pinnedOverBudget = plan.pinnedOverBudget
+            return report
         } catch {
             throw .cache(error.description)
         }

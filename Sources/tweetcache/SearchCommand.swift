@@ -1,4 +1,5 @@
 import ArgumentParser
+import Catalog
 import Foundation
 import MediaFetch
 import LiveSearch
@@ -55,6 +56,9 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Page the whole query again, not only the posts newer than those the cache holds.")
     var all = false
 
+    @Flag(name: .long, help: "Pin the query's collection: gc --max-size never evicts its media (see `tweetcache pin`).")
+    var pin = false
+
 
     @OptionGroup var options: FetchOptions
 
@@ -71,6 +75,14 @@ struct SearchCommand: AsyncParsableCommand {
         let searchAPI = SearchAPI(network: network, x: live.api)
         let cache = options.cacheURL
         let started = Date()
+        if pin {
+            do {
+                try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+                try CollectionPins(cacheRoot: cache).pin(query.trimmingCharacters(in: .whitespacesAndNewlines))
+            } catch {
+                throw CleanExit.message("--pin: \(error)", code: 2)
+            }
+        }
         var client: SearchClient
         do {
             let environment = ProcessInfo.processInfo.environment

@@ -60,6 +60,37 @@ import Testing
         #expect(try index.lookup(url: "https://x/dropped") == nil)
     }
 
+    @Test func aBudgetEvictsUnpinnedMediaLeastRecentlyUsedFirstAndNeverPinned() throws {
+        // Oldest first by last use: pinned (1000), old (2000), newer (3000).
+        let pinned = try put("pinned-collection", derived: 400)
+        let old = try put("old-unpinned", derived: 300)
+        let newer = try put("newer-unpinned", derived: 300)
+        for (hash, use) in [(pinned, 1000.0), (old, 2000.0), (newer, 3000.0)] {
+            try age(CacheLayout.blob(hash))
+            try age(CacheLayout.pack(hash))
+            try index.touch(hash: hash, at: Date(timeIntervalSince1970: use))
+        }
+        var options = GarbageCollection.Options(maxBytes: 800)
+        options.now = later
+        options.pinned = [pinned]
+        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [pinned, old, newer],
+                                              newestManifest: 9_999_999_999, options: options)
+        // The pinned one is the least recently used, and still stays; the old unpinned goes.
+        #expect(plan.removals.map(\.sha256) == [old.hex])
+        #expect(plan.pinnedBlobs == 1 && plan.pinnedBytes == "pinned-collection".utf8.count + 400)
+        #expect(!plan.pinnedOverBudget)
+        // A budget smaller than the pinned media: every unpinned blob goes, the pinned stay, and it is said.
+        options.maxBytes = 100
+        options.olderThan = 1
+        let tight = try GarbageCollection.plan(store: store, index: index, referenced: [pinned, old, newer],
+                                               newestManifest: 9_999_999_999, options: options)
+        #expect(Set(tight.removals.map(\.sha256)) == [old.hex, newer.hex])
+        #expect(tight.pinnedOverBudget)
+        let done = try GarbageCollection.apply(tight, store: store, index: index)
+        #expect(store.contains(pinned) && !store.contains(old) && !store.contains(newer))
+        #expect(done.removed.count == 2)
+    }
+
     @Test func applyingRechecksWhatAFetchTouchedSinceThePlan() throws {
         let hash = try put("busy")
         try age(CacheLayout.blob(hash))

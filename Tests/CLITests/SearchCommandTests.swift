@@ -85,9 +85,17 @@ import TestSupport
         let out = try await CommandRunner.run(
             bin, ["search", "@lab2", "--api", "v1.1", "--api-base", fake.baseURL, "--count", "120", "--retweets",
                   "--token-file", tokenFile.path, "--cache", dir.appendingPathComponent("c").path,
-                  "--mirror", fake.mirrorSpec],
+                  "--mirror", fake.mirrorSpec, "--pin"],
             environment: ["TWEETCACHE_BEARER_TOKEN": "not-this-one"])
         #expect(out.status == 0, "\(out.stderr)")
+        // --pin: the collection is pinned as typed, and gc finds its media (searched as from:lab2).
+        let pins = try await CommandRunner.run(bin, ["pin", "--json", "--cache", dir.appendingPathComponent("c").path])
+        #expect(pins.stdout.contains("@lab2"), "\(pins.stdout)")
+        let gc = try await CommandRunner.run(
+            bin, ["gc", "--dry-run", "--json", "--grace", "0", "--max-size", "1KB", "--cache", dir.appendingPathComponent("c").path])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(gc.stdout.utf8)) as? [String: Any])
+        #expect((report["pinned_blobs"] as? Int ?? 0) > 0, "\(gc.stdout)")
+        #expect(report["pinned_over_budget"] as? Bool == true)
         #expect(out.stdout.contains("tweets    120 from 2 files"))
         #expect(out.stderr.contains("search: page 1: 100 results"))
         #expect(out.stderr.contains("search: page 2: 20 results"))

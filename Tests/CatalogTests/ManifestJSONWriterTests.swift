@@ -66,6 +66,7 @@ import TestSupport
         summary.problems = 7
         summary.seconds = 1.625580994
         summary.downloadSeconds = 0.8125
+        summary.forgotten = 2
         summary.manifestPath = "/cache/manifests/20261125T105506Z.json"
         var store = StoreSummary(location: "s3://bucket/prefix")
         store.uploaded = 1

@@ -33,6 +33,9 @@ public enum GarbageCollection {
         public var olderThan: TimeInterval?
         public var gracePeriod: TimeInterval = 3600
         public var now = Date()
+        /// The media of pinned collections: never removed by age or budget (they are
+        /// referenced, so never as unreferenced either).
+        public var pinned: Set<BlobHash> = []
 
         public init(maxBytes: Int? = nil, olderThan: TimeInterval? = nil) {
             self.maxBytes = maxBytes
@@ -68,6 +71,11 @@ public enum GarbageCollection {
         /// Candidates left alone because a fetch may be using them.
         public var protected: Int
         public var bytesRemaining: Int
+        /// Pinned media present, and their bytes (with derived files).
+        public var pinnedBlobs = 0
+        public var pinnedBytes = 0
+        /// The pinned media alone are more than `maxBytes`: kept all the same.
+        public var pinnedOverBudget = false
         /// Orphaned derived files, by path, for ``apply(_:store:index:)``.
         var orphanPaths: [String]
         /// Rows newer than this belong to a run still going.
@@ -141,13 +149,17 @@ public enum GarbageCollection {
             chosenSet.insert(c.hash)
             return true
         }
-        for c in candidates where !c.referenced { _ = choose(c, .unreferenced) }
+        for c in candidates where !c.referenced && !options.pinned.contains(c.hash) { _ = choose(c, .unreferenced) }
         if let olderThan = options.olderThan {
-            for c in candidates where c.lastUse < now - olderThan { _ = choose(c, .olderThan) }
+            for c in candidates where c.lastUse < now - olderThan && !options.pinned.contains(c.hash) { _ = choose(c, .olderThan) }
         }
+        let pinned = candidates.filter { options.pinned.contains($0.hash) }
+        let pinnedBytes = pinned.reduce(0) { $0 + $1.bytes + $1.derivedBytes }
         if let budget = options.maxBytes {
+            // Least recently used first, among what no pinned collection uses.
             var total = candidates.filter { !chosenSet.contains($0.hash) }.reduce(0) { $0 + $1.bytes + $1.derivedBytes }
-            for c in candidates.sorted(by: { ($0.lastUse, $0.hash) < ($1.lastUse, $1.hash) }) where total > budget {
+            for c in candidates.sorted(by: { ($0.lastUse, $0.hash) < ($1.lastUse, $1.hash) })
+            where total > budget && !options.pinned.contains(c.hash) {
                 if !chosenSet.contains(c.hash), choose(c, .overBudget) { total -= c.bytes + c.derivedBytes }
             }
         }
@@ -167,6 +179,8 @@ public enum GarbageCollection {
         let remaining = candidates.filter { !chosenSet.contains($0.hash) }
         return Plan(removals: removals, kept: remaining.count, protected: protectedCount,
                     bytesRemaining: remaining.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
+                    pinnedBlobs: pinned.count, pinnedBytes: pinnedBytes,
+                    pinnedOverBudget: options.maxBytes.map { pinnedBytes > $0 } ?? false,
                     orphanPaths: orphanPaths, protectAfter: protectAfter, graceCutoff: graceCutoff)
     }
 
