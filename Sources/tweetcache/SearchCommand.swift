@@ -72,82 +72,12 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let searchAPI = SearchAPI(network: network, x: live.api)
-        let cache = options.cacheURL
-        let started = Date()
-        if pin {
-            do {
-                try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-                try CollectionPins(cacheRoot: cache).pin(query.trimmingCharacters(in: .whitespacesAndNewlines))
-            } catch {
-                throw CleanExit.message("--pin: \(error)", code: 2)
-            }
-        }
-        var client: SearchClient
-        do {
-            let environment = ProcessInfo.processInfo.environment
-            let credentials = try searchAPI.credentials(tokenFile: live.tokenFile, environment: environment)
-            var search = SearchOptions(cacheRoot: cache)
-            search.api = searchAPI
-            search.blueskyLogin = credentials.blueskyLogin
-            search.baseURL = instance ?? live.apiBase
-            search.count = count
-            search.maxWait = live.maxWait.duration
-            search.attempts = options.attempts
-            search.fetch.connectTimeout = .seconds(options.connectTimeout)
-            search.fetch.lowSpeedTime = .seconds(options.stallTimeout)
-            search.fetch.certificateAuthorities = options.certificateAuthorities
-            let searchQuery = try SearchQuery(query, includeRetweets: retweets)
-            client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
-            // A search repeated asks only for what is newer than what the cache holds of it.
-            if !all, let held = Self.held(by: client, cache: cache) {
-                client.shutdown()
-                search.since = held
-                client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
-            }
-        } catch LiveSearchError.missingToken {
-            // The library says what is missing; the flags that give it are the CLI's to name.
-            throw CleanExit.message(
-                "\(LiveSearchError.missingToken.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)",
-                code: 2)
-        } catch {
-            throw CleanExit.message(error.description, code: 2)
-        }
-
-        let reporter = Reporter(quiet: options.quiet || options.json)
-        reporter.line("search: \(client.endpointName) for \(client.apiQuery), up to \(count) results"
-            + (client.options.since.map { " newer than \($0.newestID ?? $0.isoTime ?? "") (held; --all for every one)" } ?? ""))
-        let outcome = await client.run(started: started) { reporter.show($0) }
-        client.shutdown()
-
-        do { try SearchHistory(cacheRoot: cache).record(outcome, of: client, started: started) } catch {
-            reporter.warn("search: \(error.description)")
-        }
-        let saved = outcome.pages.isEmpty ? "" : "; pages saved in \(Self.relative(outcome.pages[0].file.deletingLastPathComponent().path))/"
-        let summary = "search: \(outcome.pages.count) page\(outcome.pages.count == 1 ? "" : "s"), \(outcome.tweets) results\(saved)"
-        switch outcome.stop {
-        case .countReached, .endOfResults, .reachedHeld:
-            reporter.line("\(summary) (\(outcome.stop))")
-        case .rateLimited:
-            reporter.warn("\(summary); stopped early: \(outcome.stop) (or allow a longer wait with --max-wait)")
-        case .malformedPage:
-            reporter.warn("\(summary); stopped early: \(outcome.stop)")
-        case let .failed(error):
-            let hint = Self.hint(for: error)
-            if outcome.pages.isEmpty { throw CleanExit.message(error.description + hint, code: 2) }
-            reporter.warn("\(summary); stopped early: \(error.description)\(hint)")
-        }
-
-        // Read back from the saved files a piece at a time, as `fetch` reads them.
-        let inputs: [ResultsInput]
-        do { inputs = try SearchState.inputs(of: outcome, from: client) } catch {
-            throw CleanExit.message(error.description, code: 2)
-        }
-        let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
-        switch outcome.stop {
+        let run = LiveSearchRun(query: query, network: network, instance: instance, live: live, count: count,
+                                retweets: retweets, all: all, pin: pin, options: options)
+        switch try await run.run() {
         case .failed: throw ExitCode(2)
         case .rateLimited: throw ExitCode(3)
-        default: if report.failed(strict: options.strict) { throw ExitCode(1) }
+        case let .done(failed): if failed { throw ExitCode(1) }
         }
     }
 

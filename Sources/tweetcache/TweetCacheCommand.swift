@@ -8,7 +8,7 @@ struct TweetCacheCommand: AsyncParsableCommand {
         commandName: "tweetcache",
         abstract: "Turn tweet search results into a fast, trustworthy local image cache.",
         version: TweetCacheVersion.string,
-        subcommands: [FetchCommand.self, SearchCommand.self, DemoCommand.self, ServeCommand.self, ThumbCommand.self, TileCommand.self, DecodeCommand.self, PDQCommand.self, DupesCommand.self, MatchCommand.self,
+        subcommands: [FetchCommand.self, SearchCommand.self, WatchCommand.self, DemoCommand.self, ServeCommand.self, ThumbCommand.self, TileCommand.self, DecodeCommand.self, PDQCommand.self, DupesCommand.self, MatchCommand.self,
                       TweetsCommand.self, InfoCommand.self, LsCommand.self, ShowCommand.self, HistoryCommand.self,
                       StatsCommand.self, VerifyCommand.self, GcCommand.self, PinCommand.self, UnpinCommand.self, ForgetCommand.self, ReindexCommand.self, SyncCommand.self, ExportCommand.self, FillBenchCacheCommand.self, PDQBenchCommand.self])
 

@@ -310,11 +310,11 @@ final class ServingProcess: @unchecked Sendable {
     let output: URL
     let errors: URL
 
-    static func start(_ bin: URL, _ arguments: [String]) throws -> ServingProcess {
-        try ServingProcess(bin, arguments)
+    static func start(_ bin: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> ServingProcess {
+        try ServingProcess(bin, arguments, environment: environment)
     }
 
-    private init(_ bin: URL, _ arguments: [String]) throws {
+    private init(_ bin: URL, _ arguments: [String], environment: [String: String]) throws {
         let dir = try ScratchDirectory.make("tc-serving")
         output = dir.appendingPathComponent("out")
         errors = dir.appendingPathComponent("err")
@@ -323,6 +323,9 @@ final class ServingProcess: @unchecked Sendable {
         CommandRunner.record(bin, arguments)
         process.executableURL = bin
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice
@@ -343,6 +346,19 @@ final class ServingProcess: @unchecked Sendable {
         }
         let errorText = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         throw ServingError(description: "no `listening` line; stderr: \(errorText)")
+    }
+
+    /// Its standard error once a line starting with `prefix` is there; fails if it
+    /// exits first, or has not written it after 1,200 looks.
+    func errors(untilLine prefix: String) async throws -> String {
+        for _ in 0..<1200 {
+            let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix(prefix) }) { return text }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let errorText = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        throw ServingError(description: "no `\(prefix)` line; stderr: \(errorText)")
     }
 
     /// Sends SIGTERM and waits (on a thread of its own, not the tests' pool): its exit

@@ -19,6 +19,9 @@ public final class FakeSearchAPI: Sendable {
         /// The newest of them not posted yet: the API does not serve them until
         /// ``publish(_:)`` posts them (a collection that grows between searches).
         public var unpublished = 0
+        /// Posts this many of the unpublished ones after answering each search request:
+        /// a collection that grows while another process watches it, with no clock.
+        public var publishedPerRequest = 0
         /// Requests allowed per window, and the window's length.
         public var rateLimit = 450
         public var rateWindow: TimeInterval = 900
@@ -185,7 +188,10 @@ public final class FakeSearchAPI: Sendable {
 
         let params = parameters(request)
         // What is posted (the newest not yet), and of that what is newer than `since_id`.
-        let first = state.mutex.withLock { $0.unpublished }
+        let first = state.mutex.withLock { s in
+            defer { s.unpublished = max(0, s.unpublished - configuration.publishedPerRequest) }
+            return s.unpublished
+        }
         var last = corpus.count
         if let since = params["since_id"] {
             guard let bound = UInt64(since) else {
