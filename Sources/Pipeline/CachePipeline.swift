@@ -104,7 +104,9 @@ public final class CachePipeline: Sendable {
         progress.addInputTotal(sizes.reduce(0) { $0 + ($1 ?? 0) })
         var inputsDone = 0  // bytes of the inputs before this one
         // Posts `forget` removed stay out, whatever old page or replay names them.
-        let forgotten = (try? TombstoneLog(cacheRoot: layout.root).keys()) ?? []
+        let tombstones = TombstoneLog(cacheRoot: layout.root)
+        let tombstonesAtStart = tombstones.size
+        let forgotten = (try? tombstones.keys()) ?? []
         for (input, knownSize) in zip(inputs, sizes) {
             var source = SourceTally(path: input.name, search: input.search)
             let stream: ResultsStream
@@ -184,8 +186,20 @@ public final class CachePipeline: Sendable {
         let fromStore = (copied: ledger.copiedFromStore, bytes: ledger.bytesFromStore)
         ledger = RunLedger()
         loader.shutdown()
-        return try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
-                                started: started, fromStore: fromStore, copy: copy)
+        let result = try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
+                                      started: started, fromStore: fromStore, copy: copy)
+        // A forget while the run went: what the run wrote before it knew is removed from
+        // its manifest now (the forget could not see a manifest not yet written).
+        if tombstones.size != tombstonesAtStart, let keys = try? tombstones.keys() {
+            var report = Forgetter.Report()
+            do {
+                _ = try await Forgetter(cacheRoot: layout.root).apply(keys, onlyManifests: [result.manifestURL.lastPathComponent],
+                                                                    dryRun: false, report: &report)
+            } catch {
+                logger.error("could not remove the posts forgotten during the run from its manifest: \(error); `tweetcache forget` does")
+            }
+        }
+        return result
     }
 
     /// Writes the manifest's tail, publishes it where a publisher says, and puts it in

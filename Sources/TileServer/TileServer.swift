@@ -1,5 +1,6 @@
 import Foundation
 import BlobStore
+import Catalog
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -53,7 +54,7 @@ public final class TileServer: Sendable {
             continuation.finish()
         }
         // A service group: stopping is a graceful shutdown (open requests finish).
-        let group = ServiceGroup(configuration: .init(services: [made.app], gracefulShutdownSignals: [], logger: log))
+        let group = ServiceGroup(configuration: .init(services: [made.app, made.forgetWatch], gracefulShutdownSignals: [], logger: log))
         // The stream ends when the server does too: a port already taken fails the run
         // before it is listening, and the wait below would otherwise never end.
         let task = Task {
@@ -82,7 +83,8 @@ public final class TileServer: Sendable {
     static func application(
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?) {
+    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?,
+                 forgetWatch: ForgetWatch) {
         let metrics = ServerMetrics()
         if let health = configuration.store?.storage.health {
             metrics.storeUp(true)
@@ -109,10 +111,18 @@ public final class TileServer: Sendable {
         let store = configuration.buildsPacks && configuration.store == nil ? try? BlobStore(root: files.root) : nil
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
         let liveSearches = configuration.liveSearch.map(LiveSearches.init)
+        let memory = ByteCache(capacity: configuration.memoryCacheBytes)
+        let forgetWatch = ForgetWatch(log: TombstoneLog(cacheRoot: files.root), interval: configuration.forgetCheckInterval) {
+            hot.removeAll()
+            memory.removeAll()
+            packs.forgetAll()
+            sources.forgetAll()
+            logger.notice("posts were forgotten: the responses and images kept in memory were dropped")
+        }
         let responder = TileResponder(
             configuration: configuration,
             files: files,
-            memory: ByteCache(capacity: configuration.memoryCacheBytes),
+            memory: memory,
             hot: hot,
             sources: sources,
             packs: packs,
@@ -131,7 +141,7 @@ public final class TileServer: Sendable {
                                  serverName: TileServer.serverName),
             onServerRunning: onServerRunning,
             logger: logger)
-        return (app, lazyPacks, boundPort, liveSearches)
+        return (app, lazyPacks, boundPort, liveSearches, forgetWatch)
     }
 
     /// Stops accepting connections and returns once open requests are answered.

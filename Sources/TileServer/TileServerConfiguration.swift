@@ -35,6 +35,10 @@ public struct TileServerConfiguration: Sendable {
     /// Hot small files kept in memory (and, as much again, the complete answers
     /// repeated without the responder; the two share the bytes of a tile).
     public var memoryCacheBytes: Int = 64 << 20
+    /// How often the tombstone log is looked at: when `forget` (in another process)
+    /// adds to it, every response and image kept in memory is dropped, so nothing it
+    /// removed is served after that (``ForgetWatch``).
+    public var forgetCheckInterval: Duration = .seconds(2)
     /// Decoded originals kept in memory for lazy tiles (a 4096x3072 image is 37 MB).
     public var decodedCacheBytes: Int = 384 << 20
     /// Whether a tile cut on request starts building its image's pyramid pack

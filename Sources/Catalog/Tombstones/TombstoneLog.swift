@@ -122,4 +122,11 @@ public struct TombstoneLog: Sendable {
     }
 
     public var isPending: Bool { FileManager.default.fileExists(atPath: pendingMarker.path) }
+
+    /// The log's size in bytes (0 when there is none): it only grows, so a run that
+    /// sees it change knows a `forget` happened meanwhile.
+    public var size: Int {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? Int(info.st_size) : 0
+    }
 }

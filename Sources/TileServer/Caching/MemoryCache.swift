@@ -47,6 +47,15 @@ package final class MemoryCache<Key: Hashable & Sendable, Value: MemoryCost>: Se
         }
     }
 
+    /// Drops every entry (a `forget` elsewhere: no byte of what it removed is served
+    /// from memory).
+    func removeAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.bytes = 0
+        }
+    }
+
     func remove(_ key: Key) {
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.value.bytes }

@@ -29,6 +29,9 @@ final class PackReader: Sendable {
         self.logger = logger
     }
 
+    /// Drops every pack index read (after a `forget`).
+    func forgetAll() { indexes.removeAll() }
+
     /// A pack that failed its checks: the tile asked for is cut from the original.
     struct Damaged: Error {}
 

@@ -41,6 +41,12 @@ final class SourceImages: Sendable {
         self.capacity = capacity
     }
 
+    /// Drops every header and decoded image kept (after a `forget`).
+    func forgetAll() {
+        facts.removeAll()
+        decoded.withLock { $0 = Decoded() }
+    }
+
     /// The original's bytes, checked against their name; 404 when the cache does
     /// not hold it, 502 when every copy found is damaged.
     func bytes(_ hash: BlobHash) async throws(HTTPFailure) -> [UInt8] {

@@ -2,6 +2,7 @@ import BlobStore
 import Catalog
 import Foundation
 import MediaFetch
+import Synchronization
 import Testing
 import TestSupport
 import TweetModel
@@ -32,14 +33,16 @@ let forgetPage = """
 """
 
 func forgetOrigin() throws -> LoopbackHTTPServer {
-    try LoopbackHTTPServer { req in
+    try LoopbackHTTPServer { req in forgetOriginAnswer(req) }
+}
+
+func forgetOriginAnswer(_ req: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action {
         let p = req.path
         if p.contains("Zebra301") { return .respond(status: 200, body: TinyPNG.make(width: 300, height: 200, tag: "zebra")) }
         if p.contains("Shared777") { return .respond(status: 200, body: TinyPNG.make(width: 200, height: 300, tag: "shared")) }
         if p.contains("dora_400x400") { return .respond(status: 200, body: jpegLike(6_000, seed: 40)) }
         if p.contains("erin_400x400") { return .respond(status: 200, body: jpegLike(6_000, seed: 41)) }
         return .respond(status: 404)
-    }
 }
 
 /// A cache that fetched ``forgetPage`` twice (two runs: the post has an older copy),
@@ -150,6 +153,30 @@ func filesHolding(_ text: String, under root: URL) -> [String] {
         #expect(manifest.summary.forgotten == 2)
         #expect(origin.requestCount(path: "/pbs/media/Zebra301") == 1, "fetched by the first run only, never after the forget")
         #expect(try ManifestSchema.problems([again.manifestURL]) == "")
+    }
+
+    @Test func aForgetWhileARunGoesReachesWhatTheRunWrote() async throws {
+        let cache = try temporaryDirectory()
+        let forgotten = Mutex(false)
+        // The forget happens while the run fetches the posts' media: the run already
+        // decided to keep 301, and its manifest is not written yet for a forget to find.
+        let origin = try LoopbackHTTPServer { req in
+            let first = req.path.contains("Zebra301") && forgotten.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            if first {
+                try? TombstoneLog(cacheRoot: cache).append([Tombstone(key: PostIdentity(network: .x, id: "301"), forgottenAt: Date(), reason: "deleted")])
+            }
+            return forgetOriginAnswer(req)
+        }
+        let run = try await CachePipeline(options: try forgetOptions(cache: cache, origin: origin))
+            .run([ResultsInput(name: "page.json", data: Data(forgetPage.utf8))])
+        #expect(forgotten.withLock { $0 })
+        let manifest = try Manifest.read(from: run.manifestURL)
+        #expect(manifest.tweets.map(\.id) == ["302", "303"])
+        #expect(filesHolding("Zebracorn", under: cache) == [])
+        #expect(!(try BlobStore(root: cache)).contains(zebra))
     }
 
     @Test func aDryRunSaysWhatWouldGoAndChangesNothing() async throws {

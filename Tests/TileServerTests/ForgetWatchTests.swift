@@ -1,0 +1,44 @@
+import BlobStore
+import Catalog
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TestSupport
+@testable import TileServer
+
+/// A running server drops what it keeps in memory once `forget` (another process)
+/// adds to the tombstone log: the forgotten images are not served from memory after.
+@Suite struct ForgetWatchTests {
+    @Test func aForgetElsewhereEmptiesTheMemoryItServesFrom() async throws {
+        let fixture = try await ServerFixture.get()
+        let cache = try ScratchDirectory.make("tc-forget-watch").appendingPathComponent("cache")
+        try FileManager.default.copyItem(at: fixture.cache, to: cache)
+        var configuration = TileServerConfiguration(cacheRoot: cache)
+        configuration.buildsPacks = false
+        let made = try TileServer.application(configuration, logger: Logger(label: "test"))
+        let hash = fixture.eager
+        let uris = ["/blob/\(hash.hex)", "/iiif/3/\(hash.hex)/full/max/0/default.jpg", "/dzi/\(hash.hex)_files/11/1_1.jpg"]
+        try await made.app.test(.router) { client in
+            for uri in uris {
+                #expect(try await client.execute(uri: uri, method: .get).status == .ok, "\(uri)")
+            }
+            // `forget` removes the image's files and writes its tombstone.
+            let store = try BlobStore(root: cache)
+            #expect(try store.remove(hash))
+            _ = store.removeDerived(of: hash)
+            var seen = TombstoneLog(cacheRoot: cache).size
+            #expect(!made.forgetWatch.check(&seen), "nothing forgotten yet")
+            let fromMemory = try await client.execute(uri: uris[1], method: .get).status
+            try TombstoneLog(cacheRoot: cache).append([Tombstone(key: PostIdentity(network: .x, id: "1"), forgottenAt: Date(), reason: "deleted")])
+            #expect(made.forgetWatch.check(&seen))
+            for uri in uris {
+                let status = try await client.execute(uri: uri, method: .get).status
+                #expect(status == .notFound, "\(uri) after the forget: \(status)")
+            }
+            // What memory held was being served until the watch saw the tombstone.
+            #expect(fromMemory == .ok, "the rendition was served from memory: \(fromMemory)")
+        }
+    }
+}
