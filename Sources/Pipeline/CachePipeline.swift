@@ -106,7 +106,12 @@ public final class CachePipeline: Sendable {
         // Posts `forget` removed stay out, whatever old page or replay names them.
         let tombstones = TombstoneLog(cacheRoot: layout.root)
         let tombstonesAtStart = tombstones.size
-        let forgotten = (try? tombstones.keys()) ?? []
+        let forgotten: Set<PostIdentity>
+        do { forgotten = try tombstones.keys() } catch {
+            // Said: a run that cannot read the log may bring back what was forgotten.
+            logger.error("\(error); forgotten posts are not left out of this run")
+            forgotten = []
+        }
         for (input, knownSize) in zip(inputs, sizes) {
             var source = SourceTally(path: input.name, search: input.search)
             let stream: ResultsStream
@@ -190,13 +195,12 @@ public final class CachePipeline: Sendable {
                                       started: started, fromStore: fromStore, copy: copy)
         // A forget while the run went: what the run wrote before it knew is removed from
         // its manifest now (the forget could not see a manifest not yet written).
-        if tombstones.size != tombstonesAtStart, let keys = try? tombstones.keys() {
-            var report = Forgetter.Report()
+        // The pages a search saved for this run still hold the posts it left out.
+        if tombstones.size != tombstonesAtStart || (result.summary.forgotten ?? 0) > 0 {
             do {
-                _ = try await Forgetter(cacheRoot: layout.root).apply(keys, onlyManifests: [result.manifestURL.lastPathComponent],
-                                                                    dryRun: false, report: &report)
+                try await Forgetter(cacheRoot: layout.root).applyToRun(manifestName: result.manifestURL.lastPathComponent)
             } catch {
-                logger.error("could not remove the posts forgotten during the run from its manifest: \(error); `tweetcache forget` does")
+                logger.error("could not remove forgotten posts from this run's files: \(error)")
             }
         }
         return result

@@ -63,27 +63,25 @@ extension PostCatalog {
     }
 
     /// Removes the posts `keys` name and everything the catalog knew from them (their
-    /// words, tags, mentions, links, references, facet counts), and records the new
-    /// size and time of the manifests `rewritten` without them, so the next refresh
-    /// does not read those runs again. One transaction, with `secure_delete` on: the
-    /// rows' bytes are overwritten, not left in free pages. Then the words' index is
-    /// merged into one segment (FTS5 otherwise keeps a deleted post's words in its old
-    /// segments behind a delete marker) and the log is copied in and cut to nothing,
-    /// so no earlier page image of the rows stays in `catalog.sqlite-wal` either.
-    public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int)])
-        throws(CatalogError) -> ForgetOutcome
+    /// words, tags, mentions, links, references, facet counts), forgets the blobs
+    /// `unused` (the caller found no remaining post naming them, in any manifest) when
+    /// no current post uses them, and records the new size and time of the manifests
+    /// `rewritten` without the posts, so the next refresh does not read those runs
+    /// again. One transaction, with `secure_delete` on: the rows' bytes are overwritten,
+    /// not left in free pages. Then the words' index is merged into one segment (FTS5
+    /// otherwise keeps a deleted post's words in its old segments behind a delete
+    /// marker) and the log is copied in and cut to nothing, so no earlier page image of
+    /// the rows stays in `catalog.sqlite-wal` either. Returns the rows of posts removed.
+    @discardableResult
+    public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int)],
+                       unused: Set<BlobHash>) throws(CatalogError) -> Int
     {
         let lock = try Self.lock(path.path)
         defer { Self.unlock(lock) }
         try writeWithoutTransaction("erase as it deletes") { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
         defer { _ = try? writeWithoutTransaction("delete as before") { db in try db.execute(sql: "PRAGMA secure_delete = FAST") } }
-        var outcome = ForgetOutcome()
-        try write("forget posts") { db in
+        let posts = try write("forget posts") { db -> Int in
             let rows = try Self.rows(of: keys, db)
-            outcome.posts = rows.count
-            let media = try Self.mediaOnly(of: rows, db)
-            outcome.shared = media.shared
-            outcome.unused = media.unused.map(\.hash)
             for table in ["post_tags", "mentions", "links", "refs"] {
                 let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?")
                 for row in rows { try delete.execute(arguments: [row]) }
@@ -91,20 +89,24 @@ extension PostCatalog {
             // The trigger removes each own post's words.
             let delete = try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?")
             for row in rows { try delete.execute(arguments: [row]) }
-            for (id, hash) in media.unused {
-                try db.execute(sql: "DELETE FROM blobs WHERE id = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM images_pdq WHERE sha256 = ?", arguments: [Data(hash.bytes)])
+            let stillUsed = try db.cachedStatement(sql: "SELECT 1 FROM refs WHERE blob = (SELECT id FROM blobs WHERE sha256 = ?) LIMIT 1")
+            for hash in unused.sorted() {
+                let bytes = Data(hash.bytes)
+                guard !(try Bool.fetchOne(stillUsed, arguments: [bytes]) ?? false) else { continue }
+                try db.execute(sql: "DELETE FROM blobs WHERE sha256 = ?", arguments: [bytes])
+                try db.execute(sql: "DELETE FROM images_pdq WHERE sha256 = ?", arguments: [bytes])
             }
             for file in rewritten {
                 try db.execute(sql: "UPDATE runs SET size = ?, mtime = ? WHERE path = ?", arguments: [file.size, file.mtime, file.path])
             }
             try Self.recount(db)
+            return rows.count
         }
         try write("merge the words' index") { db in
             try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
         }
         try cutLog()
-        return outcome
+        return posts
     }
 
     /// What forgetting `keys` would remove: the rows of posts, and the blobs only

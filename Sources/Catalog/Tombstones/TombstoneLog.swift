@@ -104,21 +104,77 @@ public struct TombstoneLog: Sendable {
         return pread(fd, &byte, 1, off_t(size - 1)) == 1 ? byte : nil
     }
 
-    /// Marks a `forget` under way (durably), or ends the mark.
-    public func setPending(_ pending: Bool) throws(CatalogError) {
-        let marker = pendingMarker.path
-        if pending {
-            do {
-                let fd = try FileSystem.openFile(marker, flags: O_WRONLY | O_CREAT, operation: "create")
-                try FileSystem.sync(fd, path: marker)
-                close(fd)
-                try FileSystem.syncDirectory(pendingMarker.deletingLastPathComponent().path)
-            } catch {
-                throw .tombstones(path: marker, message: "\(error)")
-            }
-        } else if unlink(marker) != 0, errno != ENOENT {
-            throw .tombstones(path: marker, message: String(cString: strerror(errno)))
+    /// What a `forget` under way still has to finish, kept in the marker: the
+    /// manifests it rewrites (to put back in a bucket), the images it may delete, the
+    /// URLs whose index rows go. A forget killed after the catalog lost the posts
+    /// could not find these again; the next one reads them here.
+    public struct PendingWork: Codable, Sendable, Equatable {
+        public var manifests: [String] = []
+        public var hashes: [String] = []
+        public var urls: [String] = []
+
+        public init(manifests: [String] = [], hashes: [String] = [], urls: [String] = []) {
+            self.manifests = manifests
+            self.hashes = hashes
+            self.urls = urls
         }
+
+        public func merged(with other: PendingWork) -> PendingWork {
+            PendingWork(manifests: Array(Set(manifests + other.manifests)).sorted(), hashes: Array(Set(hashes + other.hashes)).sorted(),
+                        urls: Array(Set(urls + other.urls)).sorted())
+        }
+    }
+
+    /// Marks a `forget` under way with what it still has to do (durably: written
+    /// beside, fsynced, renamed, the folder fsynced).
+    public func setPending(_ work: PendingWork) throws(CatalogError) {
+        let marker = pendingMarker
+        do {
+            try JSONEncoder().encode(work).write(to: marker, options: .atomic)
+            let fd = try FileSystem.openFile(marker.path, flags: O_RDONLY, operation: "open")
+            defer { close(fd) }
+            try FileSystem.sync(fd, path: marker.path)
+            try FileSystem.syncDirectory(marker.deletingLastPathComponent().path)
+        } catch {
+            throw .tombstones(path: marker.path, message: "\(error)")
+        }
+    }
+
+    /// The work a forget cut short left, or nil when none is under way (an empty
+    /// marker, or one from before work lists, is an empty list: every tombstone is
+    /// applied again).
+    public func pendingWork() -> PendingWork? {
+        guard let data = FileManager.default.contents(atPath: pendingMarker.path) else { return nil }
+        return (try? JSONDecoder().decode(PendingWork.self, from: data)) ?? PendingWork()
+    }
+
+    /// Ends the mark: the forget is done.
+    public func clearPending() throws(CatalogError) {
+        if unlink(pendingMarker.path) != 0, errno != ENOENT {
+            throw .tombstones(path: pendingMarker.path, message: String(cString: strerror(errno)))
+        }
+    }
+
+    /// One forget at a time over a cache (a user's, a run's end, a sync's): an
+    /// exclusive lock on `tombstones.lock`, held until ``unlock(_:)``. Two forgets
+    /// rewriting one manifest would each copy the old file, and the last rename would
+    /// bring back what the first removed.
+    public func lock() throws(CatalogError) -> Int32 {
+        let path = url.deletingLastPathComponent().appendingPathComponent("tombstones.lock").path
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .tombstones(path: path, message: String(cString: strerror(errno))) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw .tombstones(path: path, message: message)
+        }
+        return fd
+    }
+
+    public func unlock(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+        close(fd)
     }
 
     public var isPending: Bool { FileManager.default.fileExists(atPath: pendingMarker.path) }

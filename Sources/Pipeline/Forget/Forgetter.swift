@@ -101,14 +101,18 @@ public struct Forgetter: Sendable {
     public func run(_ requests: [Request], dryRun: Bool = false, progress: WorkProgress? = nil) async throws(ForgetError) -> Report {
         var report = Report()
         report.dryRun = dryRun
-        sweepTemporaries()
         let log = TombstoneLog(cacheRoot: layout.root)
+        let lock: Int32
+        do { lock = try log.lock() } catch { throw .tombstones(error.description) }
+        defer { log.unlock(lock) }
+        sweepTemporaries()
         let held: [Tombstone]
         do { held = try log.read().tombstones } catch { throw .tombstones(error.description) }
         var reasons: [PostIdentity: String] = [:]
         for request in requests { reasons[request.key] = reasons[request.key] ?? request.reason }
         report.asked = reasons.count
-        if log.isPending {
+        let pending = log.pendingWork()
+        if pending != nil {
             report.resumed = true
             for tombstone in held where reasons[tombstone.key] == nil { reasons[tombstone.key] = tombstone.reason }
         }
@@ -120,7 +124,7 @@ public struct Forgetter: Sendable {
                 .map { Tombstone(key: $0.key, forgottenAt: at, reason: $0.value) }
             do {
                 try log.append(new)
-                try log.setPending(true)
+                if pending == nil { try log.setPending(TombstoneLog.PendingWork()) }
             } catch {
                 throw .tombstones(error.description)
             }
@@ -144,9 +148,33 @@ public struct Forgetter: Sendable {
                     + reposts
                 try await Self.publish(all.sorted { $0.key < $1.key }, to: storage)
             }
-            do { try log.setPending(false) } catch { throw .tombstones(error.description) }
+            // A problem left (a manifest or page that could not be read) keeps the
+            // mark: the next forget tries again.
+            if report.problems.isEmpty {
+                do { try log.clearPending() } catch { throw .tombstones(error.description) }
+            }
         }
         return report
+    }
+
+    /// At the end of a run that went while posts were forgotten (the tombstone log
+    /// grew), or that left forgotten posts out: removes them from the run's own
+    /// manifest (the forget could not see it before it was written) and from the saved
+    /// pages, under the same lock as a `forget`.
+    public func applyToRun(manifestName: String) async throws(ForgetError) {
+        let log = TombstoneLog(cacheRoot: layout.root)
+        let lock: Int32
+        do { lock = try log.lock() } catch { throw .tombstones(error.description) }
+        defer { log.unlock(lock) }
+        let keys: Set<PostIdentity>
+        do { keys = try log.keys() } catch { throw .tombstones(error.description) }
+        guard !keys.isEmpty else { return }
+        let wasPending = log.pendingWork() != nil
+        var report = Report()
+        _ = try await apply(keys, onlyManifests: [manifestName], dryRun: false, report: &report)
+        if !wasPending, report.problems.isEmpty {
+            do { try log.clearPending() } catch { throw .tombstones(error.description) }
+        }
     }
 
     /// A bucket's tombstones: `tombstones/<UTC>-<random>.jsonl`, one object per
@@ -188,6 +216,9 @@ public struct Forgetter: Sendable {
         guard let storage else { return SyncReport() }
         var sync = SyncReport()
         let log = TombstoneLog(cacheRoot: layout.root)
+        let lock: Int32
+        do { lock = try log.lock() } catch { throw .tombstones(error.description) }
+        defer { log.unlock(lock) }
         let seenURL = layout.root.appendingPathComponent("tombstones.synced")
         let seen = Set(((try? String(contentsOf: seenURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init))
         let objects: [StoredObject]
@@ -213,10 +244,12 @@ public struct Forgetter: Sendable {
         }
         sync.tombstones = arrived.count
         var report = Report()
+        // A forget cut short here keeps its own mark, which the next forget finishes.
+        let marked = log.pendingWork() == nil
         if !arrived.isEmpty {
             do {
                 try log.append(arrived)
-                try log.setPending(true)
+                if marked { try log.setPending(TombstoneLog.PendingWork()) }
             } catch {
                 throw .tombstones(error.description)
             }
@@ -228,7 +261,9 @@ public struct Forgetter: Sendable {
             _ = try await apply(Set(held.map(\.key)), onlyManifests: newManifests, dryRun: false, report: &report)
             sync.posts += report.posts.count + report.reposts.count
         }
-        do { try log.setPending(false) } catch { throw .tombstones(error.description) }
+        if marked, report.problems.isEmpty {
+            do { try log.clearPending() } catch { throw .tombstones(error.description) }
+        }
         if !objects.isEmpty {
             let lines = (seen.union(objects.map(\.key))).sorted().joined(separator: "\n") + "\n"
             try? Data(lines.utf8).write(to: seenURL, options: .atomic)
@@ -288,7 +323,7 @@ public struct Forgetter: Sendable {
 
         // 3. The saved pages that hold them.
         progress?.setPhase("finding the posts in the saved pages")
-        let pages = pagesHolding(everything)
+        let pages = pagesHolding(everything, problems: &report.problems)
         report.manifestsRewritten = found.count
         report.pagesRewritten = pages.count
         report.blobsShared = media.shared
@@ -298,6 +333,16 @@ public struct Forgetter: Sendable {
             report.bytesFreed = media.unused.reduce(0) { total, hash in total + bytes(of: hash, store: store) }
             return applied
         }
+
+        // What is to be done is written down before anything changes: a forget cut
+        // short after the catalog lost the posts could not find it again.
+        let log = TombstoneLog(cacheRoot: layout.root)
+        var work = (log.pendingWork() ?? TombstoneLog.PendingWork()).merged(with: TombstoneLog.PendingWork(
+            manifests: found.map(\.name), hashes: media.unused.map(\.hex), urls: urls.sorted()))
+        if onlyManifests == nil || !work.hashes.isEmpty || !work.urls.isEmpty {
+            do { try log.setPending(work) } catch { throw .tombstones(error.description) }
+        }
+        work.manifests = work.manifests.filter { FileManager.default.fileExists(atPath: layout.manifestsURL.appendingPathComponent($0).path) }
 
         // 4. Rewrite: manifests, then pages.
         var rewrites = 0
@@ -336,33 +381,52 @@ public struct Forgetter: Sendable {
             try counted()
         }
 
-        // 5. The catalog, then the media no post uses now, then the index.
-        progress?.setPhase("removing them from the catalog")
-        let outcome: PostCatalog.ForgetOutcome
-        do { outcome = try catalog.forget(everything, rewritten: rewritten) } catch { throw .catalog(error.description) }
-        report.blobsShared = outcome.shared
+        // 5. The images: only those no remaining post names in any manifest (older
+        // copies of kept posts included) go; none while a manifest cannot be read (it
+        // may name anything).
         progress?.setPhase("deleting their media")
+        let candidates = Set(work.hashes.compactMap { BlobHash(hex: $0) })
+        let scan = NamedHashes.find(candidates, inFiles: manifestNames().map { layout.manifestsURL.appendingPathComponent($0).path })
+        let unreadable = (try? catalog.problems()) ?? []
+        var unused = candidates.subtracting(scan.named)
+        if !scan.unreadable.isEmpty || !unreadable.isEmpty {
+            report.problems.append("images kept until every manifest can be read: \((scan.unreadable + unreadable.map { "\($0)" }).prefix(3).joined(separator: ", "))")
+            unused = []
+        }
+        report.blobsShared = media.shared + candidates.intersection(scan.named).count
         report.bytesFreed = 0
-        for hash in outcome.unused {
-            report.bytesFreed += bytes(of: hash, store: store)
+        var removed: [BlobHash] = []
+        for hash in unused.sorted() {
+            let size = bytes(of: hash, store: store)
             if let store {
-                _ = try? store.remove(hash)
+                do {
+                    try store.remove(hash)
+                } catch {
+                    report.problems.append("\(CacheLayout.blob(hash)): \(error)")
+                    continue
+                }
                 _ = store.removeDerived(of: hash)
             }
             removeLocalCopies(of: hash)
+            report.bytesFreed += size
+            removed.append(hash)
         }
-        report.blobsDeleted = outcome.unused.count
+        report.blobsDeleted = removed.count
+
+        // 6. The catalog and the index.
+        progress?.setPhase("removing them from the catalog")
+        do { try catalog.forget(everything, rewritten: rewritten, unused: Set(removed)) } catch { throw .catalog(error.description) }
         do {
-            try CacheIndex(path: layout.indexURL).erase(hashes: outcome.unused, urls: urls)
+            try CacheIndex(path: layout.indexURL).erase(hashes: removed, urls: Set(work.urls))
         } catch {
             throw .index(error.description)
         }
 
-        // 6. The bucket: the manifests it shares put back without the posts, the
-        // media deleted, the tombstones for other machines' next sync.
+        // 7. The bucket: the manifests it shares put back without the posts, the
+        // images' objects deleted (the tombstones for other machines are the caller's).
         if let storage {
             progress?.setPhase("updating the bucket")
-            try await updateBucket(storage, manifests: found.map(\.name), unused: outcome.unused,
+            try await updateBucket(storage, manifests: work.manifests, unused: unused.sorted(),
                                    posts: allFound.map(\.post), report: &report)
         }
         return applied
@@ -389,7 +453,7 @@ public struct Forgetter: Sendable {
     }
 
     /// The saved pages holding any of `keys`, with what to blank in each.
-    private func pagesHolding(_ keys: Set<PostIdentity>) -> [PageRewrite] {
+    private func pagesHolding(_ keys: Set<PostIdentity>, problems: inout [String]) -> [PageRewrite] {
         var ids: [Network: Set<String>] = [:]
         for key in keys { ids[key.network, default: []].insert(key.id) }
         let everyID = Set(keys.map(\.id))
@@ -404,12 +468,23 @@ public struct Forgetter: Sendable {
             let wanted = network.map { ids[$0] ?? [] } ?? everyID
             guard !wanted.isEmpty else { continue }
             let url = folder.appendingPathComponent(name)
-            guard let bytes = try? Data(contentsOf: url, options: .alwaysMapped) else { continue }
-            let redaction = PageRedaction(ids: wanted)
-            let blanks = bytes.withUnsafeBytes { raw -> [Range<Int>]? in
-                guard redaction.mayHold(raw), let found = redaction.blanks(raw), found.posts > 0 else { return nil }
-                return JSONBlanking.normalized(found.blanks)
+            guard let bytes = try? Data(contentsOf: url, options: .alwaysMapped) else {
+                problems.append("\(url.path): cannot be read")
+                continue
             }
+            let redaction = PageRedaction(ids: wanted)
+            var unparsed = false
+            let blanks = bytes.withUnsafeBytes { raw -> [Range<Int>]? in
+                guard redaction.mayHold(raw) else { return nil }
+                guard let found = redaction.blanks(raw) else {
+                    unparsed = true
+                    return nil
+                }
+                return found.posts > 0 ? JSONBlanking.normalized(found.blanks) : nil
+            }
+            // It may hold a forgotten post and is not JSON this reads: said, and the
+            // forget stays marked under way.
+            if unparsed { problems.append("\(url.path): names a forgotten id but is not JSON that can be rewritten") }
             if let blanks, !blanks.isEmpty { pages.append(PageRewrite(url: url, size: bytes.count, blanks: blanks)) }
           }
         }
@@ -476,9 +551,12 @@ public struct Forgetter: Sendable {
             do {
                 // Only the runs the bucket shares: a local run stays local.
                 guard try await storage.size(key) != nil else { continue }
-                let outcome = try await storage.store(key, file: layout.manifestsURL.appendingPathComponent(name), sha256: nil,
-                                                      contentType: "application/json")
-                if outcome != .alreadyStored { report.bucketManifestsRewritten += 1 }
+                // Deleted first: the copy without the posts has the same size, which a
+                // store may take for "already there".
+                try await storage.delete(key)
+                _ = try await storage.store(key, file: layout.manifestsURL.appendingPathComponent(name), sha256: nil,
+                                            contentType: "application/json")
+                report.bucketManifestsRewritten += 1
             } catch {
                 throw .bucket("\(key): \(error.description)")
             }

@@ -179,6 +179,35 @@ func filesHolding(_ text: String, under root: URL) -> [String] {
         #expect(!(try BlobStore(root: cache)).contains(zebra))
     }
 
+    @Test func anImageAnOlderCopyOfAKeptPostNamesStays() async throws {
+        // Run 1: P and F by one author, avatar one. Run 2: P again, with avatar two.
+        // The catalog's newest copy of P uses avatar two only; run 1's copy of P still
+        // names avatar one, which a forget of F must therefore keep.
+        func page(_ posts: [(String, String)], avatar: String) -> Data {
+            let data = posts.map { #"{"id":"\#($0.0)","text":"\#($0.1)","author_id":"50","created_at":"2024-05-01T10:00:00.000Z"}"# }
+            return Data(#"{"data":[\#(data.joined(separator: ","))],"includes":{"users":[{"id":"50","username":"fay","name":"Fay","profile_image_url":"https://pbs.twimg.com/profile_images/50/\#(avatar)_normal.jpg"}]}}"#.utf8)
+        }
+        let origin = try LoopbackHTTPServer { req in
+            if req.path.contains("one_400x400") { return .respond(status: 200, body: jpegLike(5_000, seed: 501)) }
+            if req.path.contains("two_400x400") { return .respond(status: 200, body: jpegLike(5_000, seed: 502)) }
+            return .respond(status: 404)
+        }
+        let cache = try temporaryDirectory()
+        _ = try await CachePipeline(options: try forgetOptions(cache: cache, origin: origin))
+            .run([ResultsInput(name: "one.json", data: page([("501", "kept post"), ("502", "Forgettable words")], avatar: "one"))])
+        _ = try await CachePipeline(options: try forgetOptions(cache: cache, origin: origin))
+            .run([ResultsInput(name: "two.json", data: page([("501", "kept post")], avatar: "two"))])
+        let avatarOne = BlobHash(hashing: jpegLike(5_000, seed: 501))
+        let store = try BlobStore(root: cache)
+        #expect(store.contains(avatarOne))
+        let report = try await Forgetter(cacheRoot: cache).run([Forgetter.Request(key: PostIdentity(network: .x, id: "502"), reason: "deleted")])
+        #expect(report.posts == ["x:502"])
+        #expect(report.blobsDeleted == 0)
+        #expect(store.contains(avatarOne), "run 1's copy of the kept post still names it")
+        #expect(try CacheIndex(path: store.indexURL).blob(avatarOne) != nil)
+        #expect(filesHolding("Forgettable", under: cache) == [])
+    }
+
     @Test func aDryRunSaysWhatWouldGoAndChangesNothing() async throws {
         let (cache, _, _) = try await forgetCache()
         let before = try snapshot(cache)
