@@ -151,7 +151,7 @@ public final class CachePipeline: Sendable {
                             continue
                         }
                         guard ledger.topPosts.insert(postID: tweet.id) else { continue }
-                        batch.top.append((tweet, page.query, page.format))
+                        batch.top.append((tweet, page.query ?? input.query, page.format))
                         if batch.count >= max(1, options.batchSize) {
                             progress.beginBatch(endingAt: offset(postsTaken))
                             try await process(batch, source: input.name, ledger: &ledger, writer: writer,
@@ -163,7 +163,7 @@ public final class CachePipeline: Sendable {
                     for tweet in page.includedTweets
                     where forgotten.isEmpty || !Self.isForgotten(tweet, forgotten) {
                         guard ledger.includedPosts.insert(postID: tweet.id) else { continue }
-                        batch.included.append((tweet, page.query, page.format))
+                        batch.included.append((tweet, page.query ?? input.query, page.format))
                     }
                 }
                 progress.beginBatch(endingAt: offset(piecePosts))

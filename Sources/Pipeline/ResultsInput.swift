@@ -17,6 +17,9 @@ public struct ResultsInput: Sendable {
     /// The search that saved these pages: the run's manifest records it with the
     /// input's newest post, for the next search of the same key.
     public var search: Manifest.SearchRecord?
+    /// The query its posts are recorded under when its pages name none (X v2 pages
+    /// never do): the search as typed, which pins and `tweets --query` name.
+    public var query: String?
 
     /// Results already in memory (a live search's page).
     public init(name: String, data: Data) {

@@ -28,6 +28,7 @@ public enum SearchState {
         let since = client.options.since
         return try outcome.pages.map { page throws(PipelineError) in
             var input = try ResultsInput.read(page.file.path)
+            input.query = client.query.text
             input.search = Manifest.SearchRecord(
                 api: key.api, base: key.base, query: key.query, sinceID: since?.newestID, sinceAt: since?.newestAt,
                 reached: outcome.reachedHeld)

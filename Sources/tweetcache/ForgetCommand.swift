@@ -23,8 +23,8 @@ struct ForgetCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Posts by id: 1234 (on --network), x:1234, mastodon:1099…, or a Bluesky at:// URI.", valueName: "ID"))
     var ids: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The network of bare ids: x, mastodon, bluesky.", valueName: "NETWORK"))
-    var network: String = "x"
+    @Option(name: .long, help: ArgumentHelp("The network of bare ids (default x), and the only one --user looks in: x, mastodon, bluesky.", valueName: "NETWORK"))
+    var network: String?
 
     @Option(name: .long, help: ArgumentHelp("Every post of this author (handle or author id).", valueName: "HANDLE"))
     var user: [String] = []
@@ -43,7 +43,7 @@ struct ForgetCommand: AsyncParsableCommand {
     @OptionGroup var storage: StoreOptions
 
     func validate() throws {
-        guard Network(rawValue: network.lowercased()) != nil else {
+        if let network, Network(rawValue: network.lowercased()) == nil {
             throw ValidationError("--network: \(network) is not x, mastodon or bluesky")
         }
     }
@@ -54,7 +54,8 @@ struct ForgetCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CleanExit.message("no cache at \(root.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
-        let defaultNetwork = Network(rawValue: network.lowercased()) ?? .x
+        let given = network.flatMap { Network(rawValue: $0.lowercased()) }
+        let defaultNetwork = given ?? .x
         var requests: [Forgetter.Request] = []
         var problems: [String] = []
         for id in ids {
@@ -70,7 +71,11 @@ struct ForgetCommand: AsyncParsableCommand {
                 throw CleanExit.message(error.description, code: 2)
             }
             for handle in user {
-                let keys = (try? catalog.postKeys(byAuthor: handle)) ?? []
+                // Handles are per network: `alice` on X is not `alice` on a Mastodon server.
+                let keys: [PostIdentity]
+                do { keys = try catalog.postKeys(byAuthor: handle).filter { given == nil || $0.network == given } } catch {
+                    throw CleanExit.message(error.description, code: 2)
+                }
                 if keys.isEmpty { problems.append("--user \(handle): no posts by this author in the cache") }
                 requests += keys.map { Forgetter.Request(key: $0, reason: reason ?? "user") }
             }
@@ -101,6 +106,8 @@ struct ForgetCommand: AsyncParsableCommand {
         }
         report.problems = problems + report.problems
         if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
-        if !problems.isEmpty { throw ExitCode(1) }
+        // A problem of the forget itself (a file it could not read) leaves it marked
+        // under way: the next `forget` tries again.
+        if !report.problems.isEmpty { throw ExitCode(1) }
     }
 }

@@ -86,6 +86,8 @@ struct WatchCommand: AsyncParsableCommand {
                 } catch {
                     // What a first poll cannot do (a token, a query), no later one will.
                     if poll == 1 { throw error }
+                    // A CleanExit said its message already; anything else is said here.
+                    if !(error is ExitCode) { StandardStreams.error("watch: \(query): \(error)\n") }
                     StandardStreams.error("watch: \(query): tried again at the next poll\n")
                 }
             }
@@ -135,9 +137,15 @@ final class StopSignal: Sendable {
     }
 
     func request() {
-        let wait = state.withLock { s -> Task<Void, Never>? in
-            s.requested = true
-            return s.wait
+        let (wait, again) = state.withLock { s -> (Task<Void, Never>?, Bool) in
+            defer { s.requested = true }
+            return (s.wait, s.requested)
+        }
+        // A second signal: stop now (what a manifest holds is kept; the poll under way
+        // is asked again by the next watch).
+        if again {
+            StandardStreams.error("watch: stopped at once\n")
+            exit(130)
         }
         StandardStreams.error("watch: stopping after the poll under way\n")
         wait?.cancel()

@@ -47,6 +47,11 @@ import TestSupport
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
         #expect(manifests.filter { $0.hasSuffix(".json") }.count == 6, "one run per query per poll")
         #expect(try CollectionPins(cacheRoot: cache).read().map(\.query) == ["#ucd", "@lab2"])
+        // X v2 pages name no query: the posts carry the search as typed, so the pins hold them.
+        let gc = try await CommandRunner.run(bin, ["gc", "--dry-run", "--json", "--grace", "0", "--max-size", "1KB", "--cache", cache.path])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(gc.stdout.utf8)) as? [String: Any])
+        #expect((report["pinned_blobs"] as? Int ?? 0) > 0, "\(gc.stdout)")
+        #expect((report["removed"] as? [Any])?.isEmpty == true, "\(gc.stdout)")
     }
 
     @Test func aSignalStopsItBetweenPolls() async throws {

@@ -28,7 +28,7 @@ import TestSupport
             let store = try BlobStore(root: cache)
             #expect(try store.remove(hash))
             _ = store.removeDerived(of: hash)
-            var seen = TombstoneLog(cacheRoot: cache).size
+            var seen = made.forgetWatch.state()
             #expect(!made.forgetWatch.check(&seen), "nothing forgotten yet")
             let fromMemory = try await client.execute(uri: uris[1], method: .get).status
             try TombstoneLog(cacheRoot: cache).append([Tombstone(key: PostIdentity(network: .x, id: "1"), forgottenAt: Date(), reason: "deleted")])

@@ -9,7 +9,7 @@ public struct Tombstone: Sendable, Equatable, Codable {
     public var id: String
     public var forgottenAt: Date
     /// `deleted`, `suspended`, `protected`, `deactivated` (X's compliance reasons),
-    /// `retweet` (a repost of a forgotten post), `user`, or what the operator wrote.
+    /// `repost` (a repost of a forgotten post), `user`, or what the operator wrote.
     public var reason: String
 
     public init(key: PostIdentity, forgottenAt: Date, reason: String) {

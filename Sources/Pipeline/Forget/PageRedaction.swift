@@ -117,9 +117,10 @@ struct PageRedaction {
             case let .object(members, interior):
                 var removing = Set<Int>()
                 for (i, member) in members.enumerated() {
-                    // A quoted copy of a forgotten post inside a kept one (v1.1
-                    // `quoted_status`, Bluesky's embedded `record`).
-                    if ["quoted_status", "record"].contains(member.key), case .object = member.value.value,
+                    // A copy of a forgotten post inside a kept one: v1.1's
+                    // `quoted_status`, Bluesky's embedded `record`, and the `root` and
+                    // `parent` a feed item's `reply` carries whole.
+                    if ["quoted_status", "record", "root", "parent"].contains(member.key), case .object = member.value.value,
                        member.value["uri"] != nil || member.value["id_str"] != nil || member.value["id"] != nil,
                        isForgotten(member.value) {
                         removing.insert(i)

@@ -15,18 +15,23 @@ struct ForgetWatch: Service {
     let interval: Duration
     let flush: @Sendable () -> Void
 
-    /// Looks once: true (and flushed) when the log changed since `seen`.
+    /// The log's size and whether a forget is under way: a forget writes its
+    /// tombstones before it removes anything, so what is requested meanwhile may be
+    /// kept in memory again; its end (the mark going) flushes once more.
+    func state() -> Int { log.size * 2 + (log.isPending ? 1 : 0) }
+
+    /// Looks once: true (and flushed) when the log or the mark changed since `seen`.
     func check(_ seen: inout Int) -> Bool {
-        let size = log.size
-        guard size != seen else { return false }
-        seen = size
+        let now = state()
+        guard now != seen else { return false }
+        seen = now
         flush()
         return true
     }
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
-            var seen = log.size
+            var seen = state()
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
                 _ = check(&seen)

@@ -319,6 +319,19 @@ func filesHolding(_ text: String, under root: URL) -> [String] {
             let ids = (list ?? []).map { ($0["id_str"] ?? $0["id"] ?? ($0["uri"] as? String)?.split(separator: "/").last.map(String.init)) as? String ?? "" }
             #expect(ids == kept, "\(out)")
         }
+        // A Bluesky feed item replying to the forgotten post carries it whole as its reply's root and parent.
+        let feed = """
+            {"feed":[{"post":{"uri":"at://did:plc:e/app.bsky.feed.post/9","record":{"text":"kept reply"}},
+             "reply":{"root":{"uri":"at://did:plc:d/app.bsky.feed.post/301","record":{"text":"Zebracorn"}},
+                      "parent":{"uri":"at://did:plc:d/app.bsky.feed.post/301","record":{"text":"Zebracorn"}}}}]}
+            """
+        var feedBytes = Array(feed.utf8)
+        let feedRedaction = PageRedaction(ids: ["at://did:plc:d/app.bsky.feed.post/301"])
+        let feedFound = try #require(feedBytes.withUnsafeBytes { feedRedaction.blanks($0) })
+        JSONBlanking.apply(JSONBlanking.normalized(feedFound.blanks), to: &feedBytes)
+        #expect(!String(decoding: feedBytes, as: UTF8.self).contains("Zebracorn"))
+        let feedJSON = try #require(try JSONSerialization.jsonObject(with: Data(feedBytes)) as? [String: Any])
+        #expect((feedJSON["feed"] as? [Any])?.count == 1)
         #expect(PageRedaction.network(ofPage: "20240501T130000Z-v2-zebra-p1.json") == .x)
         #expect(PageRedaction.network(ofPage: "20240501T130000Z-mastodon-zebra-p1.json") == .mastodon)
         #expect(PageRedaction.network(ofPage: "20240501T130000Z-bluesky-x-p2.json") == .bluesky)
