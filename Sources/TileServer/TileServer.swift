@@ -131,7 +131,8 @@ public final class TileServer: Sendable {
             metrics: metrics,
             catalog: CatalogCache(cacheRoot: files.root),
             liveSearches: liveSearches,
-            boundPort: { boundPort.port })
+            boundPort: { boundPort.port },
+            hosts: HostPolicy(publicURL: configuration.publicBaseURL, allowed: configuration.allowedHosts))
         let app = Application(
             responder: responder,
             server: HTTPServerBuilder { responder in

@@ -35,6 +35,10 @@ public struct TileServerConfiguration: Sendable {
     /// Hot small files kept in memory (and, as much again, the complete answers
     /// repeated without the responder; the two share the bytes of a tile).
     public var memoryCacheBytes: Int = 64 << 20
+    /// Host names the server answers for besides its own (loopback names and
+    /// addresses, this machine's addresses, the public URL's host): `--allow-host`.
+    /// Any other `Host` gets 421 (``HostPolicy``).
+    public var allowedHosts: [String] = []
     /// How often the tombstone log is looked at: when `forget` (in another process)
     /// adds to it, every response and image kept in memory is dropped, so nothing it
     /// removed is served after that (``ForgetWatch``).

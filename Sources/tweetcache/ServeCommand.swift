@@ -38,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Base URL clients reach the server at, for IIIF ids (e.g. behind a proxy).", valueName: "URL"))
     var publicURL: String?
 
+    @Option(name: .long, help: ArgumentHelp("Another host name clients reach the server by (repeatable); any Host not its own gets 421.", valueName: "NAME"))
+    var allowHost: [String] = []
+
     @Option(name: .long, help: "Tile size of pyramids made on request (an existing .dzi keeps its own).")
     var tileSize = 256
 
@@ -73,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.publicBaseURL = publicURL
+        configuration.allowedHosts = allowHost
         configuration.tileSize = tileSize
         configuration.maxWidth = maxSize
         configuration.maxHeight = maxSize

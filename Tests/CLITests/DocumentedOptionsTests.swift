@@ -142,12 +142,19 @@ import Glibc
             "--public-url", "http://tc.example.test/archive", "--tile-size", "128", "--max-size", "300",
             "--timeout", "5", "--token-file", token.path, "--api", "v1.1", "--api-base", ClosedPort().baseURL,
             "--max-wait", "1s", "--search-count", "10", "--mirror", "pbs.twimg.com=\(ClosedPort().baseURL)",
-            "--store", "file://\(store.path)", "--local-max", "64MB",
+            "--store", "file://\(store.path)", "--local-max", "64MB", "--allow-host", "archive.example.test",
         ])
         defer { server.kill() }
         let port = try await server.port()
         let tweets = try await RawHTTPClient.sendAwaiting("GET", "/api/tweets?q=ucd", port: port)
         #expect(tweets.status == 200)
+        // --allow-host and the public URL's host are its own; any other gets 421.
+        for (host, status) in [("archive.example.test", 200), ("tc.example.test:443", 200), ("rebound.example.test", 421)] {
+            let answer = try await onOwnThread {
+                try RawHTTPConnection(port: port).get("/api/tweets?q=ucd", host: host)
+            }
+            #expect(answer.status == status, "Host: \(host)")
+        }
         #expect(tweets.text.contains("ucd"))
         let info = try await RawHTTPClient.sendAwaiting("GET", "/iiif/3/\(first)/info.json", port: port)
         #expect(info.status == 200, "\(info.text)")

@@ -108,7 +108,7 @@ import Testing
 
     @Test func answersDependingOnTheHostAreKeptPerHost() async throws {
         let fixture = try await ServerFixture.get()
-        try await withServer(try await fixture.start()) { (server: TileServer) async throws in
+        try await withServer(try await fixture.start { $0.allowedHosts = ["a.example", "B.Example."] }) { (server: TileServer) async throws in
             let tile = "/iiif/3/\(fixture.eager.hex)/0,0,512,512/256,256/0/default.jpg"
             let port = server.port
             let links = try await onOwnThread {

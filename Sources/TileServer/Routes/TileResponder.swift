@@ -36,9 +36,23 @@ struct TileResponder: HTTPResponder {
     let liveSearches: LiveSearches?
     /// The port actually bound, for IIIF ids when no public URL is configured.
     let boundPort: @Sendable () -> Int
+    /// The hosts it answers for.
+    let hosts: HostPolicy
+    /// A `Host` field left among the fields: the first became the authority.
+    static let hostField = HTTPField.Name("Host")!
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
+        // Its own hosts only (DNS rebinding), and one Host: a second one is a request
+        // two parsers could read differently.
+        if request.headers[values: Self.hostField].count > 0 {
+            metrics.request(route: "bad_host", status: 400, duration: ContinuousClock.now - started)
+            return finish(Self.error(.badRequest("one Host header")), request: request, crossOrigin: false)
+        }
+        if let authority = request.head.authority, !hosts.allows(authority) {
+            metrics.request(route: "bad_host", status: 421, duration: ContinuousClock.now - started)
+            return finish(Self.error(.init(status: 421, message: "misdirected request")), request: request, crossOrigin: false)
+        }
         var label = "unknown"
         let reply: Reply
         // Parsed once: what it names, and whether other origins may read it.
