@@ -147,3 +147,38 @@ import TestSupport
         }
     }
 }
+
+/// A failed live search tells the page a fixed kind, never the upstream's body, its
+/// host or a local path; the server's log keeps the detail.
+@Suite struct LiveSearchErrorPageTests {
+    @Test func aRefusedSearchSaysSoAndNothingInternal() async throws {
+        let (fake, clock) = try LiveSearchEndpointTests.fake(faults: [1: .forbidden])
+        let (server, cache) = try await LiveSearchEndpointTests.server(fake, clock: clock)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await withServer(server) { (server: TileServer) async throws in
+            let last = try await LiveSearchEndpointTests().searchToTheEnd(server, "#ucd")
+            #expect(last["state"] as? String == "failed")
+            let message = try #require(last["message"] as? String)
+            #expect(message == "the search service refused the server's token (HTTP 403)", "\(message)")
+            let port = fake.baseURL.split(separator: ":").last.map(String.init) ?? "-"
+            for leak in ["approved developer account", "127.0.0.1", port, cache.path, "TEST", "Bearer"] {
+                #expect(!message.contains(leak), "\(leak) in \(message)")
+            }
+        }
+    }
+
+    @Test func everyKindReadsWithoutDetail() {
+        let secret = "/srv/secret/token.txt at http://10.0.0.5:9000 said {\"body\":1}"
+        let errors: [LiveSearchError] = [
+            .unreadableTokenFile(path: secret, reason: secret), .rejected(service: secret, status: 429, detail: secret),
+            .rejected(service: secret, status: 400, detail: secret), .serverError(service: secret, status: 502, attempts: 3, detail: secret),
+            .network(service: secret, secret, attempts: 3), .cannotSave(path: secret, reason: secret), .setup(secret),
+            .service(network: secret, message: secret), .invalidBaseURL(secret),
+        ]
+        for error in errors {
+            #expect(!error.pageMessage.contains("secret") && !error.pageMessage.contains("10.0.0.5"), "\(error.pageMessage)")
+        }
+        #expect(LiveSearchError.rejected(service: "x", status: 429, detail: nil).pageMessage.contains("rate limited"))
+        #expect(LiveSearchError.network(service: "x", "y", attempts: 1).pageMessage == "the search service could not be reached")
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import LiveSearch
+import Logging
 import Pipeline
 import MediaFetch
 import Synchronization
@@ -9,6 +10,7 @@ import Synchronization
 /// (paging, rate-limit waits, pages saved under `results/`, the history entry) and
 /// then the fetch of its media into the cache, which the list then shows.
 final class LiveSearches: Sendable {
+    static let log = Logger(label: "tweetcache.serve.search")
     /// What the page polls: where the current (or last) search is.
     struct Status: Encodable, Sendable {
         var id: Int
@@ -123,7 +125,7 @@ final class LiveSearches: Sendable {
 
     func start(_ text: String) throws(StartError) -> Status {
         let query: SearchQuery
-        do { query = try SearchQuery(text) } catch { throw .badQuery(error.description) }
+        do { query = try SearchQuery(text) } catch { throw .badQuery(error.pageMessage) }
         var client: SearchClient
         do {
             client = try SearchClient(query: query, token: configuration.token, options: configuration.search)
@@ -136,7 +138,8 @@ final class LiveSearches: Sendable {
                 client = try SearchClient(query: query, token: configuration.token, options: options)
             }
         } catch {
-            throw .badQuery(error.description)
+            Self.log.error("live search \(query.text.debugDescription) could not start: \(error.description)")
+            throw .badQuery(error.pageMessage)
         }
         let started = configuration.search.clock.now()
         let (status, waiting): (Status?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
@@ -197,8 +200,12 @@ final class LiveSearches: Sendable {
         var message: String?
         switch outcome.stop {
         case .countReached, .endOfResults, .reachedHeld: break
-        case .rateLimited, .malformedPage: message = "stopped early: \(outcome.stop)"
-        case let .failed(error): message = error.description
+        case .rateLimited: message = "stopped early: rate limited by the search service"
+        case .malformedPage: message = "stopped early: the search service sent a page that is not results"
+        case let .failed(error):
+            // The detail (paths, bodies, hosts) to the log; the page gets the kind.
+            Self.log.error("live search \(client.query.text.debugDescription): \(error.description)")
+            message = error.pageMessage
         }
         if outcome.pages.isEmpty {
             finish(id, state: "failed", message: message ?? "no results page")
@@ -223,7 +230,8 @@ final class LiveSearches: Sendable {
             }
             finish(id, state: "done", message: message)
         } catch {
-            finish(id, state: "failed", message: error.description)
+            Self.log.error("live search \(client.query.text.debugDescription): caching its results failed: \(error.description)")
+            finish(id, state: "failed", message: "the results could not be cached (the server's log says why)")
         }
     }
 
