@@ -74,7 +74,7 @@ struct WatchCommand: AsyncParsableCommand {
         while !stop.requested {
             poll += 1
             let started = ContinuousClock.now
-            StandardStreams.error("watch: poll \(poll) at \(Self.clock(Date()))\n")
+            StandardStreams.error("watch: poll \(poll) at \(SearchCommand.Reporter.clock(Date()))\n")
             for query in queries where !stop.requested {
                 let search = LiveSearchRun(query: query, network: network, instance: instance, live: live, count: count,
                                            retweets: retweets, all: false, pin: pin, options: options)
@@ -94,22 +94,11 @@ struct WatchCommand: AsyncParsableCommand {
             if let polls, poll >= polls { break }
             let next = started + every.duration
             if !stop.requested, next > ContinuousClock.now {
-                StandardStreams.error("watch: next poll at \(Self.clock(Date().addingTimeInterval(Self.seconds(next - ContinuousClock.now))))\n")
+                StandardStreams.error("watch: next poll at \(SearchCommand.Reporter.clock(Date().addingTimeInterval((next - ContinuousClock.now).secondsDouble)))\n")
                 await stop.sleep(until: next)
             }
         }
         StandardStreams.error("watch: stopped after \(poll) poll\(poll == 1 ? "" : "s")\n")
-    }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
-
-    static func clock(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "HH:mm:ss"
-        return f.string(from: date)
     }
 }
 

@@ -13,19 +13,6 @@ import TestSupport
         try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any], "\(out.stdout) \(out.stderr)")
     }
 
-    /// Files under `root` whose bytes hold `text`.
-    func holding(_ text: String, under root: URL) -> [String] {
-        let needle = Data(text.utf8)
-        var found: [String] = []
-        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
-        while let url = walker?.nextObject() as? URL {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-                  let data = try? Data(contentsOf: url), data.range(of: needle) != nil else { continue }
-            found.append(url.path.replacingOccurrences(of: root.path + "/", with: ""))
-        }
-        return found
-    }
-
     @Test func aPostForgottenOnOneMachineIsGoneFromTheStoreAndTheOther() async throws {
         let server = try makeServer()
         let (dir, page) = try scratchWithPage("tc-forget")
@@ -38,7 +25,7 @@ import TestSupport
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let synced = try await CommandRunner.run(bin, ["sync", "--cache", two.path, "--json"] + store)
         #expect(synced.status == 0, "\(synced.stderr)")
-        #expect(!holding("one #ucd", under: two).isEmpty)
+        #expect(!filesHolding("one #ucd", under: two).isEmpty)
         let aaa = CacheLayout.blob(BlobHash(hashing: jpegBytes(20_000, 1)))
         #expect(FileManager.default.fileExists(atPath: bucket.appendingPathComponent(aaa).path))
 
@@ -49,7 +36,7 @@ import TestSupport
         #expect(dryReport["dry_run"] as? Bool == true)
         #expect(dryReport["posts"] as? [String] == ["x:1"])
         #expect(dryReport["blobs_deleted"] as? Int == 2)
-        #expect(!holding("one #ucd", under: one).isEmpty)
+        #expect(!filesHolding("one #ucd", under: one).isEmpty)
 
         // Done, with its reason, on the first machine and in the store.
         let done = try await CommandRunner.run(
@@ -59,8 +46,8 @@ import TestSupport
         #expect(report["posts"] as? [String] == ["x:1"])
         #expect(report["bucket_manifests_rewritten"] as? Int == 1)
         #expect((report["bucket_objects_deleted"] as? Int ?? 0) >= 2)
-        #expect(holding("one #ucd", under: one) == [])
-        #expect(holding("one #ucd", under: bucket) == [], "the bucket's manifest is put back without it")
+        #expect(filesHolding("one #ucd", under: one) == [])
+        #expect(filesHolding("one #ucd", under: bucket) == [], "the bucket's manifest is put back without it")
         #expect(!FileManager.default.fileExists(atPath: bucket.appendingPathComponent(aaa).path))
         let log = try String(contentsOf: one.appendingPathComponent("tombstones.jsonl"), encoding: .utf8)
         #expect(log.contains("\"reason\":\"author asked\"") && log.contains("\"id\":\"1\""))
@@ -73,7 +60,7 @@ import TestSupport
         let syncReport = try json(again)
         #expect(syncReport["tombstones"] as? Int == 1)
         #expect(syncReport["forgotten"] as? Int == 1)
-        #expect(holding("one #ucd", under: two) == [])
+        #expect(filesHolding("one #ucd", under: two) == [])
         let tweets = try await CommandRunner.run(bin, ["tweets", "--cache", two.path, "--color", "never"])
         #expect(!tweets.stdout.contains("one #ucd") && tweets.stdout.contains("two"), "\(tweets.stdout)")
         // A sync with nothing new forgets nothing more.
@@ -85,7 +72,7 @@ import TestSupport
         #expect(user.status == 0, "\(user.stderr)")
         #expect(try json(user)["posts"] as? [String] == ["x:2"])
         #expect(try String(contentsOf: one.appendingPathComponent("tombstones.jsonl"), encoding: .utf8).contains("\"reason\":\"user\""))
-        #expect(holding("dana_400x400", under: one).isEmpty, "no URL of hers is left")
+        #expect(filesHolding("dana_400x400", under: one).isEmpty, "no URL of hers is left")
     }
 
     @Test func aForgetKilledMidwayIsFinishedByTheNext() async throws {
@@ -108,7 +95,7 @@ import TestSupport
         // Nothing half-written: every manifest reads whole, one still holds the post.
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
         #expect(manifests.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.count == 2)
-        #expect(holding("one #ucd", under: cache.appendingPathComponent("manifests")).count == 1)
+        #expect(filesHolding("one #ucd", under: cache.appendingPathComponent("manifests")).count == 1)
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tombstones.pending").path))
         let list = try await CommandRunner.run(bin, ["tweets", "--cache", cache.path, "--color", "never"])
         #expect(list.status == 0, "readers still read the cache: \(list.stderr)")
@@ -118,7 +105,7 @@ import TestSupport
         let report = try json(finished)
         #expect(report["resumed"] as? Bool == true)
         #expect(report["posts"] as? [String] == ["x:1"])
-        #expect(holding("one #ucd", under: cache) == [])
+        #expect(filesHolding("one #ucd", under: cache) == [])
         #expect(!FileManager.default.fileExists(atPath: cache.appendingPathComponent("tombstones.pending").path))
     }
 

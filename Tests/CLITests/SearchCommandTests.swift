@@ -18,14 +18,6 @@ import TestSupport
     }
 
     /// Every file under `dir`, as bytes, for checking nothing holds the token.
-    private func anyFile(under dir: URL, contains needle: String) -> Bool {
-        let enumerator = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)
-        while let url = enumerator?.nextObject() as? URL {
-            if let data = try? Data(contentsOf: url), data.range(of: Data(needle.utf8)) != nil { return true }
-        }
-        return false
-    }
-
     @Test func searchesPagesCachesAndCanBeReRunOffline() async throws {
         let fake = try FakeSearchAPI()
         let dir = try directory()
@@ -65,7 +57,7 @@ import TestSupport
         #expect(entry["pages"] as? Int == 3)
         #expect(entry["tweets"] as? Int == 250)
         #expect(!out.stdout.contains(token) && !out.stderr.contains(token))
-        #expect(!anyFile(under: cache, contains: token))
+        #expect(filesHolding(token, under: cache).isEmpty)
 
         // The saved pages are ordinary input for `fetch`: offline, everything is cached.
         let offline = try await CommandRunner.run(
@@ -120,7 +112,7 @@ import TestSupport
         #expect(errors.first?.contains("TWEETCACHE_BEARER_TOKEN") == true)
         #expect(!out.stderr.contains(wrong) && !out.stdout.contains(wrong))
         #expect(!FileManager.default.fileExists(atPath: cache.appendingPathComponent("results").path))
-        #expect(!anyFile(under: dir, contains: wrong))
+        #expect(filesHolding(wrong, under: dir).isEmpty)
     }
 
     @Test func noTokenAtAllSaysWhereToPutOne() async throws {

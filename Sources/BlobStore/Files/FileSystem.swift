@@ -105,6 +105,26 @@ package enum FileSystem {
         }
     }
 
+    /// An exclusive advisory lock (`flock`) on the file at `path`, created if need be,
+    /// held until ``unlock(_:)``: how the index, the catalog and the tombstone log
+    /// each let one process at a time through. Waits for the holder.
+    package static func lockExclusively(_ path: String) throws(BlobStoreError) -> Int32 {
+        let fd = try openFile(path, flags: O_RDWR | O_CREAT, operation: "open lock file")
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let error = BlobStoreError.lastSystemError("lock", path: path)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Releases a lock ``lockExclusively(_:)`` took.
+    package static func unlock(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+        close(fd)
+    }
+
     /// Writes every byte of `bytes` (no throwing closure around a buffer: the
     /// optimizer of Swift 6.3 crashed on that pattern in callers).
     package static func writeAll(_ fd: Int32, bytes: [UInt8], path: String) throws(BlobStoreError) {

@@ -90,21 +90,10 @@ public final class CacheIndex: Sendable {
     /// Takes an exclusive advisory lock on `<database>.lock`, so that two
     /// processes opening a fresh cache do not both try to create the tables.
     private static func lockSetup(of databasePath: String) throws(BlobStoreError) -> Int32 {
-        let lockPath = databasePath + ".lock"
-        let fd = try FileSystem.openFile(lockPath, flags: O_RDWR | O_CREAT, operation: "open lock file")
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let error = BlobStoreError.lastSystemError("lock", path: lockPath)
-            close(fd)
-            throw error
-        }
-        return fd
+        try FileSystem.lockExclusively(databasePath + ".lock")
     }
 
-    private static func unlock(_ fd: Int32) {
-        _ = flock(fd, LOCK_UN)
-        close(fd)
-    }
+    private static func unlock(_ fd: Int32) { FileSystem.unlock(fd) }
 }
 
 /// A row whose content cannot be turned back into a record (edited by

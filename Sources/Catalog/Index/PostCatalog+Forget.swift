@@ -4,15 +4,6 @@ internal import GRDB
 public import TweetModel
 
 extension PostCatalog {
-    /// A post `forget` is about to remove, as the catalog knows it: enough for
-    /// `--dry-run` to list it and for the tombstone's reason.
-    public struct KnownPost: Sendable, Equatable {
-        public var key: PostIdentity
-        public var handle: String
-        public var created: Date?
-        public var included: Bool
-    }
-
     /// The posts (own and included copies) whose author has `handle` (without `@`,
     /// case ignored), or whose author id is `handle`: the authors are found by their
     /// newest handle (`authors`), their posts through the index by author.
@@ -35,28 +26,22 @@ extension PostCatalog {
         }
     }
 
-    /// Which of `keys` the catalog holds, own copies before included ones.
-    public func known(_ keys: Set<PostIdentity>) throws(CatalogError) -> [KnownPost] {
+    /// Which of `keys` the catalog holds (as an own or an included copy).
+    public func known(_ keys: Set<PostIdentity>) throws(CatalogError) -> [PostIdentity] {
         try read("look up posts") { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT included, handle, created FROM posts WHERE included IN (0, 1) AND id = ? AND network = ? ORDER BY included LIMIT 1
-                """)
-            return try keys.compactMap { key in
-                try Row.fetchOne(statement, arguments: [key.id, key.network.rawValue]).map { row in
-                    let created: Double = row["created"]
-                    return KnownPost(key: key, handle: row["handle"], created: created == PostOrder.undated ? nil : Date(timeIntervalSince1970: created),
-                                     included: row["included"] as Int == 1)
-                }
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM posts WHERE included IN (0, 1) AND id = ? AND network = ? LIMIT 1")
+            return try keys.sorted().filter { key in
+                try Bool.fetchOne(statement, arguments: [key.id, key.network.rawValue]) ?? false
             }
         }
     }
 
-    /// What ``forget(_:rewritten:)`` removed.
+    /// What forgetting posts would remove from the catalog (``forgetting(_:)``).
     public struct ForgetOutcome: Sendable, Equatable {
-        /// Rows of posts removed (own and included copies).
+        /// Rows of posts (own and included copies).
         public var posts = 0
-        /// Blobs no current post uses any more: the caller deletes them, their
-        /// derived files and their index rows.
+        /// Blobs no other current post uses: the candidates for deletion, which the
+        /// caller checks against every manifest (older copies of posts name blobs too).
         public var unused: [BlobHash] = []
         /// Blobs the forgotten posts used that other posts still use.
         public var shared = 0

@@ -476,20 +476,10 @@ public final class PostCatalog: Sendable {
 
     /// An exclusive advisory lock on `<database>.lock`: one process ingests at a time.
     static func lock(_ databasePath: String) throws(CatalogError) -> Int32 {
-        let lockPath = databasePath + ".lock"
-        let fd = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .open(path: lockPath, message: String(cString: strerror(errno))) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw .open(path: lockPath, message: message)
+        do { return try FileSystem.lockExclusively(databasePath + ".lock") } catch {
+            throw .open(path: databasePath + ".lock", message: error.description)
         }
-        return fd
     }
 
-    static func unlock(_ fd: Int32) {
-        _ = flock(fd, LOCK_UN)
-        close(fd)
-    }
+    static func unlock(_ fd: Int32) { FileSystem.unlock(fd) }
 }

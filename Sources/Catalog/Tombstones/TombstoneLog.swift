@@ -161,21 +161,12 @@ public struct TombstoneLog: Sendable {
     /// bring back what the first removed.
     public func lock() throws(CatalogError) -> Int32 {
         let path = url.deletingLastPathComponent().appendingPathComponent("tombstones.lock").path
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .tombstones(path: path, message: String(cString: strerror(errno))) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw .tombstones(path: path, message: message)
+        do { return try FileSystem.lockExclusively(path) } catch {
+            throw .tombstones(path: path, message: error.description)
         }
-        return fd
     }
 
-    public func unlock(_ fd: Int32) {
-        _ = flock(fd, LOCK_UN)
-        close(fd)
-    }
+    public func unlock(_ fd: Int32) { FileSystem.unlock(fd) }
 
     public var isPending: Bool { FileManager.default.fileExists(atPath: pendingMarker.path) }
 

@@ -34,17 +34,10 @@ public struct ComplianceFile: Sendable {
 
     public init(data: Data, name: String) {
         struct Line: Decodable {
-            var id: FlexibleString?
+            /// X writes ids as strings; a number is read too.
+            var id: FlexibleID?
             var action: String?
             var reason: String?
-        }
-        /// X writes ids as strings; a number is read too.
-        struct FlexibleString: Decodable {
-            var value: String
-            init(from decoder: any Decoder) throws {
-                let c = try decoder.singleValueContainer()
-                if let s = try? c.decode(String.self) { value = s } else { value = String(try c.decode(UInt64.self)) }
-            }
         }
         let decoder = JSONDecoder()
         var number = 0
@@ -56,7 +49,7 @@ public struct ComplianceFile: Sendable {
                 problems.append("\(at): not a compliance result (JSON with id and action)")
                 continue
             }
-            guard let id = entry.id?.value, !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            guard let id = entry.id?.string, !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
                 problems.append("\(at): no post id (X ids are digits)")
                 continue
             }

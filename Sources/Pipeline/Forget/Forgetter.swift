@@ -308,9 +308,9 @@ public struct Forgetter: Sendable {
         applied.reposts = Set(allFound.compactMap { $0.repostOf == nil ? nil : $0.key })
         var everything = keys.union(applied.reposts)
         // A repost found in the catalog but in no manifest read now goes too.
-        let inCatalog: [PostCatalog.KnownPost]
+        let inCatalog: [PostIdentity]
         do { inCatalog = try catalog.known(everything) } catch { throw .catalog(error.description) }
-        let removedKeys = Set(allFound.map(\.key)).union(inCatalog.map(\.key))
+        let removedKeys = Set(allFound.map(\.key)).union(inCatalog)
         report.posts = removedKeys.subtracting(applied.reposts).sorted().map(\.description)
         report.reposts = applied.reposts.sorted().map(\.description)
         everything.formUnion(removedKeys)

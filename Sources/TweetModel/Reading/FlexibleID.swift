@@ -3,10 +3,10 @@
 /// v1.1 sends ids both ways (`id` as a number, `id_str` as a string) and some tools
 /// keep only one. Integers are read as `UInt64`/`Int64`, never `Double`, so 64-bit ids
 /// keep every digit.
-struct FlexibleID: Decodable {
-    let string: String
+package struct FlexibleID: Decodable {
+    package let string: String
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             string = text

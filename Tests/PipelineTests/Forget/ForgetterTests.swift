@@ -70,19 +70,6 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
     return options
 }
 
-/// Every regular file under `root` that holds `text`, as bytes (SQLite's files, logs and all).
-func filesHolding(_ text: String, under root: URL) -> [String] {
-    let needle = Data(text.utf8)
-    var found: [String] = []
-    let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
-    while let url = walker?.nextObject() as? URL {
-        guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-              let data = try? Data(contentsOf: url), data.range(of: needle) != nil else { continue }
-        found.append(url.path.replacingOccurrences(of: root.path + "/", with: ""))
-    }
-    return found.sorted()
-}
-
 @Suite struct ForgetterTests {
     let zebra = BlobHash(hashing: TinyPNG.make(width: 300, height: 200, tag: "zebra"))
     let shared = BlobHash(hashing: TinyPNG.make(width: 200, height: 300, tag: "shared"))
