@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // Bluesky's Jetstream: a maintained WebSocket client (and, for tests, its server).
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Tests only: the HTTPS + HTTP/2 origin (TLSTestSupport).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
@@ -124,7 +127,16 @@ let package = Package(
             dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch", .product(name: "Logging", package: "swift-log")]
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
-        .target(name: "LiveSearch", dependencies: ["MediaFetch", "TweetModel"]),
+        .target(
+            name: "LiveSearch",
+            dependencies: [
+                "MediaFetch", "TweetModel",
+                // Jetstream's WebSocket, over TLS for wss://.
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Where shared files live (CacheStorage): S3-compatible buckets (requests signed by libcurl, SigV4) and folders.
         .target(
             name: "ObjectStore",
@@ -181,7 +193,20 @@ let package = Package(
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         // The colour test set's files that vips cannot write (bench/colour-vs-vips.sh).
         .executableTarget(name: "tc-colour-set", dependencies: ["Imaging"], path: "Tests/ColourSetTool"),
-        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport"]),
+        // Loopback stand-ins for the networks' streams: a Jetstream over WebSocket.
+        .target(
+            name: "StreamTestSupport",
+            dependencies: [
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/StreamSupport"
+        ),
+        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport", "StreamTestSupport", "MediaFetch"]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         .testTarget(
@@ -229,7 +254,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging",
-                "Pipeline", "Catalog",
+                "Pipeline", "Catalog", "StreamTestSupport",
             ]
         ),
     ]

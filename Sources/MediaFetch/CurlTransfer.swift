@@ -81,6 +81,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// transfers as connections.
     private(set) var responseVersion = 0
 
+    /// Called on the transfer thread before the first body byte is written, with the
+    /// final response's status and headers: a stream's reader learns them at once.
+    var onHead: ((Int, [String: String]) -> Void)?
+
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
 
@@ -242,6 +246,10 @@ final class CurlTransfer: @unchecked Sendable {
                     return 0
                 }
             }
+        }
+        if received == 0, let onHead {
+            onHead(status, responseHeaders)
+            self.onHead = nil
         }
         do {
             try writeChunk(data)

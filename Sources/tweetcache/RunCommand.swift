@@ -21,7 +21,11 @@ enum RunCommand {
         }
     }
 
-    static func run(inputs: [ResultsInput], options: PipelineOptions, flags: FetchOptions) async throws -> Report {
+    /// `summary: false` for runs that say their own one line (a `watch --stream` batch):
+    /// neither progress nor the summary is printed.
+    static func run(inputs: [ResultsInput], options: PipelineOptions, flags: FetchOptions, summary: Bool = true)
+        async throws -> Report
+    {
         var options = options
         let store = try await flags.storage.open(writes: true)
         defer { store?.shutdown() }
@@ -40,7 +44,7 @@ enum RunCommand {
         let pipeline: CachePipeline
         do { pipeline = try CachePipeline(options: options) } catch { throw CleanExit.message(error.description, code: 2) }
         let progress = RunProgress()
-        let display = ProgressDisplay(progress: progress, enabled: !flags.quiet && !flags.json)
+        let display = ProgressDisplay(progress: progress, enabled: summary && !flags.quiet && !flags.json)
         let ticker = Task { await display.run() }
         let result: CachePipeline.RunResult
         do {
@@ -53,7 +57,8 @@ enum RunCommand {
         _ = await ticker.result
         display.finish()
         let report = Report(summary: result.summary, sources: result.sources, failures: (try? result.failures()) ?? [])
-        if flags.json {
+        if !summary {
+        } else if flags.json {
             print(String(decoding: try SummaryJSON.encode(report), as: UTF8.self))
         } else {
             SummaryPrinter.print(report)

@@ -27,8 +27,18 @@ struct WatchCommand: AsyncParsableCommand {
             kill loses nothing a manifest holds, and the next watch (or search) goes on \
             from there. Forgotten posts (tweetcache forget) stay out.
 
+            With --stream it follows the network's stream instead: X's v2 filtered stream \
+            (its rules made from the queries, tagged tweetcache:QUERY; rules of ours no \
+            longer watched are removed), a Mastodon instance's hashtag streams, or \
+            Bluesky's Jetstream (tags, words and @handles matched here). Posts are cached \
+            in batches of --batch-posts or every --batch-interval, each batch one run and one \
+            manifest; posts the network deletes are forgotten. A silent stream (no \
+            heartbeat for 30 s) is reconnected with backoff; Jetstream resumes from its \
+            saved cursor. SIGINT or SIGTERM caches the open batch and saves the cursors; \
+            after a kill, the next watch first caches what the last one had received.
+
             Exit status: 0 stopped by a signal or after --polls; 2 when the first poll \
-            could not run (token, access, query).
+            could not run, or the stream refused (token, access, query).
             """)
 
     @Argument(help: ArgumentHelp("Hashtags, @users or API queries to keep current.", valueName: "QUERY"))
@@ -55,6 +65,18 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Pin the queries' collections: gc --max-size never evicts their media.")
     var pin = false
 
+    @Flag(name: .long, help: "Follow the network's stream instead of polling: X's filtered stream, Mastodon's hashtag streams, Bluesky's Jetstream.")
+    var stream = false
+
+    @Option(name: .long, help: ArgumentHelp("With --stream: cache a batch (one run, one manifest) at this many posts.", valueName: "N"))
+    var batchPosts = 1000
+
+    @Option(name: .long, help: ArgumentHelp("With --stream: cache a batch at most this long after its first event, e.g. 60s.", valueName: "DURATION"))
+    var batchInterval = DurationArgument(argument: "60s")!
+
+    @Option(name: .long, help: ArgumentHelp("With --stream --network bluesky: the Jetstream subscribe URL (ws:// or wss://).", valueName: "URL"))
+    var jetstream: String?
+
     @OptionGroup var live: LiveSearchOptions
 
     @OptionGroup var options: FetchOptions
@@ -65,11 +87,21 @@ struct WatchCommand: AsyncParsableCommand {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
         if let polls, polls < 1 { throw ValidationError("--polls must be at least 1") }
         guard every.duration <= .seconds(7 * 86_400) else { throw ValidationError("--every: at most 7 days") }
+        guard (1...1_000_000).contains(batchPosts) else { throw ValidationError("--batch-posts must be between 1 and 1000000") }
+        guard batchInterval.duration >= .seconds(1), batchInterval.duration <= .seconds(86_400) else {
+            throw ValidationError("--batch-interval: between 1s and 24h")
+        }
+        if jetstream != nil, !(stream && network == .bluesky) { throw ValidationError("--jetstream is for --stream --network bluesky") }
+        if stream, polls != nil { throw ValidationError("--polls is for polling; --stream follows until stopped") }
     }
 
     func run() async throws {
         let stop = StopSignal()
         stop.install()
+        if stream {
+            try await WatchStreams(command: self).run(stop: stop)
+            return
+        }
         var poll = 0
         while !stop.requested {
             poll += 1
@@ -136,8 +168,22 @@ final class StopSignal: Sendable {
             StandardStreams.error("watch: stopped at once\n")
             exit(130)
         }
-        StandardStreams.error("watch: stopping after the poll under way\n")
+        StandardStreams.error("watch: stopping after the work under way\n")
         wait?.cancel()
+    }
+
+    /// Stops without a signal (every stream ended): the same as a first signal, unsaid.
+    func end() {
+        let wait = state.withLock { s -> Task<Void, Never>? in
+            s.requested = true
+            return s.wait
+        }
+        wait?.cancel()
+    }
+
+    /// Returns once a stop is requested.
+    func waitForRequest() async {
+        while !requested { await sleep(until: .now + .seconds(3600)) }
     }
 
     /// Waits until `deadline`, or until a stop is requested (which cancels the wait).

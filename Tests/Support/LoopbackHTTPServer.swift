@@ -30,6 +30,9 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         case resetAfter(status: Int, headers: [(String, String)] = [], body: [UInt8], declaredLength: Int)
         /// Closes the connection without answering.
         case hangUp
+        /// Headers at once, then whatever the test pushes into `feed`, chunked, until
+        /// the feed is closed (the response ends) or the server stops.
+        case stream(status: Int, headers: [(String, String)] = [], feed: StreamFeed)
     }
 
     public typealias Handler = @Sendable (Request) -> Action
@@ -140,6 +143,17 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
                 return
             case .hangUp:
+                return
+            case let .stream(status, headers, feed):
+                var s = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+                for (k, v) in headers { s += "\(k): \(v)\r\n" }
+                s += "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                guard send(fd, Array(s.utf8)) else { return }
+                while let chunk = feed.next(stopped: { self.state.withLock { $0.stopped } }) {
+                    guard chunk.isEmpty || send(fd, Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10])
+                    else { return }
+                }
+                _ = send(fd, Array("0\r\n\r\n".utf8))
                 return
             }
         }

@@ -1,0 +1,59 @@
+import Foundation
+import MediaFetch
+
+/// One streaming HTTP response read as lines: the X filtered stream's JSON lines,
+/// Mastodon's server-sent events. Shared by the conformances so that each reads
+/// only its own format.
+struct HTTPEventStream {
+    let request: HTTPRequest
+    let service: String
+
+    /// Reads the response, handing `line` each complete line, until it ends. A
+    /// refusal's body (up to 64 KiB) is read for its message.
+    func run(session: StreamSession, refusal: (Int, String?) -> LiveSearchError,
+             line handle: ([UInt8]) async -> StreamEnd?,
+             problem: (String) async -> Void) async -> StreamEnd {
+        var splitter = LineSplitter()
+        var status = 0
+        var headers: [String: String] = [:]
+        var errorBody: [UInt8] = []
+        for await part in session.fetcher.stream(request) {
+            session.activity.mark()
+            switch part {
+            case let .head(s, h):
+                status = s
+                headers = h
+            case let .bytes(chunk):
+                guard status == 200 else {
+                    if errorBody.count < 65_536 { errorBody.append(contentsOf: chunk.prefix(65_536 - errorBody.count)) }
+                    continue
+                }
+                for piece in splitter.feed(chunk) {
+                    switch piece {
+                    case let .line(bytes):
+                        if let end = await handle(bytes) { return end }
+                    case .overlong:
+                        await problem("\(service): a line over \(splitter.maxLine) bytes, skipped")
+                    }
+                }
+            case let .end(s, h, failure):
+                if status == 0 { status = s; headers = h }
+                if let failure {
+                    if failure == .cancelled { return .cancelled }
+                    return .failed(failure.description)
+                }
+            }
+        }
+        if Task.isCancelled { return .cancelled }
+        switch status {
+        case 200: return .closed
+        case 429:
+            return .rateLimited(retryAfter: headers["retry-after"].flatMap(Int.init).map { .seconds($0) })
+        case 500...:
+            return .failed("\(service) answered \(status)")
+        default:
+            let detail = APIErrorDetail.read(errorBody)
+            return .refused(refusal(status, detail))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A piece of a response read as it arrives (``HTTPFetcher/stream(_:)``).
+public enum HTTPStreamPart: Sendable {
+    /// The final response's status and headers (names lowercased), before its first byte.
+    case head(status: Int, headers: [String: String])
+    /// Body bytes as they came off the connection: a chunk may end mid-line.
+    case bytes([UInt8])
+    /// The response is over. `failure` is nil when the server ended it; a response with
+    /// no body at all (a 401) is known only from here, so its status and headers come too.
+    case end(status: Int, headers: [String: String], failure: FetchFailure?)
+}
+
+extension HTTPFetcher {
+    /// Opens a response that does not end by itself (a filtered stream, server-sent
+    /// events) and hands its bytes over as they arrive.
+    ///
+    /// The transfer has no total timeout, no low-speed limit and no size cap, since
+    /// each of those would end a healthy stream sooner or later: the reader decides
+    /// when the stream is dead (a stream's heartbeats make silence a signal) and ends it
+    /// by ending its iteration or cancelling its task. The connect timeout still holds,
+    /// as do the request checks of ``perform(_:)``. Nothing is retried: a stream's
+    /// reader reconnects on its own terms (with a cursor, after a backoff).
+    public func stream(_ request: HTTPRequest) -> AsyncStream<HTTPStreamPart> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            if let problem = Self.validate(request.url) {
+                continuation.yield(.end(status: 0, headers: [:], failure: problem))
+                continuation.finish()
+                return
+            }
+            for (name, value) in request.headers {
+                if let problem = CurlTransfer.invalidHeaderProblem(name: name, value: value) {
+                    continuation.yield(.end(status: 0, headers: [:], failure: .transport(code: -1, message: problem)))
+                    continuation.finish()
+                    return
+                }
+            }
+            var limits = configuration
+            limits.totalTimeout = .zero  // libcurl: no limit
+            limits.lowSpeedLimit = 0  // libcurl: no low-speed check
+            limits.maxBytes = Int.max
+            limits.byteCounter = nil
+            var unbounded = request
+            unbounded.maxBytes = Int.max
+            let transfer: CurlTransfer
+            do throws(FetchFailure) {
+                transfer = try CurlTransfer(url: request.url, mode: .api(unbounded), configuration: limits) { chunk in
+                    continuation.yield(.bytes([UInt8](chunk)))
+                }
+            } catch {
+                continuation.yield(.end(status: 0, headers: [:], failure: error))
+                continuation.finish()
+                return
+            }
+            transfer.onHead = { status, headers in continuation.yield(.head(status: status, headers: headers)) }
+            transfer.onComplete = { outcome in
+                continuation.yield(.end(status: outcome.status, headers: outcome.headers, failure: outcome.failure))
+                continuation.finish()
+            }
+            let loop = self.loop
+            continuation.onTermination = { _ in loop.cancel(transfer) }
+            loop.submit(transfer)
+        }
+    }
+}
