@@ -83,7 +83,7 @@ struct WatchStreams {
                         }, notice: { notice in
                             switch notice {
                             case let .connected(attempt):
-                                say("watch: \(stream.name): connected\(attempt > 1 ? " (attempt \(attempt))" : "")")
+                                say("watch: \(stream.name): connecting\(attempt > 1 ? " (attempt \(attempt))" : "")")
                             case let .ended(end, retryIn):
                                 say("watch: \(stream.name): \(Self.describe(end))" + (retryIn.map { ", again in \(Self.seconds($0))" } ?? ""))
                             }

@@ -42,7 +42,7 @@ public final class FakeJetstream: Sendable {
         router.ws("/subscribe") { request, _ in
             box.state.withLock { $0.subscribed.append(request.uri.description) }
             return .upgrade([:])
-        } onUpgrade: { _, outbound, context in
+        } onUpgrade: { inbound, outbound, context in
             let cursor = context.request.uri.queryParameters.get("cursor").flatMap { Int64($0) }
             let id = UUID()
             let (live, continuation) = AsyncStream.makeStream(of: String.self)
@@ -51,8 +51,19 @@ public final class FakeJetstream: Sendable {
                 return s.events.filter { cursor == nil ? false : $0.time >= cursor! }.map(\.json)
             }
             defer { _ = box.state.withLock { $0.connections.removeValue(forKey: id) } }
-            for json in backlog { try await outbound.write(.text(json)) }
-            for await json in live { try await outbound.write(.text(json)) }
+            // Until the client goes (its side ends) or the test drops it (the feed ends).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for try await _ in inbound {}
+                    continuation.finish()
+                }
+                group.addTask {
+                    for json in backlog { try await outbound.write(.text(json)) }
+                    for await json in live { try await outbound.write(.text(json)) }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "tweetcache.fake-jetstream")

@@ -17,6 +17,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         public var target: String
         /// Header names lowercased.
         public var headers: [String: String]
+        /// The body, when one was announced with Content-Length.
+        public var body: [UInt8] = []
         public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
     }
 
@@ -194,16 +196,17 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                     guard let colon = line.firstIndex(of: ":") else { continue }
                     headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 }
-                // Request bodies are not used by these tests; skip any that is announced.
+                var body: [UInt8] = []
                 if let n = headers["content-length"].flatMap(Int.init), n > 0 {
                     while buffer.count < n {
                         let r = recv(fd, &chunk, chunk.count, 0)
                         if r <= 0 { return nil }
                         buffer.append(contentsOf: chunk[..<r])
                     }
+                    body = Array(buffer.prefix(n))
                     buffer.removeFirst(n)
                 }
-                return Request(method: String(first[0]), target: String(first[1]), headers: headers)
+                return Request(method: String(first[0]), target: String(first[1]), headers: headers, body: body)
             }
             let r = recv(fd, &chunk, chunk.count, 0)
             if r <= 0 { return nil }

@@ -47,6 +47,11 @@ public struct Jetstream: PostStream {
     public var name: String { "Bluesky Jetstream" }
     public var key: String { "bluesky-jetstream" }
 
+    /// The whole network's posts are never quiet for long, so 30 s of silence means a
+    /// dead connection. A few users' posts can be quiet for hours: then the WebSocket's
+    /// own pings (a pong missing for 30 s closes it) tell a dead connection instead.
+    public var idleLimit: Duration? { matcher.onlyDIDs == nil ? nil : .seconds(86_400) }
+
     private struct Resolved: Decodable { var did: String }
 
     public mutating func prepare(_ session: StreamSession) async throws(LiveSearchError) {
@@ -84,6 +89,7 @@ public struct Jetstream: PostStream {
         let url = subscribeURL(cursor: cursor)
         var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
         configuration.closeTimeout = .seconds(5)
+        configuration.autoPing = .enabled(timePeriod: .seconds(30))
         let tls = url.lowercased().hasPrefix("wss:") ? TLSConfiguration.makeClientConfiguration() : nil
         let reader = JetstreamReader(matcher: matcher, handles: handles, images: images, name: name)
         var logger = Logger(label: "tweetcache.jetstream")

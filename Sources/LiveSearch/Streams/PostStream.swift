@@ -13,6 +13,10 @@ public protocol PostStream: Sendable {
     var name: String { get }
     /// Names its saved cursor and its batches' files: the same stream keeps it across runs.
     var key: String { get }
+    /// How long silence may last before the connection counts as dead, when the stream
+    /// knows better than the follower's default (a stream of a few users' posts is
+    /// quiet for hours, and has another way of showing it is alive).
+    var idleLimit: Duration? { get }
     /// Everything a connection needs first, asked once per ``StreamFollower/run``:
     /// X reconciles its rules with the watched queries, Mastodon finds its streaming
     /// base, Jetstream resolves handles to DIDs. Throws what no retry will fix.
@@ -23,6 +27,10 @@ public protocol PostStream: Sendable {
     /// task is cancelled (``StreamEnd/cancelled``).
     func connect(cursor: String?, session: StreamSession, deliver: @escaping @Sendable (StreamEvent) async -> Void)
         async -> StreamEnd
+}
+
+extension PostStream {
+    public var idleLimit: Duration? { nil }
 }
 
 /// What a stream's connections share: the HTTP client for setup calls and

@@ -63,7 +63,7 @@ public struct StreamFollower: Sendable {
             let delivered = Delivered()
             notice(.connected(attempt: attempt))
             let from = cursor.value
-            let ended = await session.activity.limitingIdleTime(to: options.idleLimit) { [stream] in
+            let ended = await session.activity.limitingIdleTime(to: stream.idleLimit ?? options.idleLimit) { [stream] in
                 await stream.connect(cursor: from, session: session) { event in
                     delivered.count()
                     if case let .cursor(value) = event { cursor.value = value }

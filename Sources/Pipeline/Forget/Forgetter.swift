@@ -442,7 +442,11 @@ public struct Forgetter: Sendable {
     /// The folder `search` saves its pages in.
     var resultsURL: URL { layout.root.appendingPathComponent("results", isDirectory: true) }
     /// Folders of raw pages inside the cache: `search`'s, and the inputs `demo` writes.
-    var pageFolders: [URL] { [resultsURL, layout.root.appendingPathComponent("demo", isDirectory: true)] }
+    /// `results/streams` holds `watch --stream`'s batches (JSON Lines).
+    var pageFolders: [URL] {
+        [resultsURL, resultsURL.appendingPathComponent("streams", isDirectory: true),
+         layout.root.appendingPathComponent("demo", isDirectory: true)]
+    }
 
     struct PageRewrite {
         var url: URL
@@ -460,11 +464,12 @@ public struct Forgetter: Sendable {
         var pages: [PageRewrite] = []
         for folder in pageFolders {
           let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+            .filter { ($0.hasSuffix(".json") || $0.hasSuffix(".jsonl")) && !$0.hasPrefix(".") }.sorted()
           for name in names {
             // A page named by `search` says its network; another (the demo's inputs)
             // is looked at for any of the ids.
-            let network = PageRedaction.network(ofPage: name)
+            let lines = name.hasSuffix(".jsonl")
+            let network = lines ? nil : PageRedaction.network(ofPage: name)
             let wanted = network.map { ids[$0] ?? [] } ?? everyID
             guard !wanted.isEmpty else { continue }
             let url = folder.appendingPathComponent(name)
@@ -476,7 +481,7 @@ public struct Forgetter: Sendable {
             var unparsed = false
             let blanks = bytes.withUnsafeBytes { raw -> [Range<Int>]? in
                 guard redaction.mayHold(raw) else { return nil }
-                guard let found = redaction.blanks(raw) else {
+                guard let found = lines ? redaction.lineBlanks(raw) : redaction.blanks(raw) else {
                     unparsed = true
                     return nil
                 }

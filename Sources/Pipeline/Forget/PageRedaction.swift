@@ -73,6 +73,40 @@ struct PageRedaction {
         return (work.blanks, work.posts)
     }
 
+    /// The same for JSON Lines (a stream's batch, `results/streams/*.jsonl`): each
+    /// line is its own document. A line that is a forgotten post (a Mastodon status, a
+    /// Bluesky post view, X's `{"data": {…}}`) is blanked whole, which readers skip as
+    /// an empty line; other lines are redacted as pages are. Nil when a line that may
+    /// name an id is not JSON.
+    func lineBlanks(_ bytes: UnsafeRawBufferPointer) -> (blanks: [Range<Int>], posts: Int)? {
+        var blanks: [Range<Int>] = []
+        var posts = 0
+        var start = 0
+        let work = Work(ids: ids)
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            if mayHold(line) {
+                guard let root = JSONSpan.parse(line) else { return nil }
+                let single = root["data"].flatMap { data -> JSONSpan? in
+                    if case .object = data.value { return data } else { return nil }
+                }
+                if case .object = root.value, work.isForgotten(root) || single.map(work.isForgotten) == true {
+                    blanks.append(start..<end)
+                    posts += 1
+                } else if let found = blanksOfPage(line) {
+                    blanks += found.blanks.map { ($0.lowerBound + start)..<($0.upperBound + start) }
+                    posts += found.posts
+                }
+            }
+            start = end + 1
+        }
+        return (blanks, posts)
+    }
+
+    private func blanksOfPage(_ bytes: UnsafeRawBufferPointer) -> (blanks: [Range<Int>], posts: Int)? { blanks(bytes) }
+
     private struct Work {
         let ids: Set<String>
         var blanks: [Range<Int>] = []

@@ -40,7 +40,7 @@ public actor StreamCollector {
     let flush: Flush
     private var checkpoint: StreamCheckpoint
     private var spool: StreamSpool?
-    private var sequence = 0
+    private var sequence = 1
     /// The newest cursor delivered, by stream (saved with the batch that holds its events).
     private var cursors: [String: String] = [:]
     private var sealed: [(spool: StreamSpool, cursors: [String: String])] = []
@@ -77,6 +77,7 @@ public actor StreamCollector {
         var posts = 0
         for entry in pending {
             let url = cacheRoot.appendingPathComponent(entry.file)
+            StreamSpool.adopt(url)
             guard let data = try? Data(contentsOf: url) else { continue }
             posts += data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
             if !data.isEmpty { files.append(url) }
@@ -131,8 +132,7 @@ public actor StreamCollector {
 
     private func openSpool() throws -> StreamSpool {
         if let spool { return spool }
-        sequence += 1
-        let made = try StreamSpool(cacheRoot: cacheRoot, key: name, opened: clock.now(), sequence: sequence)
+        let made = try StreamSpool(cacheRoot: cacheRoot, key: name, opened: clock.now(), sequence: &sequence)
         checkpoint.pending.append(.init(file: made.relativePath, cursors: nil))
         save()
         spool = made

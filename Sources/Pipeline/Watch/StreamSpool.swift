@@ -8,8 +8,9 @@ import Glibc
 /// post per line as the network sent it (the pipeline reads JSON Lines), and the
 /// deletions in a `.deletes` file beside it.
 ///
-/// Each event is written as it comes (a kill -9 loses none the kernel has), and the
-/// file is fsynced when sealed, before its run.
+/// Each event is written as it comes (a kill -9 loses none the kernel has). While
+/// open it is named `….jsonl.open`, which `forget` leaves alone (a rewrite would
+/// replace the file under the open descriptor); sealing fsyncs it and gives it its name.
 final class StreamSpool {
     let relativePath: String
     let url: URL
@@ -21,15 +22,39 @@ final class StreamSpool {
 
     static let folder = "results/streams"
 
-    init(cacheRoot: URL, key: String, opened: Date, sequence: Int) throws {
+    /// `sequence` numbers the batches of one watch; a name another batch has (a watch
+    /// started within the same second as an earlier one) moves on to the next number.
+    init(cacheRoot: URL, key: String, opened: Date, sequence: inout Int) throws {
         let folder = cacheRoot.appendingPathComponent(Self.folder, isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let stamp = Self.stamp(opened)
-        let name = "\(key)-\(stamp)-\(sequence).jsonl"
-        relativePath = "\(Self.folder)/\(name)"
-        url = folder.appendingPathComponent(name)
         self.opened = opened
-        fd = try FileSystem.openFile(url.path, flags: O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, operation: "create")
+        while true {
+            let name = "\(key)-\(stamp)-\(sequence).jsonl"
+            let candidate = folder.appendingPathComponent(name)
+            sequence += 1
+            if FileManager.default.fileExists(atPath: candidate.path) { continue }
+            let fd = open(Self.openURL(of: candidate).path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+            if fd < 0, errno == EEXIST { continue }
+            guard fd >= 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate.path])
+            }
+            self.fd = fd
+            relativePath = "\(Self.folder)/\(name)"
+            url = candidate
+            return
+        }
+    }
+
+    /// Where a batch is written until sealed.
+    static func openURL(of url: URL) -> URL { url.appendingPathExtension("open") }
+
+    /// A batch a killed watch left open, given its name (its events are all there).
+    static func adopt(_ url: URL) {
+        let open = openURL(of: url)
+        if FileManager.default.fileExists(atPath: open.path), !FileManager.default.fileExists(atPath: url.path) {
+            rename(open.path, url.path)
+        }
     }
 
     deinit {
@@ -64,6 +89,10 @@ final class StreamSpool {
         try FileSystem.sync(fd, path: url.path)
         close(fd)
         fd = -1
+        guard rename(Self.openURL(of: url).path, url.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        try FileSystem.syncDirectory(url.deletingLastPathComponent().path)
         if deletesFD >= 0 {
             try FileSystem.sync(deletesFD, path: url.path)
             close(deletesFD)

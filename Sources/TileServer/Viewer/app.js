@@ -591,6 +591,39 @@
     if (data.next && more.getBoundingClientRect().top < window.innerHeight + 1200) loadMore();
   }
 
+  // New posts as they arrive (a `watch` caching batches, another machine's sync):
+  // the first page is asked again every 15 s while the page is visible, and posts
+  // newer than the first one shown go on top, without a reload or a lost scroll.
+  const freshEvery = 15000;
+  async function checkFresh() {
+    if (document.hidden || !data || loadingMore) return;
+    const seq = loadSeq, api = apiParams();
+    try {
+      const res = await fetch('/api/tweets' + (api.toString() ? '?' + api : ''), { headers: { Accept: 'application/json' } });
+      if (!res.ok || seq !== loadSeq) return;
+      const body = obj(await res.json());
+      if (seq !== loadSeq || !data) return;
+      const shown = new Set(arr(data.tweets).map((t) => str(obj(t).id)));
+      const fresh = [];
+      for (const t of arr(body.tweets)) {
+        if (shown.has(str(obj(t).id))) break;
+        fresh.push(t);
+      }
+      if (!fresh.length || !shown.size) {
+        if (!shown.size && arr(body.tweets).length) { data = body; if (!(typeof data.next === 'string' && data.next)) data.next = null; renderSide(); renderList(); }
+        return;
+      }
+      data.tweets = fresh.concat(arr(data.tweets));
+      if (Number.isInteger(body.total)) data.total = body.total;
+      const listEl = $('tweets'), frag = tweetsFragment(fresh);
+      for (const card of frag.children) card.classList.add('fresh');
+      listEl.prepend(frag);
+      renderCounts();
+    } catch (err) { /* the next check tries again */ }
+  }
+  setInterval(checkFresh, freshEvery);
+  document.addEventListener('visibilitychange', () => { if (!document.hidden) checkFresh(); });
+
   function renderSide() {
     const tags = $('tags'), users = $('users');
     tags.replaceChildren(...arr(data && data.tags).map(obj).filter((t) => str(t.tag)).slice(0, 20)
