@@ -209,10 +209,13 @@ let package = Package(
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport", "StreamTestSupport", "MediaFetch"]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
+        // A Jetstream posting at a steady rate, and its image origin: bench/watch-stream.sh.
+        .executableTarget(name: "tc-fake-stream", dependencies: ["TestSupport", "StreamTestSupport"], path: "Tests/FakeStreamTool"),
         .testTarget(
             name: "PipelineTests",
             dependencies: [
                 "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "MediaFetch", "TweetModel", "ObjectStore",
+                "LiveSearch",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

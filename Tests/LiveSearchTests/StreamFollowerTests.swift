@@ -109,6 +109,12 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         try await log.wait("a reconnection") { _ in feeds.withLock { $0.count } == 2 }
         #expect(server.requests.filter { $0.path == "/2/tweets/search/stream/rules" && $0.method == "GET" }.count == 1,
                 "rules are reconciled once per follow, not per connection")
+        // The server ends the response (a deploy): a close, and a connection again.
+        feeds.withLock { $0[1] }.close()
+        try await log.wait("the close") { $0.notices.contains { if case .ended(.closed, _) = $0 { true } else { false } } }
+        try await waitForSleepers(clock, 1)
+        clock.advance(by: .seconds(1))
+        try await log.wait("a third connection") { _ in feeds.withLock { $0.count } == 3 }
         task.cancel()
         #expect(await task.value == .cancelled)
     }
@@ -128,6 +134,25 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         }
         #expect(error.description.contains("401") || error.description.lowercased().contains("token"), "\(error)")
         #expect(!error.description.contains("bad"))
+    }
+
+    @Test func aRuleXRefusesEndsTheFollow() async throws {
+        let server = try LoopbackHTTPServer { request in
+            request.method == "GET"
+                ? .respond(status: 200, body: Array(##"{"meta":{"result_count":0}}"##.utf8))
+                : .respond(status: 201, body: Array(##"{"meta":{"summary":{"created":0,"not_created":1}},"errors":[{"value":"nosuch:op","details":["Reference to invalid operator 'nosuch'"],"title":"UnprocessableEntity"}]}"##.utf8))
+        }
+        defer { server.stop() }
+        let stream = try XFilteredStream(queries: [try SearchQuery("nosuch:op")],
+                                         token: try BearerToken("t", source: .environment("T")), baseURL: server.baseURL)
+        let ended = await follow(stream, session: try streamSession(clock: ManualClock()), log: StreamLog()).value
+        guard case let .refused(error) = ended else {
+            Issue.record("\(ended)")
+            return
+        }
+        #expect(error.description.contains("a stream rule was refused"), "\(error)")
+        #expect(error.description.contains("invalid operator"), "\(error)")
+        #expect(server.requests.filter { $0.path == "/2/tweets/search/stream" }.isEmpty, "no connection for a rule that cannot work")
     }
 
     @Test func aStreamThatKeepsFailingIsRetriedWithGrowingWaits() async throws {
@@ -172,7 +197,8 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         let stream = try MastodonStream(query: try SearchQuery("#ucd"), token: try BearerToken("mtoken", source: .environment("M")),
                                         instance: instance.baseURL)
         let log = StreamLog()
-        let task = follow(stream, session: try streamSession(clock: ManualClock()), log: log)
+        let clock = ManualClock()
+        let task = follow(stream, session: try streamSession(clock: clock), log: log)
         defer { task.cancel() }
         try await log.wait("the connection") { _ in streaming.requests.count == 1 }
         feed.push(":thump\n\nevent: update\ndata: {\"id\":\"11\",\"content\":\"<p>#ucd</p>\"}\n\n")
@@ -186,6 +212,13 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         #expect(request.target == "/api/v1/streaming/hashtag?tag=ucd")
         #expect(request.headers["authorization"] == "Bearer mtoken")
         #expect(request.headers["accept"] == "text/event-stream")
+        // A stream that goes quiet (no `:thump` either) is dead: reconnected.
+        try await waitForSleepers(clock, 1)
+        clock.advance(by: .seconds(31))
+        try await log.wait("the stall") { $0.notices.contains { if case .ended(.stalled, _) = $0 { true } else { false } } }
+        try await waitForSleepers(clock, 1)
+        clock.advance(by: .seconds(1))
+        try await log.wait("the reconnection") { _ in streaming.requests.count == 2 }
     }
 
     @Test func onlyHashtagsHaveAStream() throws {

@@ -21,6 +21,10 @@ public final class FakeJetstream: Sendable {
         var connections: [UUID: AsyncStream<String>.Continuation] = [:]
         var subscribed: [String] = []
         var nextTime: Int64 = 1_800_000_000_000_000
+        /// Events kept for replay (the oldest go first), like a real instance's backlog.
+        var keep = Int.max
+        /// Cursors from the wall clock (a benchmark), not from a fixed start (tests).
+        var realTime = false
     }
 
     /// `ws://127.0.0.1:PORT/subscribe`
@@ -36,8 +40,12 @@ public final class FakeJetstream: Sendable {
         self.box = box
     }
 
-    public static func start() async throws -> FakeJetstream {
+    public static func start(keep: Int = .max, realTime: Bool = false) async throws -> FakeJetstream {
         let box = StateBox()
+        box.state.withLock {
+            $0.keep = keep
+            $0.realTime = realTime
+        }
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("/subscribe") { request, _ in
             box.state.withLock { $0.subscribed.append(request.uri.description) }
@@ -93,15 +101,18 @@ public final class FakeJetstream: Sendable {
     @discardableResult
     public func send(_ event: [String: Any]) -> Int64 {
         var event = event
-        let (time, open) = box.state.withLock { s -> (Int64, [AsyncStream<String>.Continuation]) in
+        // One lock for the time, the backlog and the sending: a connection that opens
+        // meanwhile gets the event either in its replay or live, never neither.
+        return box.state.withLock { s in
             s.nextTime += 1
-            return (s.nextTime, Array(s.connections.values))
+            if s.realTime { s.nextTime = max(s.nextTime, Int64(Date().timeIntervalSince1970 * 1_000_000)) }
+            event["time_us"] = s.nextTime
+            let json = String(decoding: (try? JSONSerialization.data(withJSONObject: event)) ?? Data(), as: UTF8.self)
+            s.events.append((s.nextTime, json))
+            if s.events.count > s.keep { s.events.removeFirst(s.events.count - s.keep / 2) }
+            for c in s.connections.values { c.yield(json) }
+            return s.nextTime
         }
-        event["time_us"] = time
-        let json = String(decoding: (try? JSONSerialization.data(withJSONObject: event)) ?? Data(), as: UTF8.self)
-        box.state.withLock { $0.events.append((time, json)) }
-        for c in open { c.yield(json) }
-        return time
     }
 
     /// Sends raw text (garbage, for the reader's sake), kept in no backlog.
@@ -125,10 +136,10 @@ public final class FakeJetstream: Sendable {
     }
 
     /// A post create commit event.
-    public static func post(did: String, rkey: String, text: String, tags: [String] = [], imageCIDs: [String] = [])
-        -> [String: Any]
+    public static func post(did: String, rkey: String, text: String, tags: [String] = [], imageCIDs: [String] = [],
+                            createdAt: String = "2027-01-15T10:00:00.000Z") -> [String: Any]
     {
-        var record: [String: Any] = ["$type": "app.bsky.feed.post", "text": text, "createdAt": "2027-01-15T10:00:00.000Z"]
+        var record: [String: Any] = ["$type": "app.bsky.feed.post", "text": text, "createdAt": createdAt]
         if !tags.isEmpty {
             var facets: [[String: Any]] = []
             for tag in tags {

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import LiveSearch
 import MediaFetch
+import Synchronization
 import Testing
 import TestSupport
 @testable import TileServer
@@ -276,6 +277,40 @@ import TestSupport
     }
 
     /// Runs headless Chromium (Debian's `chromium`, or `$CHROMIUM`) with a throwaway profile.
+    /// The list takes new posts on top as they arrive: the page asks `/api/tweets`
+    /// again every 15 s (of the browser's virtual time, so no test waits for it), and
+    /// a server that has one post more by then gets it shown first, marked fresh.
+    @Test func newPostsGoOnTopWithoutAReload() async throws {
+        let asked = Mutex(0)
+        func post(_ id: String, _ text: String) -> String {
+            #"{"id":"\#(id)","text":"\#(text)","created_at":"2027-01-15T10:00:00Z","author":{"screen_name":"lab","name":"Lab"},"media":[]}"#
+        }
+        let server = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/":
+                return .respond(status: 200, headers: [("Content-Type", "text/html")], body: Array(ViewerAssets.index.body.readableBytesView))
+            case let path where path.hasPrefix("/static/"):
+                guard let asset = ViewerAssets.named(String(path.dropFirst("/static/".count))) else { return .respond(status: 404) }
+                return .respond(status: 200, headers: [("Content-Type", asset.contentType)], body: Array(asset.body.readableBytesView))
+            case "/api/tweets":
+                let n = asked.withLock { n in n += 1; return n }
+                let list = n == 1 ? [post("1", "the first post")] : [post("2", "a post that came later"), post("1", "the first post")]
+                return .respond(status: 200, headers: [("Content-Type", "application/json")],
+                                body: Array(#"{"tweets":[\#(list.joined(separator: ","))],"total":\#(list.count),"now":"2027-01-15T10:01:00Z"}"#.utf8))
+            default:
+                return .respond(status: 404)
+            }
+        }
+        defer { server.stop() }
+        let dom = try await chromium(["--virtual-time-budget=20000", "--dump-dom", "\(server.baseURL)/"])
+        #expect(asked.withLock { $0 } >= 2, "the list was asked for again")
+        let fresh = try #require(dom.range(of: "a post that came later"), "\(dom.prefix(3000))")
+        let first = try #require(dom.range(of: "the first post"))
+        #expect(fresh.lowerBound < first.lowerBound, "the new post is on top")
+        #expect(dom.contains("class=\"tweet fresh\""))
+        #expect(dom.components(separatedBy: "the first post").count == 2, "the first post is shown once")
+    }
+
     func chromium(_ arguments: [String]) async throws -> String {
         let environment = ProcessInfo.processInfo.environment
         let candidates = [environment["CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"].compactMap { $0 }

@@ -44,6 +44,16 @@ public struct XFilteredStream: PostStream {
         return rules
     }
 
+    private struct RuleAnswer: Decodable {
+        struct Meta: Decodable {
+            struct Summary: Decodable { var not_created: Int? }
+            var summary: Summary?
+        }
+        struct Problem: Decodable { var title: String?; var value: String?; var details: [String]? }
+        var meta: Meta?
+        var errors: [Problem]?
+    }
+
     private struct RuleList: Decodable {
         struct Rule: Decodable { var id: String; var value: String; var tag: String? }
         var data: [Rule]?
@@ -69,8 +79,16 @@ public struct XFilteredStream: PostStream {
         if !missing.isEmpty {
             let add = missing.map { ["value": $0.value, "tag": $0.key] }
             let body = try? JSONSerialization.data(withJSONObject: ["add": add])
-            _ = try await call(session, HTTPRequest(url: rulesURL, headers: headers.merging(["Content-Type": "application/json"]) { $1 },
-                                                    body: [UInt8](body ?? Data())))
+            let answer = try await call(session, HTTPRequest(url: rulesURL, headers: headers.merging(["Content-Type": "application/json"]) { $1 },
+                                                             body: [UInt8](body ?? Data())))
+            // A rule X will not take (its syntax, a limit) comes back in a 2xx with
+            // `errors` and `meta.summary.not_created`: the query would never deliver.
+            if let refused = try? JSONDecoder().decode(RuleAnswer.self, from: Data(answer)),
+               (refused.meta?.summary?.not_created ?? 0) > 0 {
+                let why = refused.errors?.first.map { [$0.title, $0.value, $0.details?.first].compactMap { $0 }.joined(separator: ": ") }
+                throw .rejected(service: "the X API", status: 400, detail: "a stream rule was refused"
+                    + (why.map { " (\(APIErrorDetail.clean($0)))" } ?? ""))
+            }
         }
         ruleChanges = (missing.map(\.key), stale.compactMap(\.tag))
     }
