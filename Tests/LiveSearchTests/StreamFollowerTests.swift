@@ -113,7 +113,9 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         feeds.withLock { $0[1] }.close()
         try await log.wait("the close") { $0.notices.contains { if case .ended(.closed, _) = $0 { true } else { false } } }
         try await waitForSleepers(clock, 1)
-        clock.advance(by: .seconds(1))
+        // The second connection delivered nothing: the wait doubled.
+        #expect(log.notices.last == .ended(.closed, retryIn: .seconds(2)))
+        clock.advance(by: .seconds(2))
         try await log.wait("a third connection") { _ in feeds.withLock { $0.count } == 3 }
         task.cancel()
         #expect(await task.value == .cancelled)
@@ -264,6 +266,26 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         let resumed = try #require(jetstream.subscriptions.last)
         #expect(resumed.contains("cursor=\(last - Jetstream.rewind)"), "\(resumed)")
         #expect(log.postIDs.last == "at://did:plc:y/app.bsky.feed.post/b1")
+        task.cancel()
+        _ = await task.value
+        await jetstream.stop()
+    }
+
+    /// A cursor older than anything the service keeps (a watch stopped for days): the
+    /// service replays from its oldest event, and the follow goes on from there.
+    @Test func aStaleCursorResumesFromWhatTheServiceStillHas() async throws {
+        let jetstream = try await FakeJetstream.start(keep: 4)
+        var times: [Int64] = []
+        for n in 1...10 {
+            times.append(jetstream.send(FakeJetstream.post(did: "did:plc:x", rkey: "s\(n)", text: "#ucd \(n)", tags: ["ucd"])))
+        }
+        let stream = try Jetstream(queries: [try SearchQuery("#ucd")], url: jetstream.url, appView: "http://127.0.0.1:9")
+        let log = StreamLog()
+        let task = follow(stream, session: try streamSession(clock: ManualClock()), cursor: String(times[0] + Jetstream.rewind), log: log)
+        try await log.wait("the backlog") { $0.events.contains(.cursor(String(times[9]))) }
+        // What the service kept (the newest two to four); the older ones are gone for good.
+        #expect(log.postIDs.last == "at://did:plc:x/app.bsky.feed.post/s10")
+        #expect((2...4).contains(log.postIDs.count), "\(log.postIDs)")
         task.cancel()
         _ = await task.value
         await jetstream.stop()
