@@ -29,6 +29,14 @@ struct LiveSearchRun {
         case rateLimited
     }
 
+    /// How a search that cannot start ends the command: status 2 and what to do. The
+    /// library says what is missing; the flags that give it are the CLI's to name.
+    static func exit(for error: LiveSearchError) -> ExitCode {
+        guard error == .missingToken else { return CleanExit.message(error.description, code: 2) }
+        return CleanExit.message(
+            "\(error.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)", code: 2)
+    }
+
     func run() async throws -> Ending {
         let searchAPI = SearchAPI(network: network, x: live.api)
         let cache = options.cacheURL
@@ -63,13 +71,8 @@ struct LiveSearchRun {
                 search.since = held
                 client = try SearchClient(query: searchQuery, token: credentials.token, options: search)
             }
-        } catch LiveSearchError.missingToken {
-            // The library says what is missing; the flags that give it are the CLI's to name.
-            throw CleanExit.message(
-                "\(LiveSearchError.missingToken.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)",
-                code: 2)
         } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw Self.exit(for: error)
         }
 
         let reporter = SearchCommand.Reporter(quiet: options.quiet || options.json)

@@ -32,12 +32,8 @@ struct WatchStreams {
             case .bluesky:
                 streams = [try Jetstream(queries: queries, url: command.jetstream, appView: command.live.apiBase)]
             }
-        } catch LiveSearchError.missingToken {
-            throw CleanExit.message(
-                "\(LiveSearchError.missingToken.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)",
-                code: 2)
         } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw LiveSearchRun.exit(for: error)
         }
         if command.pin {
             do {
