@@ -75,6 +75,11 @@ import Testing
         #expect(reader.read(Array(gone.utf8)) == [.accountGone(userID: "did:plc:abc"), .cursor("4")])
         let pathy = #"{"did":"did:plc:abc","time_us":5,"kind":"commit","commit":{"operation":"delete","collection":"app.bsky.feed.post","rkey":"../x"}}"#
         #expect(reader.read(Array(pathy.utf8)) == [.cursor("5")])
+        let slashed = #"{"did":"did:plc:a/../b?x","time_us":6,"kind":"commit","commit":{"operation":"delete","collection":"app.bsky.feed.post","rkey":"k"}}"#
+        guard case .problem = reader.read(Array(slashed.utf8)).first else {
+            Issue.record("a DID with a slash must be refused")
+            return
+        }
         guard case .problem = reader.read(Array("not json".utf8)).first else {
             Issue.record("garbage must be a problem")
             return

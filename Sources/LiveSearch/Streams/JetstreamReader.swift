@@ -10,7 +10,7 @@ struct JetstreamReader: Sendable {
 
     func read(_ message: [UInt8]) -> [StreamEvent] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any],
-              let did = object["did"] as? String, did.hasPrefix("did:"), did.utf8.count <= 2048
+              let did = object["did"] as? String, Self.isDID(did)
         else { return [.problem("\(name): a message that is not a Jetstream event (\(message.count) bytes), skipped")] }
         var events: [StreamEvent] = []
         let time = (object["time_us"] as? NSNumber)?.int64Value
@@ -53,6 +53,17 @@ struct JetstreamReader: Sendable {
         }
         if let time { events.append(.cursor(String(time))) }
         return events
+    }
+
+    /// A DID as the AT Protocol allows it (`did:method:id`, id of `A-Za-z0-9._:%-`): it
+    /// goes into post URIs and image URLs, so a slash, `?` or space must never pass.
+    static func isDID(_ did: String) -> Bool {
+        guard did.utf8.count <= 2048, did.hasPrefix("did:") else { return false }
+        let parts = did.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty, parts[1].allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }), !parts[2].isEmpty
+        else { return false }
+        return parts[2].allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+            || $0 == 0x2E || $0 == 0x5F || $0 == 0x3A || $0 == 0x25 || $0 == 0x2D }
     }
 
     /// An AT Protocol record key: 1–512 of `A-Za-z0-9._:~-`, not `.` or `..`.
