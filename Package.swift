@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         // Bluesky's Jetstream: a maintained WebSocket client (and, for tests, its server).
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Tests only: the HTTPS + HTTP/2 origin (TLSTestSupport).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
@@ -114,11 +115,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The viewer's pages, styles and scripts, as files, compiled into the binary.
             resources: [
                 .embedInCode("Viewer/index.html"), .embedInCode("Viewer/zoom.html"), .embedInCode("Viewer/viewer.css"),
-                .embedInCode("Viewer/app.js"), .embedInCode("Viewer/zoom.js"),
+                .embedInCode("Viewer/app.js"), .embedInCode("Viewer/zoom.js"), .embedInCode("Viewer/signin.html"),
             ]
         ),
         // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.

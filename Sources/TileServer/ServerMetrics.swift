@@ -111,6 +111,20 @@ package final class ServerMetrics: Sendable {
     }
     private let storeState = Mutex<Bool?>(nil)
 
+    static var refusedName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "renders_refused", unitName: "total",
+        helpText: "Renders refused with 429: a client asked for more new images than its share.") }
+    static var droppedName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "renders_dropped", unitName: "total",
+        helpText: "Renders dropped before they started because every client waiting for them had hung up.") }
+    static var leftName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "clients_left", unitName: "total",
+        helpText: "Connections whose client hung up.") }
+
+    func renderRefused() { registry.makeCounter(descriptor: Self.refusedName).increment() }
+    func renderDropped() { registry.makeCounter(descriptor: Self.droppedName).increment() }
+    func clientLeft() { registry.makeCounter(descriptor: Self.leftName).increment() }
+
     func memoryHit() { memoryHits.increment() }
     func diskHit() { diskHits.increment() }
 

@@ -2,6 +2,7 @@ import Foundation
 import BlobStore
 import Catalog
 import Hummingbird
+import HummingbirdAuth
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -30,10 +31,14 @@ public final class TileServer: Sendable {
     /// `http://host:port` as bound.
     public var baseURL: String { "http://\(configuration.host):\(port)" }
 
+    /// Where renders run, for tests that hold it busy.
+    let pool: RenderPool
+
     private init(
         port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>,
-        lazyPacks: LazyPacks, liveSearches: LiveSearches?
+        lazyPacks: LazyPacks, liveSearches: LiveSearches?, pool: RenderPool
     ) {
+        self.pool = pool
         self.lazyPacks = lazyPacks
         self.liveSearches = liveSearches
         self.port = port
@@ -54,7 +59,8 @@ public final class TileServer: Sendable {
             continuation.finish()
         }
         // A service group: stopping is a graceful shutdown (open requests finish).
-        let group = ServiceGroup(configuration: .init(services: [made.app, made.forgetWatch], gracefulShutdownSignals: [], logger: log))
+        let group = ServiceGroup(configuration: .init(
+            services: [made.app, made.forgetWatch, made.sessions], gracefulShutdownSignals: [], logger: log))
         // The stream ends when the server does too: a port already taken fails the run
         // before it is listening, and the wait below would otherwise never end.
         let task = Task {
@@ -73,18 +79,19 @@ public final class TileServer: Sendable {
         }
         made.boundPort.port = bound
         return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: made.lazyPacks,
-                          liveSearches: made.liveSearches)
+                          liveSearches: made.liveSearches, pool: made.pool)
     }
 
-    /// The server's application, not yet running: the responder with every route,
-    /// over the HTTP/1.1 channel with the hot-response handler. ``start(_:logger:)``
-    /// runs it on a socket; tests hand it to HummingbirdTesting's `.router` mode,
-    /// which calls the responder directly, with no port and no connection.
+    /// The server's application, not yet running: the responder with every route
+    /// behind its middleware, over the HTTP/1.1 channel with the hot-response
+    /// handler. ``start(_:logger:)`` runs it on a socket; tests hand it to
+    /// HummingbirdTesting's `.router` mode, which calls the responder directly, with
+    /// no port and no connection.
     static func application(
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) throws -> (app: Application<TileResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?,
-                 forgetWatch: ForgetWatch) {
+    ) throws -> (app: Application<ServerResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?,
+                 forgetWatch: ForgetWatch, sessions: MemoryPersistDriver<ContinuousClock>, pool: RenderPool) {
         let metrics = ServerMetrics()
         if let health = configuration.store?.storage.health {
             metrics.storeUp(true)
@@ -119,6 +126,9 @@ public final class TileServer: Sendable {
             sources.forgetAll()
             logger.notice("posts were forgotten: the responses and images kept in memory were dropped")
         }
+        let access = OperatorAccess.decide(
+            host: configuration.host, publicURL: configuration.publicBaseURL, trustsProxy: configuration.trustsProxy,
+            token: configuration.operatorToken, readOnly: configuration.readOnly)
         let responder = TileResponder(
             configuration: configuration,
             files: files,
@@ -132,17 +142,34 @@ public final class TileServer: Sendable {
             catalog: CatalogCache(cacheRoot: files.root),
             liveSearches: liveSearches,
             boundPort: { boundPort.port },
-            hosts: HostPolicy(publicURL: configuration.publicBaseURL, allowed: configuration.allowedHosts))
+            access: access,
+            renderLimit: configuration.renderRate > 0
+                ? RenderLimiter(rate: configuration.renderRate, burst: configuration.renderBurst, clock: configuration.clock) : nil,
+            signInLimit: RenderLimiter(rate: 1.0 / 6, burst: 10, clock: configuration.clock))
+        let sessions = MemoryPersistDriver()
+        let secure = configuration.publicBaseURL?.lowercased().hasPrefix("https://") == true
+        var token: OperatorToken?
+        if case let .token(given) = access { token = given }
+        let chain = ServerMiddleware.chain(
+            responder, hosts: HostPolicy(publicURL: configuration.publicBaseURL, allowed: configuration.allowedHosts),
+            metrics: metrics, hot: hot, access: access, trustsProxy: configuration.trustsProxy,
+            session: token.map { _ in
+                SessionMiddleware(storage: sessions, configuration: .init(
+                    sessionCookieParameters: .init(name: "tweetcache_session", path: "/", secure: secure, sameSite: .strict),
+                    defaultSessionExpiration: TileResponder.sessionLength))
+            },
+            bearer: token.map { OperatorAuthenticator(token: $0) })
         let app = Application(
-            responder: responder,
+            responder: chain,
             server: HTTPServerBuilder { responder in
-                TileServerChannel(responder: responder, hot: hot, idleTimeout: configuration.idleTimeout)
+                TileServerChannel(responder: responder, hot: hot, idleTimeout: configuration.idleTimeout,
+                                  onClientLeft: { metrics.clientLeft() })
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: TileServer.serverName),
             onServerRunning: onServerRunning,
             logger: logger)
-        return (app, lazyPacks, boundPort, liveSearches, forgetWatch)
+        return (app, lazyPacks, boundPort, liveSearches, forgetWatch, sessions, pool)
     }
 
     /// Stops accepting connections and returns once open requests are answered.

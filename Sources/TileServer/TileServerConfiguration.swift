@@ -1,6 +1,6 @@
 import Foundation
 public import ObjectStore
-import MediaFetch
+public import MediaFetch
 
 /// How `tweetcache serve` serves a cache.
 public struct TileServerConfiguration: Sendable {
@@ -25,6 +25,22 @@ public struct TileServerConfiguration: Sendable {
     public var maxPixels: Int = 100_000_000
     /// Thumbnail sizes made on request; the pipeline's own sizes are always served.
     public var thumbnailSizes: ClosedRange<Int> = 16...2048
+    /// The thumbnail sizes kept on disk when made on request: the pipeline's own
+    /// (150, 600) and any given by `--thumb-sizes`. Other sizes are made into the
+    /// bounded memory cache only, so a visitor asking for 2,000 sizes fills no disk.
+    public var storedThumbnailSizes: Set<Int> = [150, 600]
+    /// The operator's token (`--operator-token-file`): on a server others reach, it
+    /// opens live search, history, metrics and manifests (``OperatorAccess``).
+    public var operatorToken: OperatorToken?
+    /// Turns the operator's routes off on any host (`--read-only`).
+    public var readOnly = false
+    /// A proxy in front sets `X-Forwarded-For` (`--trust-proxy`): the client's
+    /// address comes from it, and the server counts as reachable by others.
+    public var trustsProxy = false
+    /// Uncached renders each client may start per second, after a burst of
+    /// ``renderBurst`` (`--render-rate`, `--render-burst`); 0: no limit.
+    public var renderRate: Double = 20
+    public var renderBurst: Int = 200
     /// A request that has not been answered by then gets 503 (the work goes on and
     /// its result is kept for the next request).
     public var requestTimeout: Duration = .seconds(30)

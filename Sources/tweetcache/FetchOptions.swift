@@ -97,7 +97,10 @@ struct FetchOptions: ParsableArguments {
             ?? .fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
-    func parsedThumbSizes() throws -> [Int] {
+    func parsedThumbSizes() throws -> [Int] { try Self.thumbSizes(thumbSizes) }
+
+    /// `--thumb-sizes` as `fetch` and `serve` read it: comma-separated long edges, 8-4096.
+    static func thumbSizes(_ thumbSizes: String) throws -> [Int] {
         let parts = thumbSizes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return try parts.map { part in
             guard let n = Int(part), (8...4096).contains(n) else {

@@ -41,6 +41,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Another host name clients reach the server by (repeatable); any Host not its own gets 421.", valueName: "NAME"))
     var allowHost: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("The operator's token (first line, 16+ characters): on a server others reach, it opens live search, history, /metrics and /manifests/ (sign in at /signin, or Authorization: Bearer).", valueName: "PATH"))
+    var operatorTokenFile: String?
+
+    @Flag(name: .long, help: "Turn live search, history, /metrics and /manifests/ off, on any host.")
+    var readOnly = false
+
+    @Flag(name: .long, help: "A proxy in front sets X-Forwarded-For: rate limits go by its last address, and the server counts as public.")
+    var trustProxy = false
+
+    @Option(name: .long, help: ArgumentHelp("New images (tiles, thumbnails, IIIF renditions not yet made) each client may ask for per second after its burst; 0: no limit.", valueName: "N"))
+    var renderRate: Double = 20
+
+    @Option(name: .long, help: ArgumentHelp("New images each client may ask for at once.", valueName: "N"))
+    var renderBurst = 200
+
+    @Option(name: .long, help: ArgumentHelp("Thumbnail sizes kept on disk when made on request, besides the pipeline's 150 and 600 (comma-separated); other sizes stay in memory.", valueName: "LIST"))
+    var thumbSizes: String?
+
     @Option(name: .long, help: "Tile size of pyramids made on request (an existing .dzi keeps its own).")
     var tileSize = 256
 
@@ -67,6 +85,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxSize >= 1 else { throw ValidationError("--max-size must be positive") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1") }
         guard (1...100_000).contains(searchCount) else { throw ValidationError("--search-count must be between 1 and 100000") }
+        guard renderRate >= 0, renderRate.isFinite else { throw ValidationError("--render-rate must be 0 or more") }
+        guard renderBurst >= 1 else { throw ValidationError("--render-burst must be at least 1") }
+        if let thumbSizes { _ = try FetchOptions.thumbSizes(thumbSizes) }
     }
 
     func run() async throws {
@@ -82,6 +103,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxHeight = maxSize
         configuration.maxArea = maxSize * maxSize
         configuration.requestTimeout = .seconds(timeout)
+        configuration.readOnly = readOnly
+        configuration.trustsProxy = trustProxy
+        configuration.renderRate = renderRate
+        configuration.renderBurst = renderBurst
+        if let thumbSizes { configuration.storedThumbnailSizes.formUnion(try FetchOptions.thumbSizes(thumbSizes)) }
+        if let operatorTokenFile {
+            do { configuration.operatorToken = try OperatorToken(file: URL(fileURLWithPath: operatorTokenFile)) } catch {
+                throw CleanExit.message("serve: \(error.description)", code: 2)
+            }
+        }
         configuration.liveSearch = try liveSearch(root)
         if let shared = try await storage.open(health: StoreHealth()) {
             // The bucket's runs become this server's catalog; its files are read on demand.

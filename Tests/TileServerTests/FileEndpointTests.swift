@@ -17,12 +17,14 @@ import TestSupport
                 CacheLayout.thumbnail(fixture.lazy, size: 600, png: false))))
             #expect(stored.body == onDisk)
 
+            // A size the cache does not make: made, served, kept in memory, not on disk.
             let made = try await fetch(server, "/thumb/\(hex)/300")
             #expect(made.status == 200)
             let image = try ImageDecoder.decode(made.body)
             #expect(image.width == 300 && image.height == 200)
-            #expect(FileManager.default.fileExists(atPath: fixture.cache.appendingPathComponent(
+            #expect(!FileManager.default.fileExists(atPath: fixture.cache.appendingPathComponent(
                 CacheLayout.thumbnail(fixture.lazy, size: 300, png: false)).path))
+            #expect(try await fetch(server, "/thumb/\(hex)/300").body == made.body)
             // Not larger than the image: the original itself.
             let whole = try await fetch(server, "/thumb/\(fixture.avatar.hex)/600")
             #expect(whole.status == 200)

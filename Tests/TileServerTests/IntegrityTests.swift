@@ -15,6 +15,8 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
+        // 151 is kept on disk like the pipeline's sizes (serve --thumb-sizes 151).
+        configuration.storedThumbnailSizes.insert(151)
         return try await TileServer.start(configuration, logger: logger)
     }
 

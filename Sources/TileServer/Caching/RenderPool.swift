@@ -21,11 +21,15 @@ final class RenderPool: Sendable {
         self.maxQueued = maxQueued ?? max(1, width) * 32
     }
 
+    /// Runs `work` when a slot is free, unless by then every client that wanted it
+    /// has hung up (``RenderInterest/current``): then it is dropped (``Dropped``), and
+    /// its slot goes to the next job, for a client still there.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         guard queued.add(1, ordering: .relaxed).newValue <= maxQueued else {
             queued.subtract(1, ordering: .relaxed)
             throw HTTPFailure.unavailable("too much work queued; try again shortly")
         }
+        let interest = RenderInterest.current
         return try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 slots.wait()
@@ -33,8 +37,22 @@ final class RenderPool: Sendable {
                     slots.signal()
                     queued.subtract(1, ordering: .relaxed)
                 }
+                if let interest, !interest.isWanted {
+                    dropped.add(1, ordering: .relaxed)
+                    continuation.resume(throwing: Dropped())
+                    return
+                }
                 continuation.resume(with: Result { try work() })
             }
         }
     }
+
+    /// Jobs waiting or running (for tests).
+    var queuedJobs: Int { queued.load(ordering: .relaxed) }
+    /// Jobs dropped because their clients had gone.
+    var droppedJobs: Int { dropped.load(ordering: .relaxed) }
+    private let dropped = Atomic<Int>(0)
+
+    /// Work nobody waits for any more.
+    struct Dropped: Error {}
 }

@@ -25,11 +25,16 @@ struct HostPolicy: Sendable {
     /// Whether `authority` (a `Host` value, `name[:port]` or `[v6][:port]`) is one of ours.
     func allows(_ authority: String) -> Bool {
         guard let host = Self.host(of: authority) else { return false }
-        if host == "localhost" || host.hasSuffix(".localhost") { return true }
-        if names.contains(host) || addresses.contains(host) { return true }
+        return names.contains(host) || addresses.contains(host) || Self.isLoopback(host)
+    }
+
+    /// Whether a host name or address (as `--host` or a URL gives it) is this machine's
+    /// loopback: `localhost`, 127.0.0.0/8 or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        guard let name = normalized(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) else { return false }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
         var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        return host == "::1"
+        return inet_pton(AF_INET, name, &v4) == 1 && UInt32(bigEndian: v4.s_addr) >> 24 == 127
     }
 
     /// The host of `name[:port]` or `[v6][:port]`, lower-cased, without a trailing dot.

@@ -15,23 +15,38 @@ import NIOHTTPTypesHTTP1
 /// Hummingbird's idle timeout is off: it counts only requests it sees, so the
 /// hot handler keeps the timeout for the connection.
 struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
-    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+    /// The connection, and whether its client is still there (``ConnectionWatch``).
+    struct Value: ServerChildChannelValue {
+        var connection: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+        var watch: ConnectionWatch
+        var channel: any Channel { connection.channel }
+    }
 
     let responder: HTTPChannelHandler.Responder
     let hot: MemoryCache<HotResponse.Key, HotResponse>
     let idleTimeout: Duration
+    /// Called once per connection whose client hung up.
+    var onClientLeft: @Sendable () -> Void = {}
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let watch = ConnectionWatch()
+            try channel.pipeline.syncOperations.addHandler(
+                ConnectionWatchHandler(watch: watch, onLeave: onClientLeft), position: .first)
             try TileServerPipeline.addHandlers(
                 to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger)
-            return try NIOAsyncChannel(
-                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+            return Value(
+                connection: try NIOAsyncChannel(
+                    wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)),
+                watch: watch)
         }
     }
 
+    /// The connection's requests are answered in this task: the watch goes with them.
     func handle(value: Value, logger: Logger) async {
-        await handleHTTP(asyncChannel: value, logger: logger)
+        await ConnectionWatch.$current.withValue(value.watch) {
+            await handleHTTP(asyncChannel: value.connection, logger: logger)
+        }
     }
 }
 

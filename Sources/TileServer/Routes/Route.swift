@@ -33,6 +33,12 @@ package enum Route: Sendable, Equatable {
     case presentation(PresentationTarget)
     case healthz
     case metrics
+    /// `GET`: the operator's sign-in page; `POST`: signs in with the token.
+    case signIn
+    /// `POST`: ends the operator's session.
+    case signOut
+    /// What the page may offer this visitor: live search and history, a sign-in, or neither.
+    case apiOperator
 
     /// The label metrics use: the route's kind, never the client's text.
     var metricLabel: String {
@@ -49,6 +55,17 @@ package enum Route: Sendable, Equatable {
         case .presentation: "iiif_presentation"
         case .healthz: "healthz"
         case .metrics: "metrics"
+        case .signIn, .signOut, .apiOperator: "operator"
+        }
+    }
+
+    /// Whether it spends or reveals the operator's things: live searches on their API
+    /// token, the search history, the metrics, the run manifests (with their paths).
+    /// Those are the operator's alone on a server others reach (``OperatorAccess``).
+    var needsOperator: Bool {
+        switch self {
+        case .apiSearch, .apiHistory, .metrics, .manifestList, .manifest: true
+        default: false
         }
     }
 
@@ -61,7 +78,7 @@ package enum Route: Sendable, Equatable {
         switch self {
         case .viewerZoom, .dziDescriptor, .dziTile, .iiifBase, .iiifInfo, .iiifImage, .thumbnail, .blob, .presentation: true
         case .viewerIndex, .viewerAsset, .apiTweets, .apiHistory, .apiSearch, .apiDuplicates, .manifestList, .manifest,
-             .healthz, .metrics: false
+             .healthz, .metrics, .signIn, .signOut, .apiOperator: false
         }
     }
 }
@@ -110,6 +127,7 @@ extension Route {
             case ["api", "tweets"]: return .apiTweets
             case ["api", "history"]: return .apiHistory
             case ["api", "search"]: return .apiSearch
+            case ["api", "operator"]: return .apiOperator
             case _ where segments.count == 3 && segments[1] == "duplicates": return .apiDuplicates(try hash(segments[2]))
             default: throw .notFound
             }
@@ -119,6 +137,12 @@ extension Route {
         case "metrics":
             guard segments.count == 1 else { throw .notFound }
             return .metrics
+        case "signin":
+            guard segments.count == 1 else { throw .notFound }
+            return .signIn
+        case "signout":
+            guard segments.count == 1 else { throw .notFound }
+            return .signOut
         case "dzi":
             return try parseDeepZoom(Array(segments.dropFirst()))
         case "iiif":

@@ -11,7 +11,8 @@ extension TileResponder {
     /// `/thumb/<hash>/<size>`: the pipeline's thumbnail when it made that size,
     /// the original when the size is not smaller than the image (a thumbnail as
     /// large as the image is the image again), else one made now (within
-    /// ``TileServerConfiguration/thumbnailSizes``) and kept.
+    /// ``TileServerConfiguration/thumbnailSizes``), kept on disk only at the cache's
+    /// own sizes (``TileServerConfiguration/storedThumbnailSizes``).
     func thumbnail(_ hash: BlobHash, size: Int) async throws -> Reply {
         let etag = "\"\(hash.hex)-thumb-\(size)\""
         for png in [false, true] {
@@ -36,7 +37,11 @@ extension TileResponder {
         }
         let relative = CacheLayout.thumbnail(hash, size: size, png: png)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
-        return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag) { [pool, sources] in
+        // Only the sizes the cache makes are kept on disk; any other size a visitor asks
+        // for lives in the bounded memory cache, so no one can fill the disk with sizes.
+        let persist = configuration.storedThumbnailSizes.contains(size)
+        return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag, persist: persist) {
+            [pool, sources] in
             let data = try await sources.bytes(hash)
             return try await pool.run { try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded }
         }

@@ -26,11 +26,7 @@ extension TileResponder {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw HTTPFailure(status: 415, message: "send application/json")
         }
-        if let origin = request.headers[.origin] {
-            guard let host = request.head.authority, origin == "http://\(host)" || origin == "https://\(host)"
-                    || configuration.publicBaseURL.map({ origin == $0.trimmingSuffix("/") }) == true
-            else { throw HTTPFailure(status: 403, message: "searches start from this server's own page") }
-        }
+        guard isSameOrigin(request) else { throw HTTPFailure(status: 403, message: "searches start from this server's own page") }
         let body = try await request.body.collect(upTo: 4096)
         guard let search = try? JSONDecoder().decode(SearchRequest.self, from: Data(buffer: body)) else {
             throw HTTPFailure.badRequest("expected {\"query\": \"…\"}")

@@ -12,11 +12,13 @@ import Synchronization
 /// Answers every request of the tile server.
 ///
 /// One responder rather than a router of closures: every path goes through
-/// ``Route/parse(path:)`` first, so validation cannot be forgotten on one
-/// endpoint, and the HTTP rules that apply to every response (HEAD, ETag and
-/// `If-None-Match`, CORS, `nosniff`, the time limit, metrics) live in one place.
+/// ``Route/parse(path:)`` first (``RouteMiddleware``), so validation cannot be
+/// forgotten on one endpoint, and the HTTP rules that apply to every response
+/// (HEAD, ETag and `If-None-Match`, `nosniff`, the time limit) live in one place.
+/// What concerns who asks (the host, CORS, the operator, the client's share of
+/// work, metrics) is the middleware in front of it (``TileServer/application``).
 struct TileResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerContext
 
     let configuration: TileServerConfiguration
     let files: CacheFiles
@@ -30,47 +32,35 @@ struct TileResponder: HTTPResponder {
     let lazyPacks: LazyPacks
     let pool: RenderPool
     let metrics: ServerMetrics
-    let renders = SingleFlight<String, Reply>()
+    /// Renders under way, each with the clients waiting for it.
+    let renders = SingleFlight<String, Reply>(tracksInterest: true)
     let catalog: CatalogCache
     /// Searches the page starts; nil when `serve` has no token (the page filters instead).
     let liveSearches: LiveSearches?
     /// The port actually bound, for IIIF ids when no public URL is configured.
     let boundPort: @Sendable () -> Int
-    /// The hosts it answers for.
-    let hosts: HostPolicy
-    /// A `Host` field left among the fields: the first became the authority.
-    static let hostField = HTTPField.Name("Host")!
+    /// Who may reach the operator's routes, and how they sign in.
+    let access: OperatorAccess
+    /// Each client's allowance of uncached renders; nil: unlimited.
+    let renderLimit: RenderLimiter?
+    /// Each client's allowance of sign-in attempts.
+    let signInLimit: RenderLimiter
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
-        // Its own hosts only (DNS rebinding), and one Host: a second one is a request
-        // two parsers could read differently.
-        if request.headers[values: Self.hostField].count > 0 {
-            metrics.request(route: "bad_host", status: 400, duration: ContinuousClock.now - started)
-            return finish(Self.error(.badRequest("one Host header")), request: request, crossOrigin: false)
-        }
-        if let authority = request.head.authority, !hosts.allows(authority) {
-            metrics.request(route: "bad_host", status: 421, duration: ContinuousClock.now - started)
-            return finish(Self.error(.init(status: 421, message: "misdirected request")), request: request, crossOrigin: false)
-        }
-        var label = "unknown"
         let reply: Reply
-        // Parsed once: what it names, and whether other origins may read it.
-        let parsed = Result { try Route.parse(path: request.uri.path) }
-        let crossOrigin = (try? parsed.get())?.allowsCrossOrigin ?? false
         switch request.method {
         case .get, .head:
             do {
-                let route = try parsed.get()
-                label = route.metricLabel
+                let route = try context.route.get()
                 if files.remote != nil {
                     // Every bucket request this one makes, whatever names it tries,
                     // ends by the request's deadline, retries included.
                     reply = try await S3Deadline.$current.withValue(started + configuration.requestTimeout) {
-                        try await self.reply(to: route, request: request)
+                        try await self.reply(to: route, request: request, context: context)
                     }
                 } else {
-                    reply = try await self.reply(to: route, request: request)
+                    reply = try await self.reply(to: route, request: request, context: context)
                 }
             } catch let failure as HTTPFailure {
                 reply = Self.error(failure)
@@ -79,64 +69,50 @@ struct TileResponder: HTTPResponder {
                 case .notFound: reply = Self.error(.notFound())
                 case let .badRequest(why): reply = Self.error(.badRequest(why))
                 }
+            } catch is RenderPool.Dropped {
+                // Nobody is left to read it.
+                metrics.renderDropped()
+                reply = Self.error(.unavailable("the client left before its image was made"))
             } catch {
                 context.logger.error("request failed: \(request.uri.path): \(error)")
                 reply = Self.error(.init(status: 500, message: "internal error"))
             }
         case .post:
             do {
-                let route = try parsed.get()
-                label = route.metricLabel
-                guard route == .apiSearch else {
+                let route = try context.route.get()
+                switch route {
+                case .apiSearch: reply = try await startSearch(request)
+                case .signIn: reply = try await signIn(request, context: context)
+                case .signOut: reply = try signOut(request, context: context)
+                default:
                     var refused = Self.error(.init(status: 405, message: "only GET and HEAD"))
                     refused.headers[.allow] = "GET, HEAD, OPTIONS"
                     reply = refused
-                    break
                 }
-                reply = try await startSearch(request)
             } catch let failure as HTTPFailure {
                 reply = Self.error(failure)
             } catch {
                 reply = Self.error(.badRequest("bad request"))
             }
-        case .options:
-            var preflight = Reply(text: "", contentType: "text/plain; charset=utf-8")
-            preflight.status = .noContent
-            preflight.headers[.accessControlAllowMethods] = "GET, HEAD, OPTIONS"
-            preflight.headers[.accessControlAllowHeaders] = "If-None-Match, Range"
-            preflight.headers[.accessControlMaxAge] = "86400"
-            reply = preflight
         default:
             var refused = Self.error(.init(status: 405, message: "only GET and HEAD"))
             refused.headers[.allow] = "GET, HEAD, OPTIONS"
             reply = refused
         }
-        let response = finish(reply, request: request, crossOrigin: crossOrigin)
-        // Only targets that are just a path, and short: the key is the client's text,
-        // and a query string (which no route reads) would let a client mint entries.
-        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable,
-           let path = request.head.path, path.utf8.count <= HotResponse.maxTargetBytes, !path.utf8.contains(UInt8(ascii: "?")),
-           (request.head.authority?.utf8.count ?? 0) <= HotResponse.maxTargetBytes {
-            // As Hummingbird sends it, but for `Date`, which the handler adds.
-            var headers = HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) })
-            headers.add(name: "Server", value: TileServer.serverName)
-            let key = HotResponse.Key(authority: request.head.authority, target: path)
-            // Clients that close after each request (scripts) come here every time.
-            if hot.get(key) == nil { hot.put(key, HotResponse(
-                headers: headers, body: reply.body, metrics: metrics.metrics(route: label, status: 200),
-                keyBytes: path.utf8.count + (key.authority?.utf8.count ?? 0))) }
+        let response = finish(reply, request: request)
+        // The hot cache keeps immutable answers (HotStoreMiddleware, with the headers
+        // the middleware adds).
+        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable {
+            context.notes.keep = .init(body: reply.body, label: context.parsedRoute?.metricLabel ?? "unknown")
         }
-        metrics.request(route: label, status: Int(response.status.code), duration: ContinuousClock.now - started)
         return response
     }
 
-    /// Applies what every response shares, then HEAD and `If-None-Match`. Other
-    /// origins may read public media (``Route/allowsCrossOrigin``), not its errors.
-    private func finish(_ reply: Reply, request: Request, crossOrigin: Bool) -> Response {
+    /// Applies what every response shares, then HEAD and `If-None-Match`.
+    private func finish(_ reply: Reply, request: Request) -> Response {
         var headers = reply.headers
         headers[.contentType] = reply.contentType
         headers[.cacheControl] = reply.cacheControl
-        if crossOrigin, reply.status.code < 400 { headers[.accessControlAllowOrigin] = "*" }
         headers[Self.contentTypeOptions] = "nosniff"
         if let etag = reply.etag { headers[.eTag] = etag }
         if reply.status == .ok, let etag = reply.etag,
@@ -176,7 +152,7 @@ struct TileResponder: HTTPResponder {
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
-    private func reply(to route: Route, request: Request) async throws -> Reply {
+    private func reply(to route: Route, request: Request, context: Context) async throws -> Reply {
         switch route {
         case .healthz:
             return health()
@@ -217,6 +193,12 @@ struct TileResponder: HTTPResponder {
             return try manifest(name)
         case let .presentation(target):
             return try await offload { try presentation(target, request: request) }
+        case .signIn:
+            return signInPage(context: context)
+        case .signOut:
+            return Self.error(.init(status: 405, message: "sign out with POST"))
+        case .apiOperator:
+            return try operatorStatus(context: context)
         }
     }
 
@@ -278,7 +260,17 @@ struct TileResponder: HTTPResponder {
         _ relative: String, contentType: String, etag: String, persist: Bool = true,
         _ make: @escaping @Sendable () async throws -> [UInt8]
     ) async throws -> Reply {
-        try await withDeadline { [renders, files, memory, metrics] in try await renders.run(relative) {
+        let client = RenderClient.current
+        if let renderLimit, let client, case let .failure(refused) = renderLimit.take(client.address) {
+            metrics.renderRefused()
+            throw HTTPFailure(status: 429, message: "too many new images asked for from your address; try again shortly",
+                              retryAfter: refused.retryAfter)
+        }
+        // Past the time limit the client is told the work goes on: it is kept even if
+        // that client then hangs up.
+        let ticket = RenderTicket(client)
+        return try await withDeadline(onTimeout: { ticket.keep() }) {
+            [renders, files, memory, metrics] in try await renders.run(relative, for: ticket) {
             let started = ContinuousClock.now
             let bytes = try await make()
             if persist {
@@ -305,7 +297,9 @@ struct TileResponder: HTTPResponder {
     /// Runs `work` with the configured time limit; past it the client gets 503
     /// and the work, if it is making a file, finishes for the next request. Only
     /// work that makes something pays for the timer: cached answers never wait.
-    private func withDeadline(_ work: @escaping @Sendable () async throws -> Reply) async throws -> Reply {
+    private func withDeadline(
+        onTimeout: @escaping @Sendable () -> Void = {}, _ work: @escaping @Sendable () async throws -> Reply
+    ) async throws -> Reply {
         // Not a task group: a group waits for every child, so a render that ignores
         // cancellation would hold the 503 back until it finished. Here whichever of
         // the work and the timer ends first answers; the other's result is dropped.
@@ -316,7 +310,10 @@ struct TileResponder: HTTPResponder {
             let first = { @Sendable () -> Bool in answered.claim() }
             let timer = Task {
                 try await clock.sleep(for: limit)
-                if first() { continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)")) }
+                if first() {
+                    onTimeout()
+                    continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)"))
+                }
             }
             Task {
                 let result: Result<Reply, any Error>

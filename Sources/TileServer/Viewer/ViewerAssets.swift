@@ -36,6 +36,10 @@ enum ViewerAssets {
     /// The zoom view, served at `/view/<sha256>`.
     static let zoom = Asset(PackageResources.zoom_html, type: "text/html; charset=utf-8")
 
+    /// The operator's sign-in page, served at `/signin`, with `<!--message-->` where
+    /// a fixed message of the server's goes (never a client's text).
+    static let signIn = PackageResources.signin_html
+
     /// `/static/<name>`: both pages' styles and scripts.
     static func named(_ name: String) -> Asset? {
         switch name {

@@ -374,7 +374,7 @@
   }
 
   async function loadHistory() {
-    if (historyShown) return;
+    if (historyShown || !operator.signedIn) return;
     historyShown = true;
     let feed;
     try {
@@ -410,9 +410,34 @@
   let historyCount = 0;
   function renderNote() {
     const p = params(), note = $('history-note');
+    // A visitor of a server others reach: the history and live search are the operator's.
+    if (!operator.signedIn) {
+      note.hidden = false;
+      if (operator.access === 'token') {
+        const a = el('a', null, 'sign in');
+        a.href = '/signin';
+        note.replaceChildren('Live search and the search history are for this server\'s operator: ', a,
+          '. Searches here filter the cached tweets.');
+      } else {
+        note.textContent = 'Live search and the search history are off on this server'
+          + (operator.reason ? ` (${operator.reason})` : '') + '. Searches here filter the cached tweets.';
+      }
+      return;
+    }
     note.hidden = live || !(historyCount || p.get('tag') || p.get('user') || p.get('q'));
     note.textContent = note.hidden ? '' : 'Live search needs a token (start tweetcache serve with $TWEETCACHE_BEARER_TOKEN '
       + 'or --token-file); searches here filter the cached tweets.';
+  }
+
+  // What this visitor may do (/api/operator): on loopback everything; on a server
+  // others reach, live search and history once signed in as the operator.
+  let operator = { access: 'open', signedIn: true, reason: '' };
+  async function loadOperator() {
+    try {
+      const res = await fetch('/api/operator', { headers: { Accept: 'application/json' } });
+      const feed = obj(res.ok ? await res.json() : null);
+      operator = { access: str(feed.access), signedIn: feed.signed_in === true, reason: str(feed.reason) };
+    } catch (err) { operator = { access: 'off', signedIn: false, reason: '' }; }
   }
 
   // Live search: POST /api/search starts it on the server (the same client as
@@ -494,6 +519,8 @@
   }
 
   async function initLive() {
+    await loadOperator();
+    if (!operator.signedIn) { live = false; renderNote(); return; }
     try {
       const res = await fetch('/api/search', { headers: { Accept: 'application/json' } });
       const feed = obj(res.ok ? await res.json() : null);
