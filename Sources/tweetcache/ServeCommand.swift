@@ -156,6 +156,13 @@ struct ServeCommand: AsyncParsableCommand {
             serve: \(configuration.cacheRoot.path) at \(server.baseURL)/ (Ctrl-C to stop)
 
             """)
+        switch OperatorAccess.decide(host: configuration.host, publicURL: configuration.publicBaseURL,
+                                     trustsProxy: configuration.trustsProxy, token: configuration.operatorToken,
+                                     readOnly: configuration.readOnly) {
+        case .open: break
+        case .token: StandardStreams.error("serve: the operator signs in at \(server.baseURL)/signin (or sends Authorization: Bearer)\n")
+        case let .off(reason): StandardStreams.error("serve: live search, history, /metrics and /manifests/ are off: \(reason)\n")
+        }
         // Print the bound port on stdout too, for scripts that ask for port 0.
         StandardStreams.output("listening \(server.baseURL)\n")
         await waitForTerminationSignal()

@@ -166,6 +166,52 @@ import Glibc
         #expect(try await server.stop() == 0)
     }
 
+    @Test func serveForVisitorsTakesItsOptions() async throws {
+        let dir = try ScratchDirectory.make("tc-serve-public")
+        // A copy: this server writes thumbnails into its cache.
+        let cache = dir.appendingPathComponent("cache")
+        try FileManager.default.copyItem(at: try await SharedDemoCache.url(bin), to: cache)
+        let photos = try await CommandRunner.run(bin, ["ls", "--type", "photo", "--sort", "size", "--cache", cache.path, "--json"])
+        let first = try #require(photos.stdout.firstMatch(of: try Regex("[0-9a-f]{64}"))?.0, "\(photos.stdout)")
+        let token = dir.appendingPathComponent("operator")
+        let secret = "an-operator-token-for-this-test"
+        try Data("\(secret)\n".utf8).write(to: token)
+        let server = try ServingProcess.start(bin, [
+            "serve", "--cache", cache.path, "--port", "0", "--operator-token-file", token.path, "--trust-proxy",
+            "--render-rate", "0.001", "--render-burst", "1", "--thumb-sizes", "91",
+        ])
+        defer { server.kill() }
+        let port = try await server.port()
+        // Behind a proxy it is public: the history is the operator's.
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/api/history", port: port).status == 401)
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/api/history", port: port,
+                                                     headers: ["Authorization": "Bearer \(secret)"]).status == 200)
+        // One new image per forwarded client, then 429; --thumb-sizes 91 is kept on disk.
+        let client = ["X-Forwarded-For": "203.0.113.9"]
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/thumb/\(first)/91", port: port, headers: client).status == 200)
+        let refused = try await RawHTTPClient.sendAwaiting("GET", "/thumb/\(first)/92", port: port, headers: client)
+        #expect(refused.status == 429 && refused.header("retry-after") != nil)
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/thumb/\(first)/92", port: port,
+                                                     headers: ["X-Forwarded-For": "203.0.113.10"]).status == 200)
+        let kept = try FileManager.default.subpathsOfDirectory(atPath: cache.path)
+        #expect(kept.contains { $0.hasSuffix("\(first).thumb-91.jpg") })
+        #expect(!kept.contains { $0.hasSuffix("\(first).thumb-92.jpg") })
+        #expect(try await server.stop() == 0)
+
+        let readOnly = try ServingProcess.start(bin, ["serve", "--cache", cache.path, "--port", "0", "--read-only"])
+        defer { readOnly.kill() }
+        let readOnlyPort = try await readOnly.port()
+        let off = try await RawHTTPClient.sendAwaiting("GET", "/api/history", port: readOnlyPort)
+        #expect(off.status == 403 && off.text.contains("read-only"))
+        #expect(try await RawHTTPClient.sendAwaiting("GET", "/api/tweets", port: readOnlyPort).status == 200)
+        #expect(try await readOnly.stop() == 0)
+
+        // A token too short to hold against guessing is refused at the start.
+        try Data("short\n".utf8).write(to: token)
+        let weak = try await CommandRunner.run(bin, ["serve", "--cache", cache.path, "--port", "0", "--operator-token-file", token.path])
+        #expect(weak.status == 2 && weak.stderr.contains("at least 16 characters"), "\(weak.stderr)")
+    }
+
     // MARK: the object-store options on every command that takes them
 
     @Test func storeOptionsOnEveryCommand() async throws {
