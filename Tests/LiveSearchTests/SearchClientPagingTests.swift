@@ -27,7 +27,7 @@ import TestSupport
         #expect(params[1]["next_token"] != nil)
         #expect(params[2]["next_token"] != params[1]["next_token"])
         #expect(params[0]["expansions"] == "attachments.media_keys,author_id,referenced_tweets.id,referenced_tweets.id.author_id")
-        #expect(params[0]["tweet.fields"] == "created_at,entities,attachments,author_id,lang,referenced_tweets,note_tweet")
+        #expect(params[0]["tweet.fields"] == "created_at,entities,attachments,author_id,lang,referenced_tweets,note_tweet,possibly_sensitive")
         #expect(params[0]["media.fields"] == "url,preview_image_url,width,height,variants,alt_text,type")
         #expect(params[0]["user.fields"] == "username,name,profile_image_url")
 

@@ -309,6 +309,76 @@ import TestSupport
         #expect(dom.components(separatedBy: "the first post").count == 2, "the first post is shown once")
     }
 
+    @Test func sensitiveMediaIsVeiledAndAContentWarningComesFirst() async throws {
+        let photo = String(repeating: "ab", count: 32)
+        let posts = [
+            #"{"id":"1","text":"a plain post","created_at":"2027-01-15T10:00:00Z","author":{"screen_name":"lab","name":"Lab"},"media":[{"type":"photo","sha256":"\#(photo)"}]}"#,
+            #"{"id":"2","text":"a sensitive photo","sensitive":true,"created_at":"2027-01-15T10:00:00Z","author":{"screen_name":"lab","name":"Lab"},"media":[{"type":"photo","sha256":"\#(photo)"}]}"#,
+            #"{"id":"3","text":"behind a warning","spoiler_text":"spiders","created_at":"2027-01-15T10:00:00Z","author":{"screen_name":"lab","name":"Lab"},"media":[]}"#,
+        ]
+        let server = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/":
+                return .respond(status: 200, headers: [("Content-Type", "text/html")], body: Array(ViewerAssets.index.body.readableBytesView))
+            case let path where path.hasPrefix("/static/"):
+                guard let asset = ViewerAssets.named(String(path.dropFirst("/static/".count))) else { return .respond(status: 404) }
+                return .respond(status: 200, headers: [("Content-Type", asset.contentType)], body: Array(asset.body.readableBytesView))
+            case "/api/tweets":
+                return .respond(status: 200, headers: [("Content-Type", "application/json")],
+                                body: Array(#"{"tweets":[\#(posts.joined(separator: ","))],"total":3,"now":"2027-01-15T10:01:00Z"}"#.utf8))
+            default:
+                return .respond(status: 404)
+            }
+        }
+        defer { server.stop() }
+        let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
+        let cards = dom.components(separatedBy: "<article").dropFirst()
+        let plain = try #require(cards.first { $0.contains("a plain post") })
+        let sensitive = try #require(cards.first { $0.contains("a sensitive photo") })
+        let warned = try #require(cards.first { $0.contains("behind a warning") })
+        #expect(!plain.contains("sensitive") && !plain.contains("class=\"veil\""))
+        #expect(sensitive.contains("class=\"media n1 sensitive\"") && sensitive.contains("Sensitive media · show"))
+        // The warning shows; the text waits behind "Show more".
+        #expect(warned.contains("<p class=\"cw\">spiders <button class=\"cw-more\" type=\"button\">Show more</button></p>"))
+        #expect(warned.contains("hidden=\"\""), "\(warned)")
+    }
+
+    /// A page on another origin (another port of loopback) may load the server's IIIF
+    /// media, and may not read its app's JSON: the browser enforces what the headers say.
+    @Test func anotherSitesPageReadsTheMediaButNotTheArchivesJSON() async throws {
+        let fixture = try await ServerFixture.get()
+        try await withServer(try await fixture.start()) { (tiles: TileServer) async throws in
+            let base = tiles.baseURL
+            let info = "\(base)/iiif/3/\(fixture.eager.hex)/info.json"
+            let page = """
+                <!doctype html><html><body><pre id="out">running</pre><script>
+                const tryRead = async (url) => {
+                  try { const r = await fetch(url); return r.status + ':' + (await r.text()).length; }
+                  catch (e) { return 'blocked'; }
+                };
+                (async () => {
+                  const lines = [];
+                  for (const [name, url] of [['info', '\(info)'], ['tweets', '\(base)/api/tweets'],
+                      ['history', '\(base)/api/history'], ['manifests', '\(base)/manifests/'], ['metrics', '\(base)/metrics']]) {
+                    lines.push(name + '=' + await tryRead(url));
+                  }
+                  document.getElementById('out').textContent = lines.join(' ');
+                })();
+                </script></body></html>
+                """
+            let other = try LoopbackHTTPServer { _ in
+                .respond(status: 200, headers: [("Content-Type", "text/html")], body: Array(page.utf8))
+            }
+            defer { other.stop() }
+            let dom = try await chromium(["--dump-dom", "\(other.baseURL)/"])
+            let out = try #require(dom.firstMatch(of: try Regex(#"<pre id="out">([^<]*)</pre>"#))?.output[1].substring.map(String.init))
+            #expect(out.contains("info=200:"), "\(out)")
+            for name in ["tweets", "history", "manifests", "metrics"] {
+                #expect(out.contains("\(name)=blocked"), "\(name): \(out)")
+            }
+        }
+    }
+
     @Sendable static func postJSON(_ id: String, _ text: String) -> String {
         #"{"id":"\#(id)","text":"\#(text)","created_at":"2027-01-15T10:00:00Z","author":{"screen_name":"lab","name":"Lab"},"media":[]}"#
     }

@@ -260,7 +260,7 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
     public var network: String? = nil
     /// The post's page where the API gives one (Mastodon, Bluesky).
     public var url: String? = nil
-    /// Marked sensitive by its author (Mastodon); written only when true.
+    /// Marked sensitive (X, Mastodon, Bluesky labels); written only when true.
     public var sensitive: Bool? = nil
     /// The content warning (Mastodon `spoiler_text`).
     public var spoilerText: String? = nil

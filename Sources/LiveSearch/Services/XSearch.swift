@@ -48,10 +48,11 @@ struct XSearch: SearchService {
     }
 
     /// v2 asks for what the pipeline reads: media, authors and the tweets a result quotes
-    /// or retweets (their media belong to the result too), and long posts' full text.
+    /// or retweets (their media belong to the result too), long posts' full text, and
+    /// whether a post is marked sensitive (the viewer blurs its media, as X does).
     static let v2Fields: [(String, String)] = [
         ("expansions", "attachments.media_keys,author_id,referenced_tweets.id,referenced_tweets.id.author_id"),
-        ("tweet.fields", "created_at,entities,attachments,author_id,lang,referenced_tweets,note_tweet"),
+        ("tweet.fields", "created_at,entities,attachments,author_id,lang,referenced_tweets,note_tweet,possibly_sensitive"),
         ("media.fields", "url,preview_image_url,width,height,variants,alt_text,type"),
         ("user.fields", "username,name,profile_image_url"),
     ]

@@ -166,6 +166,46 @@
     return box;
   }
 
+  // Media marked sensitive (X possibly_sensitive, Mastodon sensitive or a content
+  // warning, Bluesky adult or graphic labels) is blurred until clicked, as the apps
+  // do; while veiled, a click shows it instead of following the image's link.
+  function veil(box) {
+    box.classList.add('sensitive');
+    const button = el('button', 'veil', 'Sensitive media · show');
+    button.type = 'button';
+    const show = (event) => {
+      if (!box.classList.contains('sensitive')) return;
+      event.preventDefault();
+      event.stopPropagation();
+      box.classList.remove('sensitive');
+      button.remove();
+    };
+    box.addEventListener('click', show, true);
+    box.append(button);
+    return box;
+  }
+
+  // A content warning (Mastodon spoiler_text) comes first; the text and media after
+  // it wait for "Show more".
+  function warned(t, parts) {
+    const cw = str(t.spoiler_text).trim();
+    if (!cw) return parts;
+    const line = el('p', 'cw', cw + ' ');
+    const more = el('button', 'cw-more', 'Show more');
+    more.type = 'button';
+    line.append(more);
+    for (const part of parts) part.hidden = true;
+    more.addEventListener('click', (event) => {
+      event.stopPropagation();
+      const hide = !parts[0].hidden;
+      for (const part of parts) part.hidden = hide;
+      more.textContent = hide ? 'Show more' : 'Show less';
+    });
+    return [line, ...parts];
+  }
+
+  const isSensitive = (t) => t.sensitive === true || str(t.spoiler_text).trim() !== '';
+
   function renderTweet(raw, nowMs) {
     const t = obj(raw), author = obj(t.author);
     const screen = str(author.screen_name), name = str(author.name);
@@ -202,9 +242,9 @@
         head.append(time);
       }
     }
-    body.append(head, renderText(t));
     const media = renderMedia(t.media);
-    if (media) body.append(media);
+    if (media && isSensitive(t)) veil(media);
+    body.append(head, ...warned(t, media ? [renderText(t), media] : [renderText(t)]));
     card.append(renderAvatar(author, screen, name), body);
     // A click on the card itself (not one of its links) opens the tweet's detail view.
     if (str(t.id)) {
@@ -265,8 +305,10 @@
     const view = $('detail');
     const also = el('section', 'detail-section also');
     also.hidden = true;
+    const imageSection = section('Images', images);
+    if (imageSection && isSensitive(t)) veil(imageSection.querySelector('.detail-items'));
     view.replaceChildren(back, renderTweet(t, nowMs),
-      ...[section('Images', images), also, section('URLs', urls), section('Hashtags', tags), section('Users', users)].filter(Boolean));
+      ...[imageSection, also, section('URLs', urls), section('Hashtags', tags), section('Users', users)].filter(Boolean));
     view.querySelector('.tweet').classList.remove('opens');
     loadAlsoPosted(t, also);
   }

@@ -46,12 +46,12 @@ struct BlueskyConverter: PostConverter {
         }
         let embeds = wire.embed.map { [$0] } ?? []
         return post(uri: uri, author: wire.author, record: record, embeds: embeds,
-                    indexedAt: wire.indexedAt, at: location, depth: 0)
+                    indexedAt: wire.indexedAt, labels: wire.labels?.values ?? [], at: location, depth: 0)
     }
 
     private mutating func post(
         uri: String, author: BlueskyWireProfile?, record: BlueskyWireRecord, embeds: [BlueskyWireEmbed],
-        indexedAt: String?, at location: String, depth: Int
+        indexedAt: String?, labels: [BlueskyWireLabel] = [], at location: String, depth: Int
     ) -> Tweet {
         var media: [MediaItem] = []
         var references: [TweetReference] = []
@@ -81,7 +81,8 @@ struct BlueskyConverter: PostConverter {
             references: references,
             lang: record.langs?.first,
             network: .bluesky,
-            url: Self.webURL(uri: uri, author: author))
+            url: Self.webURL(uri: uri, author: author),
+            sensitive: BlueskyWireLabel.sensitive(labels + (record.labels?.decoded?.values?.values ?? [])))
     }
 
     private static func author(_ profile: BlueskyWireProfile?) -> Author {

@@ -8,6 +8,8 @@ struct BlueskyWirePost: Decodable {
     let record: BlueskyWireRecord?
     let embed: BlueskyWireEmbed?
     let indexedAt: String?
+    /// Labels on the post: its author's own and those of moderation services.
+    let labels: LossyArray<BlueskyWireLabel>?
 }
 
 struct BlueskyWireProfile: Decodable {
@@ -24,6 +26,32 @@ struct BlueskyWireRecord: Decodable {
     let createdAt: String?
     let langs: [String]?
     let reply: BlueskyWireReply?
+    /// The author's self-labels (`com.atproto.label.defs#selfLabels`).
+    let labels: Lossy<BlueskyWireSelfLabels>?
+}
+
+struct BlueskyWireSelfLabels: Decodable {
+    let values: LossyArray<BlueskyWireLabel>?
+}
+
+/// One label (`com.atproto.label.defs#label` or `#selfLabel`): its value, and whether
+/// it takes back an earlier label of that value (`neg`).
+struct BlueskyWireLabel: Decodable {
+    let val: String?
+    let neg: Bool?
+
+    /// The labels the Bluesky app hides media behind until a click: adult content
+    /// (`porn`, `sexual`, `nudity`), graphic media (`graphic-media`, formerly `gore`),
+    /// and the generic warning (`!warn`).
+    static let hidesMedia: Set<String> = ["porn", "sexual", "nudity", "graphic-media", "gore", "!warn"]
+
+    static func sensitive(_ labels: [BlueskyWireLabel]) -> Bool {
+        let negated = Set(labels.filter { $0.neg == true }.compactMap(\.val))
+        return labels.contains { label in
+            guard label.neg != true, let val = label.val else { return false }
+            return hidesMedia.contains(val) && !negated.contains(val)
+        }
+    }
 }
 
 struct BlueskyWireReply: Decodable {

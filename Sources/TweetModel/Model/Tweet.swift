@@ -28,7 +28,8 @@ public struct Tweet: Sendable, Codable, Hashable, Identifiable {
     /// ids (Bluesky `bsky.app/profile/<handle>/post/<rkey>`); nil for X, whose link the
     /// reader builds from the handle and id.
     public let url: String?
-    /// Marked sensitive by its author (Mastodon `sensitive`): media hidden by default.
+    /// Marked sensitive (X `possibly_sensitive`, Mastodon `sensitive`, Bluesky adult or
+    /// graphic labels): the viewer blurs its media until clicked, as the apps do.
     public let sensitive: Bool
     /// The content warning shown before the post (Mastodon `spoiler_text`), if any.
     public let spoilerText: String?

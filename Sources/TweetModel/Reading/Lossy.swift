@@ -4,6 +4,12 @@ indirect enum Lossy<Value: Decodable>: Decodable {
     case value(Value)
     case failure(String)
 
+    /// The value when it decoded.
+    var decoded: Value? {
+        if case let .value(value) = self { return value }
+        return nil
+    }
+
     init(from decoder: any Decoder) throws {
         do {
             self = .value(try Value(from: decoder))

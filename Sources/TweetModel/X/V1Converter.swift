@@ -74,7 +74,8 @@ struct V1Converter: PostConverter {
             entities: entities(wireEntities, fallbackMedia: mediaList, in: text),
             media: media(mediaList),
             references: references(wire),
-            lang: wire.lang
+            lang: wire.lang,
+            sensitive: wire.possibly_sensitive?.decoded ?? false
         ))
     }
 

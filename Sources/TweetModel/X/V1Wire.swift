@@ -39,6 +39,8 @@ struct V1WireTweet: Decodable {
     let quoted_status: Lossy<V1WireTweet>?
     let quoted_status_id_str: String?
     let in_reply_to_status_id_str: String?
+    /// X's flag for media that may be sensitive; a stranger's page may say anything here.
+    let possibly_sensitive: Lossy<Bool>?
 }
 
 /// The full text and entities of a tweet served in compatibility mode (`truncated`).

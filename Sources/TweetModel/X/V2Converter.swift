@@ -48,7 +48,8 @@ struct V2Converter {
             entities: Self.entities(wireEntities, in: text),
             media: resolveMedia(of: wire, at: location, strict: strictMedia),
             references: Self.references(wire),
-            lang: wire.lang
+            lang: wire.lang,
+            sensitive: wire.possibly_sensitive?.decoded ?? false
         )
     }
 

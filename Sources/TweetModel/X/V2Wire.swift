@@ -41,6 +41,8 @@ struct V2WireTweet: Decodable {
     let entities: V2WireEntities?
     let referenced_tweets: LossyArray<Reference>?
     let note_tweet: NoteTweet?
+    /// X's flag for media that may be sensitive; a stranger's page may say anything here.
+    let possibly_sensitive: Lossy<Bool>?
     /// twarc's "flattened" output inlines the expansions into each tweet.
     let author: V2WireUser?
 
