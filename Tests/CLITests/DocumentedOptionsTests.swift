@@ -225,6 +225,15 @@ import Glibc
                   "--mirror", "pbs.twimg.com=\(server.baseURL)"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect((try summary(fetched)["store"] as? [String: Any])?["manifest_key"] != nil)
+        // The bucket's copy of the manifest names no local path: not the cache, not the page's folder.
+        let bucketManifests = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("bucket/manifests").path)
+            .filter { $0.hasSuffix(".json") }
+        #expect(bucketManifests.count == 1)
+        for name in bucketManifests {
+            let text = try String(contentsOf: dir.appendingPathComponent("bucket/manifests/\(name)"), encoding: .utf8)
+            #expect(!text.contains(dir.path) && text.contains("\"cache_root\" : \"\""),
+                    "\(text.split(separator: "\n").filter { $0.contains(dir.path) })")
+        }
         let sync = try await CommandRunner.run(bin, ["sync", "--cache", second, "--store", store, "--local-max", "64MB", "--json"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let tweets = try await CommandRunner.run(bin, ["tweets", "--cache", second, "--color", "never"])

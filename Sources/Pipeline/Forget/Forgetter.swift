@@ -538,12 +538,12 @@ public struct Forgetter: Sendable {
         }
     }
 
-    /// Removes files a killed `forget` was writing (a copy of a manifest or page
-    /// without the posts, never the only copy of anything).
+    /// Removes files a killed `forget` or upload was writing (a copy of a manifest or
+    /// page without the posts or paths, never the only copy of anything).
     private func sweepTemporaries() {
         for folder in [layout.manifestsURL] + pageFolders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            where name.hasPrefix(".forget-") && name.hasSuffix(".tmp") {
+            where (name.hasPrefix(".forget-") || name.hasPrefix(".bucket-")) && name.hasSuffix(".tmp") {
                 unlink(folder.appendingPathComponent(name).path)
             }
         }
@@ -559,8 +559,7 @@ public struct Forgetter: Sendable {
                 // Deleted first: the copy without the posts has the same size, which a
                 // store may take for "already there".
                 try await storage.delete(key)
-                _ = try await storage.store(key, file: layout.manifestsURL.appendingPathComponent(name), sha256: nil,
-                                            contentType: "application/json")
+                _ = try await BucketManifest.store(layout.manifestsURL.appendingPathComponent(name), as: key, in: storage)
                 report.bucketManifestsRewritten += 1
             } catch {
                 throw .bucket("\(key): \(error.description)")

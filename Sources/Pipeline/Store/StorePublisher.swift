@@ -164,7 +164,7 @@ public struct StorePublisher: Sendable {
         public func publishManifest(file: URL, name: String) async -> Manifest.Failure? {
             let key = CacheLayout.manifest(name)
             do {
-                _ = try await publisher.storage.store(key, file: file, sha256: nil, contentType: "application/json")
+                _ = try await BucketManifest.store(file, as: key, in: publisher.storage)
                 return nil
             } catch {
                 return publisher.failure(key, error)
