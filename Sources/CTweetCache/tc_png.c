@@ -14,6 +14,7 @@
 #include "tc_png.h"
 #include "tc_codec_private.h"
 #include "tc_color.h"
+#include "tc_jpeg.h"
 
 typedef struct tc_png_ctx {
     const uint8_t *data;  /* reader: the whole file */
@@ -87,6 +88,21 @@ static void tc_png_open(png_structp png, png_infop info, tc_png_ctx *ctx,
     png_set_user_limits(png, max_width, max_height);
     png_set_chunk_malloc_max(png, TC_PNG_CHUNK_MALLOC_MAX);
     png_set_chunk_cache_max(png, 128);
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
+    {
+        /* Chunks nothing here reads (text, calibration, palettes for other displays,
+         * times, physical sizes), skipped unread instead of handed to libpng's own
+         * handlers: in libpng 1.6.39 those allocate whatever length a chunk claims,
+         * before reading it, so a 41-byte file claiming a 1 GB tEXt cost 1 GB. */
+        static const png_byte unused[] = {
+            't', 'E', 'X', 't', 0, 'z', 'T', 'X', 't', 0, 'i', 'T', 'X', 't', 0, 'p', 'C', 'A', 'L', 0,
+            's', 'C', 'A', 'L', 0, 's', 'P', 'L', 'T', 0, 't', 'I', 'M', 'E', 0, 'h', 'I', 'S', 'T', 0,
+            'o', 'F', 'F', 's', 0, 'p', 'H', 'Y', 's', 0, 's', 'B', 'I', 'T', 0, 'b', 'K', 'G', 'D', 0,
+            's', 'T', 'E', 'R', 0,
+        };
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, unused, (int)(sizeof unused / 5));
+    }
+#endif
     png_read_info(png, info);
 }
 
@@ -131,6 +147,16 @@ tc_status tc_png_read_header(const uint8_t *data, size_t len, tc_png_info *info,
     info->color_type = color_type;
     info->interlaced = interlace == PNG_INTERLACE_ADAM7;
     info->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, pinfo, PNG_INFO_tRNS) != 0;
+#ifdef PNG_eXIf_SUPPORTED
+    {
+        /* The eXIf chunk holds a TIFF structure as JPEG's Exif APP1 does (PNG 3rd
+         * edition); libpng keeps it when it comes before IDAT, as browsers require. */
+        png_uint_32 exif_len = 0;
+        png_bytep exif = NULL;
+        if (png_get_eXIf_1(png, pinfo, &exif_len, &exif) != 0 && exif != NULL)
+            info->orientation = tc_exif_orientation(exif, exif_len);
+    }
+#endif
     png_destroy_read_struct(&png, &pinfo, NULL);
     return TC_OK;
 }
@@ -371,6 +397,17 @@ static void tc_png_write_header(png_structp png, png_infop info, uint32_t width,
             png_set_cHRM(png, info, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
         }
     }
+#ifdef PNG_eXIf_SUPPORTED
+    if (f->exif_orientation >= 1 && f->exif_orientation <= 8) {
+        png_byte tiff[] = {
+            'M', 'M', 0, 42, 0, 0, 0, 8,                   /* TIFF header, IFD0 at offset 8 */
+            0, 1,                                          /* one entry */
+            0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, (png_byte)f->exif_orientation, 0, 0,
+            0, 0, 0, 0                                     /* no next IFD */
+        };
+        png_set_eXIf_1(png, info, (png_uint_32)sizeof tiff, tiff);
+    }
+#endif
     png_write_info(png, info);
 }
 

@@ -121,6 +121,11 @@ package final class ServerMetrics: Sendable {
         namespace: "tweetcache", metricName: "clients_left", unitName: "total",
         helpText: "Connections whose client hung up.") }
 
+    static var undecodableName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "originals_undecodable", unitName: "total",
+        helpText: "Originals found undecodable (answered 415 or 422 from then on without decoding again).") }
+
+    func undecodable() { registry.makeCounter(descriptor: Self.undecodableName).increment() }
     func renderRefused() { registry.makeCounter(descriptor: Self.refusedName).increment() }
     func renderDropped() { registry.makeCounter(descriptor: Self.droppedName).increment() }
     func clientLeft() { registry.makeCounter(descriptor: Self.leftName).increment() }

@@ -112,7 +112,7 @@ public final class TileServer: Sendable {
         let boundPort = SharedPort(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
         let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
-                                   capacity: configuration.decodedCacheBytes)
+                                   capacity: configuration.decodedCacheBytes, onUndecodable: { metrics.undecodable() })
         let packs = PackReader(files: files, logger: logger)
         // A cache the server cannot write is served all the same, with tiles cut on request.
         let store = configuration.buildsPacks && configuration.store == nil ? try? BlobStore(root: files.root) : nil

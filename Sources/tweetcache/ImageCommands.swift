@@ -127,6 +127,8 @@ struct TileCommand: ParsableCommand {
             options.tileSize = tileSize
             options.overlap = layout == .deepZoom ? overlap : 0
             options.quality = quality
+            // Alpha kept as the server's pyramids keep it (WebP tiles), never flattened onto white.
+            options.format = .suited(to: image)
             options.deepZoomName = name
             options.iiifID = "\(iiifBase)/\(name)"
             options.threads = threads

@@ -362,6 +362,27 @@ import Glibc
         let info = try String(contentsOf: iiif.appendingPathComponent("photo/info.json"), encoding: .utf8)
         #expect(info.contains("https://x.test/iiif/3/photo"))
     }
+
+    /// An image with alpha keeps it in its tiles (WebP, as the server's pyramids), not
+    /// flattened onto white JPEG.
+    @Test func tileKeepsAlpha() async throws {
+        let dir = try ScratchDirectory.make("tc-tile-alpha")
+        var rgba = [UInt8]()
+        for y in 0..<300 { for _ in 0..<400 { rgba += y < 150 ? [200, 30, 30, 255] : [0, 0, 0, 0] } }
+        let input = dir.appendingPathComponent("clear.png")
+        try Data(PNGEncoder.encode(try PixelBuffer(width: 400, height: 300, channels: 4, bytes: rgba))).write(to: input)
+        let out = dir.appendingPathComponent("dz")
+        let run = try await CommandRunner.run(bin, ["tile", input.path, "--out", out.path, "--tile-size", "512"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let dzi = try String(contentsOf: out.appendingPathComponent("clear.png.dzi"), encoding: .utf8)
+        #expect(dzi.contains("Format=\"webp\""), "\(dzi)")
+        let top = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("clear.png_files").path)
+            .compactMap(Int.init).max() ?? -1
+        let tile = try ImageDecoder.decode([UInt8](Data(contentsOf: out.appendingPathComponent("clear.png_files/\(top)/0_0.webp"))))
+        #expect(tile.channels == 4 && tile.width == 400 && tile.height == 300)
+        #expect(tile.bytes[(250 * 400 + 10) * 4 + 3] == 0, "the clear half stays clear")
+        #expect(tile.bytes[(10 * 400 + 10) * 4 + 3] == 255)
+    }
 }
 
 /// A `tweetcache` that keeps running (`serve`, `demo --keep-serving`): started with

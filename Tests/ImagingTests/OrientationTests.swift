@@ -38,6 +38,21 @@ import Testing
         #expect(TestImages.close(corner(raw, 1), TestImages.quadrantColors[1], tolerance: 10))
     }
 
+    /// PNG's eXIf chunk (PNG 3rd edition) turns the picture as JPEG's Exif does, as
+    /// browsers show it: in full decodes and in thumbnails.
+    @Test(arguments: [ImageOrientation.right, .down, .leftMirrored])
+    func pngExifChunkIsApplied(orientation: ImageOrientation) throws {
+        let stored = TestImages.quadrants(width: 40, height: 20)
+        let file = try PNGEncoder.encode(stored, exifOrientation: orientation)
+        let info = try ImageDecoder.info(of: file)
+        #expect(info.orientation == orientation)
+        #expect(try ImageDecoder.decode(file) == stored.oriented(orientation))
+        let thumb = try Thumbnailer.thumbnail(file, longEdge: 20)
+        #expect(thumb.image.width == (orientation.swapsDimensions ? 10 : 20))
+        // Without the chunk: as stored.
+        #expect(try ImageDecoder.info(of: PNGEncoder.encode(stored)).orientation == .up)
+    }
+
     @Test func readsLittleEndianExif() throws {
         let plain = try JPEGEncoder.encode(TestImages.quadrants(width: 32, height: 16))
         let tagged = JPEGSurgery.insertingAPP1(JPEGSurgery.littleEndianExif(value: 6), into: plain)

@@ -32,7 +32,7 @@ import TestSupport
 
             #expect(try await fetch(server, "/thumb/\(hex)/5000").status == 400)
             #expect(try await fetch(server, "/thumb/\(hex)/big").status == 400)
-            #expect(try await fetch(server, "/thumb/\(fixture.video.hex)/150").status == 404)
+            #expect(try await fetch(server, "/thumb/\(fixture.video.hex)/150").status == 415)
         }
     }
 

@@ -125,7 +125,7 @@ import TestSupport
             #expect(try await status("full/max/0") == 400)
             #expect(try await fetch(server, "/iiif/3/not-an-image/info.json").status == 404)
             #expect(try await fetch(server, "/iiif/3/\(String(repeating: "0", count: 64))/info.json").status == 404)
-            #expect(try await fetch(server, "/iiif/3/\(fixture.video.hex)/info.json").status == 404)
+            #expect(try await fetch(server, "/iiif/3/\(fixture.video.hex)/info.json").status == 415)
             #expect(try await fetch(server, "/iiif/2/\(hex)/info.json").status == 404)
         }
     }

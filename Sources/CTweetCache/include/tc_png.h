@@ -22,6 +22,7 @@ typedef struct tc_png_info {
     int color_type;     /* 0 gray, 2 RGB, 3 palette, 4 gray + alpha, 6 RGBA */
     int interlaced;     /* 1 for Adam7 */
     int has_alpha;      /* alpha channel or tRNS chunk: decodes naturally to 4 channels */
+    int orientation;    /* EXIF orientation 1-8 from an eXIf chunk before the image data, 0 when none */
 } tc_png_info;
 
 /* Reads the signature and the chunks before the first IDAT; inflates no image data. */
@@ -93,6 +94,7 @@ typedef struct tc_png_raw_format {
     double gamma;               /* > 0: a gAMA chunk with this encoding exponent */
     int has_chrm;               /* 1: a cHRM chunk from chrm */
     double chrm[8];             /* white x, y, then red, green, blue x, y */
+    int exif_orientation;       /* 1-8: an eXIf chunk recording this orientation (pixels unchanged); 0: none */
 } tc_png_raw_format;
 
 /*

@@ -62,6 +62,24 @@ public enum ImageDecoder {
         return source
     }
 
+    /// Whether the file is already what a thumbnail of it would be, so a server may
+    /// send it as it is: a JPEG or PNG with no orientation to apply, in sRGB or saying
+    /// nothing about its colours, and not CMYK. Everything else (a turned photo, a
+    /// profile, chromaticities, inks) a browser would show differently from its
+    /// converted thumbnail, so it is converted.
+    public static func isUprightSRGB(_ data: [UInt8]) -> Bool {
+        guard let info = try? info(of: data), info.orientation == .up else { return false }
+        switch info.format {
+        case .jpeg:
+            guard let header = try? JPEGDecoder.header(of: data), JPEGDecoder.transformInput(header) == .rgb8 else { return false }
+            return JPEGDecoder.colorSource(of: data) == .sRGB
+        case .png:
+            return PNGDecoder.colorSource(of: data) == .sRGB
+        case .webp, .gif, .avif, .heic:
+            return false
+        }
+    }
+
     /// What the file says about its colours and what decoding does with that:
     /// the profile's name, and why a profile is ignored when it is (a profile that
     /// lies about its size or colour space is read as sRGB, as browsers do).

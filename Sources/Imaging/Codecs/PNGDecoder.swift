@@ -8,7 +8,7 @@ enum PNGDecoder {
         return ImageInfo(
             format: .png, width: Int(header.width), height: Int(header.height),
             channels: hasAlpha ? 4 : 3, hasAlpha: hasAlpha,
-            orientation: .up, progressive: header.interlaced != 0
+            orientation: ImageOrientation(rawValue: Int(header.orientation)) ?? .up, progressive: header.interlaced != 0
         )
     }
 

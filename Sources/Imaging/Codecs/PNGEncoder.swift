@@ -27,6 +27,27 @@ public enum PNGEncoder {
 }
 
 extension PNGEncoder {
+    /// An 8-bit sRGB PNG with an eXIf chunk recording `orientation` (the pixels are
+    /// not changed): fixtures for decoders that must apply it, as browsers do.
+    public static func encode(_ image: PixelBuffer, exifOrientation orientation: ImageOrientation) throws(ImagingError) -> [UInt8] {
+        var message = CodecShim.messageBuffer()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = image.bytes.withUnsafeBufferPointer { pixels in
+            var format = tc_png_raw_format()
+            format.color_type = image.channels == 4 ? 6 : 2
+            format.bit_depth = 8
+            format.srgb = 1
+            format.exif_orientation = Int32(orientation.rawValue)
+            return tc_png_encode_raw(
+                pixels.baseAddress, UInt32(image.width), UInt32(image.height), image.bytesPerRow, &format, 6,
+                &output, &length, &message)
+        }
+        let bytes = CodecShim.takeEncoded(output, count: length)
+        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        return bytes
+    }
+
     /// An 8-bit PNG whose colours are described by gAMA (the stored encoding exponent,
     /// 0.45455 for a 2.2 display gamma) and cHRM (white, red, green, blue; CIE x, y
     /// each) instead of an sRGB chunk: the older way files say what their values mean,

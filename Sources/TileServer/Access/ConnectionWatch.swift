@@ -1,4 +1,3 @@
-import NIOCore
 import Synchronization
 
 /// Whether the client of a connection is still there: set when it hangs up
@@ -7,8 +6,8 @@ import Synchronization
 ///
 /// The server lets a client half-close (HTTP allows a request then a shutdown of
 /// its sending side), so a hang-up shows as the end of input, not as an inactive
-/// channel: ``ConnectionWatchHandler`` watches for both.
-final class ConnectionWatch: Sendable {
+/// channel: ``HotResponseHandler``, on every connection, watches for both.
+package final class ConnectionWatch: Sendable {
     private let hungUp = Atomic(false)
 
     var isConnected: Bool { !hungUp.load(ordering: .relaxed) }
@@ -18,33 +17,4 @@ final class ConnectionWatch: Sendable {
     /// The watch of the connection whose requests the current task answers (set
     /// by ``TileServerChannel`` for each connection's task); nil in router tests.
     @TaskLocal static var current: ConnectionWatch?
-}
-
-/// Marks its ``ConnectionWatch`` when the client's input ends or the channel closes.
-final class ConnectionWatchHandler: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    let watch: ConnectionWatch
-    let onLeave: @Sendable () -> Void
-
-    init(watch: ConnectionWatch, onLeave: @escaping @Sendable () -> Void = {}) {
-        self.watch = watch
-        self.onLeave = onLeave
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { leave() }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        leave()
-        context.fireChannelInactive()
-    }
-
-    private func leave() {
-        guard watch.isConnected else { return }
-        watch.clientLeft()
-        onLeave()
-    }
 }

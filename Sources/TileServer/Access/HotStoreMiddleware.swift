@@ -13,7 +13,10 @@ struct HotStoreMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         // Only targets that are just a path, and short: the key is the client's text,
         // and a query string (which no route reads) would let a client mint entries.
+        // Never the operator's routes (the hot path asks nobody who is asking), never an
+        // answer that sets a cookie (it is that visitor's).
         guard request.method == .get, response.status == .ok, let kept = context.notes.keep,
+              context.parsedRoute?.needsOperator == false, response.headers[.setCookie] == nil,
               let path = request.head.path, path.utf8.count <= HotResponse.maxTargetBytes,
               !path.utf8.contains(UInt8(ascii: "?")), (request.head.authority?.utf8.count ?? 0) <= HotResponse.maxTargetBytes
         else { return response }

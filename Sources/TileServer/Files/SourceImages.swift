@@ -33,8 +33,20 @@ final class SourceImages: Sendable {
     private let facts = MemoryCache<BlobHash, Facts>(capacity: 16 << 20)
     private let decoded = Mutex(Decoded())
     private let decodes = SingleFlight<BlobHash, PixelBuffer>()
+    /// Originals that did not decode, and why: answered at once the next time
+    /// instead of being decoded again on every request.
+    private let failures = MemoryCache<BlobHash, Failed>(capacity: 4 << 20)
 
-    init(files: CacheFiles, pool: RenderPool, maxPixels: Int, capacity: Int) {
+    struct Failed: MemoryCost {
+        var failure: HTTPFailure
+        var bytes: Int { 256 + failure.message.utf8.count }
+    }
+
+    /// Told once per original found undecodable (metrics).
+    private let onUndecodable: @Sendable () -> Void
+
+    init(files: CacheFiles, pool: RenderPool, maxPixels: Int, capacity: Int, onUndecodable: @escaping @Sendable () -> Void = {}) {
+        self.onUndecodable = onUndecodable
         self.files = files
         self.pool = pool
         self.maxPixels = maxPixels
@@ -44,6 +56,7 @@ final class SourceImages: Sendable {
     /// Drops every header and decoded image kept (after a `forget`).
     func forgetAll() {
         facts.removeAll()
+        failures.removeAll()
         decoded.withLock { $0 = Decoded() }
     }
 
@@ -80,16 +93,18 @@ final class SourceImages: Sendable {
         }
     }
 
-    /// Format and displayed size from the header alone; 404 for a blob that is not
-    /// an image TweetCache decodes (a video, a document), as there is no image to tile.
+    /// Format and displayed size from the header alone; 415 for a blob that is not
+    /// an image TweetCache decodes (a video, a document), 422 for one whose header is
+    /// damaged (``failed(_:_:)``).
     func facts(_ hash: BlobHash) async throws(HTTPFailure) -> Facts {
         if let known = facts.get(hash) { return known }
+        if let failed = failures.get(hash) { throw failed.failure }
         let data = try await bytes(hash)
         let info: ImageInfo
         do {
             info = try ImageDecoder.info(of: data)
         } catch {
-            throw .notFound("\(hash.hex) is not an image the server can tile (\(error))")
+            throw failed(hash, error)
         }
         guard info.width * info.height <= maxPixels else {
             throw .unprocessable("\(hash.hex) is \(info.width)x\(info.height), over the \(maxPixels)-pixel limit")
@@ -106,12 +121,35 @@ final class SourceImages: Sendable {
             if let hit = lookup(hash) { return hit }
             let data = try await bytes(hash)
             let image = try await pool.run { [maxPixels] in
-                try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: maxPixels))
+                do throws(ImagingError) { return try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: maxPixels)) } catch {
+                    throw self.failed(hash, error)
+                }
             }
             remember(hash, image)
             return image
         }
         return image
+    }
+
+    /// An original that did not decode is the image's fault, not the server's: 415
+    /// for bytes that are no image format it reads, 422 for a damaged or refused
+    /// image, with the decoder's one-line reason; kept so the next request is
+    /// answered without decoding again. (Running out of memory is the server's: 503.)
+    func failed(_ hash: BlobHash, _ error: ImagingError) -> HTTPFailure {
+        let failure: HTTPFailure
+        switch error {
+        case .unrecognizedFormat, .unsupportedFormat:
+            failure = .init(status: 415, message: "\(hash.hex) is not an image this server reads: \(error)")
+        case .unsupportedVariant, .tooManyPixels, .truncated, .corrupt:
+            failure = .unprocessable("\(hash.hex) cannot be decoded: \(error)")
+        case .outOfMemory:
+            return .unavailable("out of memory decoding \(hash.hex); try again shortly")
+        case .invalidArgument, .encodeFailed:
+            return .init(status: 500, message: "internal error")
+        }
+        if failures.get(hash) == nil { onUndecodable() }
+        failures.put(hash, Failed(failure: failure))
+        return failure
     }
 
     private func lookup(_ hash: BlobHash) -> PixelBuffer? {

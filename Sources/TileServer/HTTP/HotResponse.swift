@@ -22,11 +22,24 @@ package struct HotResponse: MemoryCost {
     var metrics: ServerMetrics.RequestMetrics
     /// The key's length when it was made: kept keys are short (``maxTargetBytes``).
     var keyBytes: Int
-    /// Body, key and a rough figure for the headers.
-    package var bytes: Int { body.readableBytes + keyBytes + 512 }
+    /// Body, key and a rough figure for the headers (kept twice: as fields and as bytes).
+    package var bytes: Int { body.readableBytes + keyBytes + 512 + head.readableBytes }
+
+    /// The status line and every header but `Date`, as bytes: written as they are,
+    /// with `Date` and the blank line after them, without encoding a head again.
+    var head: ByteBuffer
 
     package init(headers: HTTPHeaders, body: ByteBuffer, metrics: ServerMetrics.RequestMetrics, keyBytes: Int) {
         self.headers = headers
+        var head = ByteBuffer()
+        head.writeStaticString("HTTP/1.1 200 OK\r\n")
+        for (name, value) in headers {
+            head.writeString(name)
+            head.writeStaticString(": ")
+            head.writeString(value)
+            head.writeStaticString("\r\n")
+        }
+        self.head = head
         self.body = body
         self.metrics = metrics
         self.keyBytes = keyBytes

@@ -40,9 +40,20 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// On the event loop's clock (`EventLoop.now`), which tests advance by hand.
     private var lastActive = NIODeadline.uptimeNanoseconds(0)
     private var idleCheck: Scheduled<Void>?
+    /// The response encoder's context, when the pipeline has one (a server's does; a
+    /// test's bare channel does not): repeats are written below it, as bytes.
+    private var encoder: ChannelHandlerContext?
 
-    init(cache: MemoryCache<HotResponse.Key, HotResponse>, idleTimeout: Duration) {
+    /// Told when the client hangs up (its input ends, or the connection closes): the
+    /// handler already sits on every connection, so the watch costs no handler more.
+    private let watch: ConnectionWatch?
+    private let onLeave: @Sendable () -> Void
+
+    init(cache: MemoryCache<HotResponse.Key, HotResponse>, idleTimeout: Duration, watch: ConnectionWatch? = nil,
+         onLeave: @escaping @Sendable () -> Void = {}) {
         self.cache = cache
+        self.watch = watch
+        self.onLeave = onLeave
         let (seconds, attoseconds) = idleTimeout.components
         self.idleTimeout = .nanoseconds(max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
@@ -53,12 +64,26 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case let .head(request):
             if withResponder == 0, context.channel.isWritable, let hit = hit(for: request) {
                 let started = ContinuousClock.now
-                var headers = hit.headers
-                headers.add(name: "Date", value: HTTPDate.now())
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
-                              promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(hit.body))), promise: nil)
-                context.write(wrapOutboundOut(.end(nil)), promise: nil)
+                if let encoder {
+                    // The head as bytes, written below the response encoder: nothing
+                    // to encode, no header list to copy (the encoder is between
+                    // responses here: no earlier answer is still being written).
+                    let date = HTTPDate.now()
+                    var head = context.channel.allocator.buffer(capacity: hit.head.readableBytes + date.utf8.count + 10)
+                    head.writeImmutableBuffer(hit.head)
+                    head.writeStaticString("Date: ")
+                    head.writeString(date)
+                    head.writeStaticString("\r\n\r\n")
+                    encoder.write(NIOAny(head), promise: nil)
+                    encoder.write(NIOAny(hit.body), promise: nil)
+                } else {
+                    var headers = hit.headers
+                    headers.add(name: "Date", value: HTTPDate.now())
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                                  promise: nil)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(hit.body))), promise: nil)
+                    context.write(wrapOutboundOut(.end(nil)), promise: nil)
+                }
                 needsFlush = true
                 discarding = true
                 hit.metrics.record(ContinuousClock.now - started)
@@ -93,21 +118,49 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The key is the `Host` and request target as sent; the responder keys its
     /// answers by the same two (HTTPTypes' authority and path), so an absolute-form
     /// target, which HTTPTypes rewrites, never matches and simply goes on.
+    ///
+    /// One pass over the headers (this runs for every request a connection sends):
+    /// the `Host`, a `Connection` that closes, and any header only the responder
+    /// implements.
     private func hit(for request: HTTPRequestHead) -> HotResponse? {
-        guard request.method == .GET, request.version == .http1_1, request.isKeepAlive else { return nil }
-        for name in Self.passedOn where request.headers.contains(name: name) { return nil }
-        return cache.get(HotResponse.Key(authority: request.headers.first(name: "Host"), target: request.uri))
+        guard request.method == .GET, request.version == .http1_1 else { return nil }
+        var host: String?
+        for (name, value) in request.headers {
+            if Self.passedOn.contains(where: { Self.sameName(name, $0) }) { return nil }
+            if Self.sameName(name, "host") {
+                guard host == nil else { return nil }  // two: the responder says 400
+                host = value
+            } else if Self.sameName(name, "connection"), value.lowercased().contains("close") {
+                return nil
+            }
+        }
+        return cache.get(HotResponse.Key(authority: host, target: request.uri))
     }
 
-    /// Headers whose meaning only the responder implements.
-    private static let passedOn = [
-        "If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range", "Expect",
-        "Content-Length", "Transfer-Encoding",
+    /// Headers whose meaning only the responder implements, lower-cased.
+    private static let passedOn: [StaticString] = [
+        "if-none-match", "if-match", "if-modified-since", "if-unmodified-since", "if-range", "range", "expect",
+        "content-length", "transfer-encoding",
     ]
+
+    /// A header name against a lower-case ASCII one, ignoring case.
+    @inline(__always)
+    static func sameName(_ name: String, _ lowercase: StaticString) -> Bool {
+        name.utf8.count == lowercase.utf8CodeUnitCount && lowercase.withUTF8Buffer { expected in
+            var index = 0
+            for byte in name.utf8 {
+                let folded = byte >= 65 && byte <= 90 ? byte | 0x20 : byte
+                if folded != expected[index] { return false }
+                index += 1
+            }
+            return true
+        }
+    }
 
     // MARK: Idle timeout
 
     func handlerAdded(context: ChannelHandlerContext) {
+        encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
         lastActive = context.eventLoop.now
         if context.channel.isActive { scheduleIdleCheck(context, at: lastActive + idleTimeout) }
     }
@@ -118,12 +171,25 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { clientLeft() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func clientLeft() {
+        guard let watch, watch.isConnected else { return }
+        watch.clientLeft()
+        onLeave()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        clientLeft()
         cancelIdleCheck()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        encoder = nil
         cancelIdleCheck()
     }
 

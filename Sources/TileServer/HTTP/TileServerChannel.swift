@@ -31,10 +31,9 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let watch = ConnectionWatch()
-            try channel.pipeline.syncOperations.addHandler(
-                ConnectionWatchHandler(watch: watch, onLeave: onClientLeft), position: .first)
             try TileServerPipeline.addHandlers(
-                to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger)
+                to: channel.pipeline.syncOperations, hot: hot, idleTimeout: idleTimeout, logger: logger, watch: watch,
+                onClientLeft: onClientLeft)
             return Value(
                 connection: try NIOAsyncChannel(
                     wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)),
@@ -56,7 +55,7 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
 package enum TileServerPipeline {
     package static func addHandlers(
         to pipeline: ChannelPipeline.SynchronousOperations, hot: MemoryCache<HotResponse.Key, HotResponse>,
-        idleTimeout: Duration, logger: Logger
+        idleTimeout: Duration, logger: Logger, watch: ConnectionWatch? = nil, onClientLeft: @escaping @Sendable () -> Void = {}
     ) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = 80 * 1024
@@ -68,7 +67,7 @@ package enum TileServerPipeline {
             withOutboundHeaderValidation: false,  // HTTPTypes validated the responder's headers
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout))
+        try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout, watch: watch, onLeave: onClientLeft))
         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
     }

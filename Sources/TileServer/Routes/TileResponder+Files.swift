@@ -9,8 +9,9 @@ import Pipeline
 /// Thumbnails, originals and manifests.
 extension TileResponder {
     /// `/thumb/<hash>/<size>`: the pipeline's thumbnail when it made that size,
-    /// the original when the size is not smaller than the image (a thumbnail as
-    /// large as the image is the image again), else one made now (within
+    /// the original when the size is not smaller than the image and the original is
+    /// upright sRGB (a thumbnail as large as the image is the image again), else one
+    /// made now (within
     /// ``TileServerConfiguration/thumbnailSizes``), kept on disk only at the cache's
     /// own sizes (``TileServerConfiguration/storedThumbnailSizes``).
     func thumbnail(_ hash: BlobHash, size: Int) async throws -> Reply {
@@ -28,12 +29,15 @@ extension TileResponder {
         let facts = try await sources.facts(hash)
         // Same choice as the pipeline: PNG keeps transparency, everything else is JPEG.
         let png = facts.info.hasAlpha
-        // A small JPEG or PNG is its own thumbnail (browsers apply an embedded profile themselves);
-        // other formats are re-encoded at full size, in sRGB, so every browser can show them.
+        // A small original is its own thumbnail only when it already is what a thumbnail
+        // would be: an upright sRGB (or untagged) JPEG or PNG. A turned, profiled or CMYK
+        // one, and other formats, are converted at full size, as `thumb` does, so every
+        // route of the server sends upright sRGB.
         if size >= max(facts.width, facts.height), facts.info.format == .jpeg || facts.info.format == .png {
-            return Reply(
-                bytes: try await sources.bytes(hash), contentType: facts.info.format.mimeType, etag: etag,
-                cacheControl: Reply.immutable)
+            let bytes = try await sources.bytes(hash)
+            if ImageDecoder.isUprightSRGB(bytes) {
+                return Reply(bytes: bytes, contentType: facts.info.format.mimeType, etag: etag, cacheControl: Reply.immutable)
+            }
         }
         let relative = CacheLayout.thumbnail(hash, size: size, png: png)
         let options = ThumbnailOptions(quality: configuration.quality, maxPixels: configuration.maxPixels, maxThreads: 1)
@@ -43,7 +47,11 @@ extension TileResponder {
         return try await made(relative, contentType: png ? "image/png" : "image/jpeg", etag: etag, persist: persist) {
             [pool, sources] in
             let data = try await sources.bytes(hash)
-            return try await pool.run { try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded }
+            return try await pool.run {
+                do throws(ImagingError) { return try Thumbnailer.thumbnail(data, longEdge: size, options: options).encoded } catch {
+                    throw sources.failed(hash, error)
+                }
+            }
         }
     }
 

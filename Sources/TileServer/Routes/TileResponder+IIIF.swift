@@ -124,8 +124,11 @@ extension TileResponder {
                     }
                     let data = try await sources.bytes(hash)
                     return try await pool.run {
-                        let image = try ImageDecoder.decode(
-                            data, options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
+                        let image: PixelBuffer
+                        do throws(ImagingError) {
+                            image = try ImageDecoder.decode(
+                                data, options: resolved.decodeOptions(DecodeOptions(maxPixels: configuration.maxPixels)))
+                        } catch { throw sources.failed(hash, error) }
                         return try IIIFRenderer.render(resolved, source: image)
                     }
                 }
