@@ -31,7 +31,7 @@ import Glibc
     /// The largest resident size of any child this process has waited for, in KB.
     static func childrenPeakKB() -> Int {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN, &usage)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         return usage.ru_maxrss
     }
 

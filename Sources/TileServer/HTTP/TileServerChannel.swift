@@ -61,12 +61,17 @@ package enum TileServerPipeline {
         limits.maxHeaderFieldSize = 80 * 1024
         limits.maxHeaderListSize = 80 * 1024
         limits.maxHeaderFieldCount = 1000
-        try pipeline.configureHTTPServerPipeline(
-            withPipeliningAssistance: false,  // answers stay in order: see HotResponseHandler
-            withErrorHandling: false,  // Hummingbird answers parse errors
-            withOutboundHeaderValidation: false,  // HTTPTypes validated the responder's headers
-            withEncoderConfiguration: .init(),
-            withDecoderLimitConfiguration: limits)
+        // What `configureHTTPServerPipeline` adds with no pipelining assistance (answers
+        // stay in order: see HotResponseHandler), no error handler (Hummingbird answers
+        // parse errors) and no outbound header validation (HTTPTypes validated the
+        // responder's headers), but for one thing: the decoder is not paired with the
+        // encoder. A paired encoder pops the method of each request it has seen for
+        // every head it encodes, to strip bodies from answers to HEAD; the hot handler
+        // writes its answers below the encoder, so the pairs would slip by one and a
+        // GET after a HEAD would lose its body. The responder never sends a body to
+        // HEAD itself (TileResponder.finish, HTTPFailure.response).
+        try pipeline.addHandler(HTTPResponseEncoder(configuration: .init()))
+        try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
         try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout, watch: watch, onLeave: onClientLeft))
         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))

@@ -66,7 +66,7 @@ public struct PNGRawEncoder {
                         trns_red: color.first ?? 0,
                         trns_green: color.count > 1 ? color[1] : 0,
                         trns_blue: color.count > 2 ? color[2] : 0,
-                        icc: nil, icc_len: 0, srgb: 0, gamma: 0, has_chrm: 0, chrm: (0, 0, 0, 0, 0, 0, 0, 0))
+                        icc: nil, icc_len: 0, srgb: 0, gamma: 0, has_chrm: 0, chrm: (0, 0, 0, 0, 0, 0, 0, 0), exif_orientation: 0)
                     let chrm = chromaticities ?? []
                     format.has_chrm = chrm.count == 8 ? 1 : 0
                     if chrm.count == 8 {
