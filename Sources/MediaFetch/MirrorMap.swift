@@ -39,6 +39,17 @@ public struct MirrorMap: Sendable, Equatable {
 
     public var isEmpty: Bool { bases.isEmpty }
 
+    /// The `HOST` or `HOST:PORT` of each mirror, as given.
+    public var hosts: [String] { bases.keys.sorted() }
+
+    /// The mirror that `url` would be fetched through (its `HOST` or `HOST:PORT`), if any.
+    public func mirrorHost(of url: String) -> String? {
+        guard !bases.isEmpty, let comps = URLComponents(string: url), var host = comps.host?.lowercased() else { return nil }
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        if let port = comps.port, bases["\(host):\(port)"] != nil { return "\(host):\(port)" }
+        return bases[host] != nil ? host : nil
+    }
+
     /// The URL to actually fetch for `url`: unchanged unless its host is mirrored.
     public func resolve(_ url: String) -> String {
         guard !bases.isEmpty, let comps = URLComponents(string: url), var host = comps.host?.lowercased() else { return url }

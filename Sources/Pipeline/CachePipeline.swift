@@ -189,6 +189,11 @@ public final class CachePipeline: Sendable {
         // reads the manifest: the run's peak memory is one or the other, not both.
         let summary = ledger.summary
         let fromStore = (copied: ledger.copiedFromStore, bytes: ledger.bytesFromStore)
+        // A mirror no URL of the run went through was most likely mistyped (a host that
+        // never matches, a port the URLs do not name): said, not silently ignored.
+        for host in options.fetch.mirrors.hosts where !ledger.mirrorsUsed.contains(host) && summary.urls > 0 {
+            logger.warning("--mirror \(host)=…: no URL of this run has that host\(host.contains(":") ? " and port" : ""); every URL went to its own host")
+        }
         ledger = RunLedger()
         loader.shutdown()
         let result = try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
@@ -275,6 +280,12 @@ public final class CachePipeline: Sendable {
         guard batch.count > 0 else { return }
         var phase = PhaseTimer(logger: logger)
         let plan = FetchPlan(tweets: batch.top.map(\.0) + batch.included.map(\.0), includeVideos: options.includeVideos)
+        let mirrors = options.fetch.mirrors
+        if !mirrors.isEmpty, ledger.mirrorsUsed.count < mirrors.hosts.count {
+            for item in plan.items {
+                for url in [item.url] + item.fallbacks { if let host = mirrors.mirrorHost(of: url) { ledger.mirrorsUsed.insert(host) } }
+            }
+        }
         var outcomes: [String: ItemOutcome] = [:]
         var unknown: [FetchPlan.Item] = []
         for item in plan.items {

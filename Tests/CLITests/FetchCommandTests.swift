@@ -116,6 +116,24 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect(try summary(out)["tweets"] as? Int == 2)
     }
 
+    /// A mirror whose host no URL of the run has (a typo, a port the URLs do not name) is
+    /// said on standard error, not silently ignored; one that is used is not mentioned.
+    @Test func aMirrorNoURLMatchesIsSaid() async throws {
+        let server = try makeServer()
+        defer { server.stop() }
+        let (dir, page) = try scratchWithPage("tc-mirror-typo")
+        let run = try await CommandRunner.run(bin, [
+            "fetch", page.path, "--cache", dir.appendingPathComponent("c").path, "--json",
+            "--mirror", "pbs.twimg.com=\(server.baseURL)", "--mirror", "pbs.twimg.con=\(server.baseURL)",
+            "--mirror", "pbs.twimg.com:8443=\(server.baseURL)",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("--mirror pbs.twimg.con=…: no URL of this run has that host;"), "\(run.stderr)")
+        #expect(run.stderr.contains("--mirror pbs.twimg.com:8443=…: no URL of this run has that host and port"), "\(run.stderr)")
+        #expect(!run.stderr.contains("--mirror pbs.twimg.com="), "the mirror in use is not mentioned")
+        #expect((try summary(run)["downloaded"] as? Int ?? 0) > 0, "the used mirror still served")
+    }
+
     @Test func refusesBadArgumentsClearly() async throws {
         let dir = try tempDir()
         let missing = try await CommandRunner.run(bin, ["fetch", dir.appendingPathComponent("nope.json").path, "--cache", dir.path])

@@ -12,6 +12,8 @@ struct RunLedger {
     var summary = RunSummary()
     /// Originals read from the shared store instead of their origin, and their bytes.
     var copiedFromStore = 0
+    /// The `--mirror` hosts some URL of the run went through.
+    var mirrorsUsed = Set<String>()
     var bytesFromStore = 0
     var topPosts = KeySet()
     var includedPosts = KeySet()
