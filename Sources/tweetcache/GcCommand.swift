@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlobStore
+import Catalog
 import Foundation
 import Inspect
 import Pipeline
@@ -53,6 +54,8 @@ struct GcCommand: AsyncParsableCommand {
             if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
             return
         }
+        // A killed run's unfinished manifest and its spills (no run holds them any more).
+        if !dryRun { ManifestStreamWriter.sweep(CacheLayout(root: options.cacheURL).manifestsURL) }
         let snapshot = try options.snapshot()
         var gcOptions = GarbageCollector.Options(maxBytes: maxSize?.bytes, olderThan: olderThan?.seconds, dryRun: dryRun)
         if let grace { gcOptions.gracePeriod = max(0, grace) }

@@ -43,6 +43,8 @@ public final class ManifestStreamWriter {
         let stem = ".partial-" + String(UInt64.random(in: .min ... .max), radix: 16)
         temporaryURL = directory.appendingPathComponent(stem + ".json")
         file = try Self.create(temporaryURL)
+        // Held while this writer lives: a sweep leaves this run's files alone.
+        _ = flock(file.fileDescriptor, LOCK_SH)
         do {
             included = try Spill(url: directory.appendingPathComponent(stem + ".included"))
             failures = try Spill(url: directory.appendingPathComponent(stem + ".failures"))
@@ -130,18 +132,36 @@ public final class ManifestStreamWriter {
         }
     }
 
-    /// Hidden files a killed run left (a manifest never committed, its spills, a copy
-    /// of standard input, a sync's download), once a day old: a run still writing
-    /// touches its files far more often than that.
-    static func sweep(_ directory: URL, olderThan age: TimeInterval = 86_400, now: Date = Date()) {
+    /// Hidden files a killed run left: a manifest never committed and its spills as
+    /// soon as no run holds them (a writer keeps a shared lock on its `.partial-*.json`
+    /// while it lives, which the kernel lets go when the process dies, even by
+    /// SIGKILL); a copy of standard input or a sync's download once a day old (a run
+    /// still writing touches its files far more often than that). Each run sweeps as
+    /// it starts, and so does `gc`.
+    package static func sweep(_ directory: URL, olderThan age: TimeInterval = 86_400, now: Date = Date()) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where [".partial-", ".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
+        var abandoned: [Substring: Bool] = [:]
+        for name in names where name.hasPrefix(".partial-") {
+            let stem = name.dropFirst().prefix { $0 != "." }
+            let gone = abandoned[stem] ?? Self.abandoned(directory.appendingPathComponent(".\(stem).json"))
+            abandoned[stem] = gone
+            if gone { unlink(directory.appendingPathComponent(name).path) }
+        }
+        for name in names where [".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
             let url = directory.appendingPathComponent(name)
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
                   now.timeIntervalSince(modified) > age
             else { continue }
             try? FileManager.default.removeItem(at: url)
         }
+    }
+
+    /// Whether no writer holds the manifest at `url` (or it is gone, leaving its spills).
+    static func abandoned(_ url: URL) -> Bool {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
     }
 
     private static func create(_ url: URL) throws -> FileHandle {
