@@ -30,22 +30,10 @@ extension PNGEncoder {
     /// An 8-bit sRGB PNG with an eXIf chunk recording `orientation` (the pixels are
     /// not changed): fixtures for decoders that must apply it, as browsers do.
     public static func encode(_ image: PixelBuffer, exifOrientation orientation: ImageOrientation) throws(ImagingError) -> [UInt8] {
-        var message = CodecShim.messageBuffer()
-        var output: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        let status = image.bytes.withUnsafeBufferPointer { pixels in
-            var format = tc_png_raw_format()
-            format.color_type = image.channels == 4 ? 6 : 2
-            format.bit_depth = 8
+        try encodeRaw(image) { format in
             format.srgb = 1
             format.exif_orientation = Int32(orientation.rawValue)
-            return tc_png_encode_raw(
-                pixels.baseAddress, UInt32(image.width), UInt32(image.height), image.bytesPerRow, &format, 6,
-                &output, &length, &message)
         }
-        let bytes = CodecShim.takeEncoded(output, count: length)
-        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
-        return bytes
     }
 
     /// An 8-bit PNG whose colours are described by gAMA (the stored encoding exponent,
@@ -54,17 +42,24 @@ extension PNGEncoder {
     /// for fixtures and test sets.
     public static func encode(_ image: PixelBuffer, gamma: Double, chromaticities xy: [Double]) throws(ImagingError) -> [UInt8] {
         guard xy.count == 8, gamma > 0 else { throw .invalidArgument("need a positive gamma and 8 chromaticity values") }
-        var message = CodecShim.messageBuffer()
-        var output: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        let status = image.bytes.withUnsafeBufferPointer { pixels in
-            var format = tc_png_raw_format()
-            format.color_type = image.channels == 4 ? 6 : 2
-            format.bit_depth = 8
+        return try encodeRaw(image) { format in
             format.gamma = gamma
             format.has_chrm = 1
             format.chrm = (xy[0], xy[1], xy[2], xy[3], xy[4], xy[5], xy[6], xy[7])
-            return tc_png_encode_raw(
+        }
+    }
+
+    /// An 8-bit RGB or RGBA PNG through the raw writer, with the chunks `describe` sets.
+    private static func encodeRaw(_ image: PixelBuffer, _ describe: (inout tc_png_raw_format) -> Void) throws(ImagingError) -> [UInt8] {
+        var message = CodecShim.messageBuffer()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var format = tc_png_raw_format()
+        format.color_type = image.channels == 4 ? 6 : 2
+        format.bit_depth = 8
+        describe(&format)
+        let status = image.bytes.withUnsafeBufferPointer { pixels in
+            tc_png_encode_raw(
                 pixels.baseAddress, UInt32(image.width), UInt32(image.height), image.bytesPerRow, &format, 6,
                 &output, &length, &message)
         }

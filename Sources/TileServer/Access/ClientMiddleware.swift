@@ -31,8 +31,6 @@ struct RenderClient: Sendable {
     var address: String
     var watch: ConnectionWatch?
 
-    var isConnected: Bool { watch?.isConnected ?? true }
-
     @TaskLocal static var current: RenderClient?
 
     /// The rate-limit key: the last `X-Forwarded-For` address (the one the trusted
