@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates;
 # Ceph's RADOS Gateway is the real S3 server the object-storage tests start (scripts/rgw.sh).
-export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl ceph ceph-mon ceph-osd radosgw"
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl time ceph ceph-mon ceph-osd radosgw"
 source scripts/bootstrap.sh
 # Nothing in the suite may ask a cloud's instance-metadata address for credentials.
 export AWS_EC2_METADATA_DISABLED=true
