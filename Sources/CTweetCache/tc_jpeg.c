@@ -30,6 +30,10 @@ typedef struct tc_jpeg_error {
     long damaging;
     int truncated;
     char first_damage[JMSG_LENGTH_MAX];
+    int phase;             /* where decoding is: a tc_jpeg_phase */
+    int missing_phase;     /* where a decoder first needed data past the end, TC_JPEG_PHASE_NONE when none did */
+    uint32_t missing_row;  /* output rows already read then, during TC_JPEG_PHASE_ROWS */
+    int missing_scan;      /* the scan being read then */
 } tc_jpeg_error;
 
 /* Warnings after which every pixel is still right: odd but harmless markers. */
@@ -78,7 +82,21 @@ static void tc_jpeg_emit_message(j_common_ptr cinfo, int level) {
     int code = err->pub.msg_code;
     if (level >= 0) return;
     err->warnings++;
-    if (code == JWRN_JPEG_EOF) err->truncated = 1;
+    if (code == JWRN_JPEG_EOF) {
+        err->truncated = 1;
+        return;
+    }
+    if (err->truncated) {
+        /* After the data ran out libjpeg reads a fake end marker; a decoder that needs bits
+         * past it says so (once per scan) and fills zeros: that is where pixels go missing. */
+        if (code == JWRN_HIT_MARKER && err->missing_phase == TC_JPEG_PHASE_NONE && cinfo->is_decompressor) {
+            j_decompress_ptr d = (j_decompress_ptr)cinfo;
+            err->missing_phase = err->phase;
+            err->missing_row = err->phase == TC_JPEG_PHASE_ROWS ? d->output_scanline : 0;
+            err->missing_scan = d->input_scan_number;
+        }
+        return;
+    }
     if (tc_jpeg_warning_is_benign(code)) return;
     if (err->damaging == 0) (*cinfo->err->format_message)(cinfo, err->first_damage);
     err->damaging++;
@@ -322,14 +340,21 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
         jpeg_destroy_decompress(&cinfo);
         return TC_ERR_LIMIT;
     }
+    err.phase = TC_JPEG_PHASE_INPUT;
     jpeg_start_decompress(&cinfo);
+    err.phase = TC_JPEG_PHASE_ROWS;
     tc_jpeg_read_rows(&cinfo, out_channels, out, stride, cmyk);
+    err.phase = TC_JPEG_PHASE_FINISH;
     jpeg_finish_decompress(&cinfo);
     report->width = cinfo.output_width;
     report->height = cinfo.output_height;
     report->warnings = err.warnings;
     report->damaging_warnings = err.damaging;
     report->truncated = err.truncated;
+    report->missing_phase = err.missing_phase;
+    report->missing_row = err.missing_row;
+    report->missing_scan = err.missing_scan;
+    report->scans = cinfo.input_scan_number;
     if (err.damaging > 0) tc_set_msg(msg, "%s", err.first_damage);
     jpeg_destroy_decompress(&cinfo);
     return TC_OK;

@@ -29,6 +29,7 @@ typedef struct tc_png_ctx {
     int nomem;
     long warnings;
     char message[TC_MSG_CAP];
+    char first_warning[TC_MSG_CAP];
 } tc_png_ctx;
 
 static void tc_png_error_fn(png_structp png, png_const_charp message) {
@@ -39,7 +40,7 @@ static void tc_png_error_fn(png_structp png, png_const_charp message) {
 
 static void tc_png_warning_fn(png_structp png, png_const_charp message) {
     tc_png_ctx *ctx = (tc_png_ctx *)png_get_error_ptr(png);
-    ctx->warnings++;
+    if (ctx->warnings++ == 0) snprintf(ctx->first_warning, sizeof ctx->first_warning, "%s", message != NULL ? message : "");
     if (message != NULL && strstr(message, "exceeds user limit") != NULL) ctx->over_limit = 1;
 }
 
@@ -315,6 +316,7 @@ tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
     free(ctx.row);
     ctx.row = NULL;
     if (warnings != NULL) *warnings = ctx.warnings;
+    if (ctx.warnings > 0) tc_set_msg(msg, "%s", ctx.first_warning);
     png_destroy_read_struct(&png, &pinfo, NULL);
     return TC_OK;
 }

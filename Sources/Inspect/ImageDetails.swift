@@ -36,6 +36,9 @@ public struct ImageDetails: Sendable, Codable, Equatable {
     public var urls: [String]
     public var references: [ImageReference]
     public var decodeError: String?
+    /// What is wrong with an image that is shown all the same, as browsers show it
+    /// (``ImageDamage``): from the index, or found by decoding it now.
+    public var decodeWarning: String?
     /// The PDQ perceptual hash the manifests gave this photo, and its quality.
     public var pdq: String?
     public var pdqQuality: Int?
@@ -46,6 +49,7 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         case sha256, path, present, bytes, format, width, height, orientation, frames, colour, kind, derived, urls, references, pdq
         case contentType = "content_type"
         case decodeError = "decode_error"
+        case decodeWarning = "decode_warning"
         case pdqQuality = "pdq_quality"
         case nearDuplicates = "near_duplicates"
     }
@@ -94,6 +98,9 @@ public struct ImageDetails: Sendable, Codable, Equatable {
                 frames = info.frames > 1 ? info.frames : nil
                 if let whole = try? [UInt8](Data(contentsOf: file)) {
                     colour = (try? ImageDecoder.colorReport(of: whole))?.summary
+                    // Damage shows only by decoding; a JPEG at 1/8 scale still reads every byte.
+                    decodeWarning = record?.decodeWarning ?? (try? ImageDecoder.decodeReporting(
+                        whole, options: DecodeOptions(scaleDenominator: 8, applyOrientation: false)))?.damage?.description
                 }
             } catch {
                 decodeError = String(describing: error)
@@ -126,6 +133,7 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         if let colour { row("colour", colour) }
         row("kind", kind.rawValue)
         if let decodeError { row("decode", style.paint(decodeError, .warning)) }
+        if let decodeWarning { row("damage", style.paint(decodeWarning, .warning)) }
         if let pdq, let pdqQuality {
             row("pdq", pdq + style.paint(" quality \(pdqQuality)\(pdqQuality < 50 ? " (too flat to match)" : "")", .dim))
         }

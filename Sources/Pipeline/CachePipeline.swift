@@ -435,7 +435,8 @@ public final class CachePipeline: Sendable {
         let jobs = order.map { hash in
             let size = known[hash].flatMap { r in r.width.flatMap { w in r.height.map { (width: w, height: $0) } } }
             return DeriveJob(hash: hash, wantsTiles: wantsTiles[hash] ?? false,
-                             existing: existing[hash] ?? [], knownSize: size, knownPDQ: knownPDQ[hash])
+                             existing: existing[hash] ?? [], knownSize: size, knownPDQ: knownPDQ[hash],
+                             knownDamage: known[hash]?.decodeWarning)
         }
         await concurrently(jobs, width: lanes, { deriver.derive($0) }) { outcome in
             fresh[outcome.hash] = outcome
@@ -460,10 +461,13 @@ public final class CachePipeline: Sendable {
             let replacing = outcomes.filter { !$0.obsolete.isEmpty && $0.error == nil }
             try index.removeDerived(replacing.flatMap(\.obsolete))
             let sized = outcomes.compactMap { o -> BlobRecord? in
-                guard !o.newRecords.isEmpty || known[o.hash]?.width == nil, let w = o.width, let h = o.height,
+                let newDamage = o.damage != nil && known[o.hash]?.decodeWarning != o.damage
+                guard !o.newRecords.isEmpty || known[o.hash]?.width == nil || newDamage, let w = o.width, let h = o.height,
                       let size = try? store.path(for: o.hash).resourceValues(forKeys: [.fileSizeKey]).fileSize
                 else { return nil }
-                return BlobRecord(hash: o.hash, size: size, width: w, height: h)
+                var record = BlobRecord(hash: o.hash, size: size, width: w, height: h)
+                record.decodeWarning = o.damage
+                return record
             }
             try index.recordBlobs(sized)
             var hashed: [BlobHash: PDQSignature] = [:]

@@ -12,6 +12,8 @@ struct DeriveJob: Sendable {
     var knownSize: (width: Int, height: Int)? = nil
     /// The PDQ signature the index already has; nil has it computed.
     var knownPDQ: PDQSignature? = nil
+    /// What an earlier decode found wrong with the image, as the index recorded it.
+    var knownDamage: String? = nil
 }
 
 /// What deriving one image produced.
@@ -30,6 +32,9 @@ struct DeriveOutcome: Sendable {
     /// Whether ``pdq`` was computed by this derivation (and so is recorded).
     var pdqIsNew = false
     var error: String?
+    /// What is wrong with an image that decoded all the same (``ImageDamage``),
+    /// from this decode or an earlier one; recorded in the index and the manifest.
+    var damage: String?
 }
 
 /// Makes the thumbnails and the pyramid pack of one cached image, decoding it once.
@@ -64,6 +69,7 @@ struct Deriver: Sendable {
         outcome.width = job.knownSize?.width ?? sized?.width
         outcome.height = job.knownSize?.height ?? sized?.height
         outcome.pdq = job.knownPDQ
+        outcome.damage = job.knownDamage
         let wantsPDQ = options.perceptualHashes && job.knownPDQ == nil
 
         do {
@@ -93,8 +99,9 @@ struct Deriver: Sendable {
                 if wantsPDQ {
                     let data = try bytes ?? store.read(job.hash)
                     guard bytes != nil || ImageFormat.sniff(data) != nil else { return outcome }
-                    let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
-                    outcome.pdq = PDQHasher.signature(of: image)
+                    let decoded = try ImageDecoder.decodeReporting(data, options: DecodeOptions(maxPixels: options.maxPixels))
+                    outcome.damage = decoded.damage?.description ?? outcome.damage
+                    outcome.pdq = PDQHasher.signature(of: decoded.image)
                     outcome.pdqIsNew = true
                 }
                 return outcome
@@ -111,7 +118,9 @@ struct Deriver: Sendable {
             thumbOptions.maxThreads = threadsPerImage
             var made: [DerivedRecord] = []
             if wantsPack || wantsPDQ {
-                let image = try ImageDecoder.decode(data, options: DecodeOptions(maxPixels: options.maxPixels))
+                let decoded = try ImageDecoder.decodeReporting(data, options: DecodeOptions(maxPixels: options.maxPixels))
+                outcome.damage = decoded.damage?.description ?? outcome.damage
+                let image = decoded.image
                 outcome.width = image.width
                 outcome.height = image.height
                 if wantsPDQ {
@@ -133,6 +142,7 @@ struct Deriver: Sendable {
                 for size in sizes {
                     let thumb = try source.map { try Thumbnailer.thumbnail($0.image, longEdge: size, options: thumbOptions) }
                         ?? Thumbnailer.thumbnail(data, longEdge: size, options: thumbOptions)
+                    if let damage = thumb.damage { outcome.damage = damage.description }
                     if missingSizes.contains(size) { made.append(try write(thumb, size: size, hash: job.hash)) }
                     source = thumb
                 }

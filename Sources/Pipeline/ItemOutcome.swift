@@ -31,6 +31,7 @@ enum ItemOutcome: Sendable {
                     }
                 }
                 ref.deriveError = d.error
+                ref.decodeWarning = d.damage
                 if let pdq = d.pdq {
                     ref.pdq = pdq.hash.hex
                     ref.pdqQuality = pdq.quality

@@ -33,6 +33,7 @@ struct ManifestBuilder {
                 height: still?.height ?? m.height, altText: m.altText,
                 video: m.videoIsPlaylist ? Self.playlistRef(m.videoURL) : ref(m.videoURL),
                 thumbnails: still?.thumbnails, tiles: still?.tiles, deriveError: still?.deriveError)
+            media.decodeWarning = still?.decodeWarning
             media.pdq = still?.pdq
             media.pdqQuality = still?.pdqQuality
             media.pdqDihedral = still?.pdqDihedral

@@ -88,6 +88,7 @@ struct ThumbCommand: ParsableCommand {
             let t = try Thumbnailer.thumbnail(bytes, longEdge: size, options: thumbOptions)
             let ext = t.format == .png ? "png" : "jpg"
             try Data(t.encoded).write(to: URL(fileURLWithPath: out).appendingPathComponent("\(names[path] ?? "unnamed").\(ext)"))
+            if let damage = t.damage { StandardStreams.error("tweetcache: warning: \(path): \(damage)\n") }
             return ""
         }
         if status != 0 { throw ExitCode(status) }
@@ -122,7 +123,9 @@ struct TileCommand: ParsableCommand {
         let names = FileBatch.outputNames(images)
         let status = FileBatch.run(images, jobs: jobs) { path, bytes in
             let name = names[path] ?? "unnamed"
-            let image = try ImageDecoder.decode(bytes, options: DecodeOptions(applyOrientation: autoRotate))
+            let decoded = try ImageDecoder.decodeReporting(bytes, options: DecodeOptions(applyOrientation: autoRotate))
+            let image = decoded.image
+            if let damage = decoded.damage { StandardStreams.error("tweetcache: warning: \(path): \(damage)\n") }
             var options = TilePyramidOptions()
             options.tileSize = tileSize
             options.overlap = layout == .deepZoom ? overlap : 0

@@ -20,6 +20,7 @@ import TestSupport
                  width: 400, height: -1, thumbnails: [ThumbnailRef(size: 128, path: "derived/a.jpg", width: 128, height: 96, sha256: String(repeating: "ab", count: 32))],
                  tiles: TileRefs(pack: "p", dzi: "d.dzi", iiif: "i/info.json", tileSize: 254, bytes: 1),
                  deriveError: "not an image")
+        ref.decodeWarning = "damaged JPEG: " + awkward
         ref.pdq = pdq
         ref.pdqQuality = 87
         ref.pdqDihedral = Array(repeating: pdq, count: 7)
@@ -28,7 +29,7 @@ import TestSupport
 
     /// A tweet with every optional field set and every list non-empty.
     static func fullTweet(_ n: Int) -> ManifestTweet {
-        ManifestTweet(
+        var tweet = ManifestTweet(
             id: "\(n)", createdAt: Date(timeIntervalSince1970: 1_700_000_000.999 + Double(n)), text: awkward + "#\(n)",
             lang: "en", author: .init(id: "7", screenName: "user\(n % 7)", name: "Üser \"\(n)\"", avatar: ref(n)),
             entities: .init(
@@ -48,6 +49,8 @@ import TestSupport
             referencedTweets: [.init(type: "quoted", id: "5")], query: "#x OR @y", sourceFormat: "v2Search",
             source: "pages/a.json", network: "mastodon", url: "https://example.social/@u/\(n)", sensitive: n % 2 == 0,
             spoilerText: "cw")
+        tweet.media[0].decodeWarning = "damaged GIF"
+        return tweet
     }
 
     static func fullManifest(tweets: Int, included: Int) -> Manifest {

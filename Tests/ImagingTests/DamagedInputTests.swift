@@ -2,22 +2,52 @@ import Testing
 @testable import Imaging
 
 /// Hostile input: every failure must be an ImagingError for that item, never
-/// a crash, a trap or a silently grey image.
+/// a crash or a trap; a damaged file browsers show is shown, and says it is damaged.
 @Suite struct DamagedInputTests {
     static let jpeg = try! JPEGEncoder.encode(TestImages.noise(width: 48, height: 40, channels: 3), quality: 80)
     static let png = try! PNGEncoder.encode(TestImages.noise(width: 30, height: 20, channels: 4))
 
-    @Test func everyTruncatedJPEGFails() throws {
+    /// A JPEG cut short shows what arrived, as browsers show it, and says so; one cut
+    /// before its first row has nothing to show and is refused.
+    @Test func aTruncatedJPEGShowsTheRowsThatArrived() throws {
         let scan = try #require(JPEGSurgery.scanData(Self.jpeg))
+        let whole = try ImageDecoder.decode(Self.jpeg)
         for length in 0..<Self.jpeg.count {
             let cut = Array(Self.jpeg.prefix(length))
-            #expect(throws: ImagingError.self, "length \(length)") { try ImageDecoder.decode(cut) }
+            do {
+                let decoded = try ImageDecoder.decodeReporting(cut)
+                #expect(length > scan, "length \(length): nothing of the scan arrived, yet it decoded")
+                #expect(decoded.image.width == 48 && decoded.image.height == 40)
+                if length < Self.jpeg.count - 2 { #expect(decoded.damage != nil, "length \(length)") }
+            } catch {
+                _ = error  // typed throws: an ImagingError, never a trap
+            }
         }
-        // Cut inside the entropy-coded data: libjpeg would fill grey; we report truncation.
+        // Cut inside the entropy-coded data: the top rows are the whole file's, the rest filled.
         let middle = Array(Self.jpeg.prefix((scan + Self.jpeg.count) / 2))
-        #expect(throws: ImagingError.truncated(.jpeg)) { try ImageDecoder.decode(middle) }
-        // Only the end marker missing still counts: the file is incomplete.
-        #expect(throws: ImagingError.truncated(.jpeg)) { try ImageDecoder.decode(Array(Self.jpeg.dropLast(2))) }
+        let decoded = try ImageDecoder.decodeReporting(middle)
+        let damage = try #require(decoded.damage)
+        #expect(damage.format == .jpeg)
+        #expect(damage.reason.contains("the data ends after row") && damage.reason.contains("of 40"), "\(damage)")
+        #expect(decoded.image.bytes.prefix(48 * 3 * 8) == whole.bytes.prefix(48 * 3 * 8), "the first block row is the whole file's")
+        #expect(decoded.image.bytes != whole.bytes)
+        // Data that ends before the first row has nothing to show.
+        #expect(throws: ImagingError.truncated(.jpeg)) { try ImageDecoder.decode(Array(Self.jpeg.prefix(scan + 2))) }
+        // Only the end marker missing: every row is there, nothing is damaged.
+        let unended = try ImageDecoder.decodeReporting(Array(Self.jpeg.dropLast(2)))
+        #expect(unended.damage == nil)
+        #expect(unended.image == whole)
+    }
+
+    /// A progressive JPEG cut after its first scans shows a coarser whole image.
+    @Test func aTruncatedProgressiveJPEGShowsItsFirstScans() throws {
+        let progressive = try JPEGEncoder.encode(
+            TestImages.natural(width: 64, height: 48), options: .init(quality: 85, progressive: true))
+        let scan = try #require(JPEGSurgery.scanData(progressive))
+        let decoded = try ImageDecoder.decodeReporting(Array(progressive.prefix(scan + (progressive.count - scan) / 2)))
+        let damage = try #require(decoded.damage)
+        #expect(damage.reason.contains("progressive"), "\(damage)")
+        #expect(decoded.image.width == 64)
     }
 
     @Test func everyTruncatedPNGFails() throws {
@@ -31,17 +61,32 @@ import Testing
         }
     }
 
-    @Test func markerInsideJPEGScanIsCorruption() throws {
+    /// Bad entropy data decodes as browsers show it (the damaged blocks filled), with
+    /// libjpeg's own words for what was wrong.
+    @Test func markerInsideJPEGScanIsShownWithTheDamageSaid() throws {
         var damaged = Self.jpeg
         let scan = try #require(JPEGSurgery.scanData(damaged))
         damaged[scan + 40] = 0xFF
         damaged[scan + 41] = 0xD9   // EOI in the middle of the entropy-coded data
-        #expect {
-            try ImageDecoder.decode(damaged)
-        } throws: { error in
-            guard case .corrupt(.jpeg, let detail) = error as? ImagingError else { return false }
-            return detail.contains("premature end of data segment")
-        }
+        let decoded = try ImageDecoder.decodeReporting(damaged)
+        let damage = try #require(decoded.damage)
+        #expect(damage.reason.contains("premature end of data segment"), "\(damage)")
+        #expect(damage.description.contains("shown as browsers show it"))
+        #expect(decoded.image.width == 48 && decoded.image.height == 40)
+    }
+
+    /// A PNG whose only fault is an ancillary chunk's CRC decodes whole, as browsers
+    /// decode it, and says which chunk was skipped; a critical chunk's CRC stays an error.
+    @Test func anAncillaryChunksBadCRCIsSkippedAndSaid() throws {
+        let idat = try #require(PNGSurgery.chunkOffset(Self.png, type: "IDAT"))
+        var text = PNGSurgery.chunk("tEXt", Array("Comment\u{0}made by a test".utf8))
+        text[text.count - 1] ^= 0x5A
+        let file = Array(Self.png[..<idat]) + text + Array(Self.png[idat...])
+        let decoded = try ImageDecoder.decodeReporting(file)
+        #expect(decoded.image == (try ImageDecoder.decode(Self.png)))
+        let damage = try #require(decoded.damage)
+        #expect(damage.format == .png && damage.reason.contains("tEXt"), "\(damage)")
+        #expect(try ImageDecoder.decodeReporting(Self.png).damage == nil)
     }
 
     @Test func unsupportedJPEGPrecisionIsNamed() throws {
@@ -103,8 +148,10 @@ import Testing
                 for _ in 0..<(1 + next() % 4) {
                     damaged[next() % damaged.count] = UInt8(truncatingIfNeeded: next())
                 }
-                if let image = try? ImageDecoder.decode(damaged) {
-                    #expect(image.width == expected?.width && image.height == expected?.height)
+                // Damage may hit the header's size too: an image has the size its header says.
+                if let image = try? ImageDecoder.decode(damaged), let info = try? ImageDecoder.info(of: damaged) {
+                    #expect(image.width == info.displayWidth && image.height == info.displayHeight)
+                    #expect(expected != nil)
                 }
             }
         }

@@ -157,6 +157,38 @@ let derivePage = """
         }
     }
 
+    /// A photo whose data ends early is shown as browsers show it: thumbnails and
+    /// tiles of the rows that arrived, and the manifest says so, in this run and in a
+    /// later one that finds them made (the index keeps what the decode found).
+    @Test func aTruncatedPhotoIsShownAndEveryManifestSaysItIsDamaged() async throws {
+        let whole = try realJPEG(width: 1000, height: 700, seed: 4)
+        let photo = Array(whole.prefix(whole.count * 3 / 5))
+        let origin = try LoopbackHTTPServer { req in
+            req.path.contains("Real1") ? .respond(status: 200, body: photo) : .respond(status: 404)
+        }
+        let cache = try temporaryDirectory()
+        var options = try makeOptions(cache: cache, origin: origin)
+        var derive = DeriveOptions()
+        derive.thumbnailSizes = [150, 600]
+        derive.tiles = .eager
+        options.derive = derive
+        let input = [ResultsInput(name: "p.json", data: Data(derivePage.utf8))]
+        for run in 1...2 {
+            let result = try await CachePipeline(options: options).run(input)
+            let problems = try ManifestSchema.problems([result.manifestURL])
+            #expect(problems == "", "decode_warning as the schema names it: \(problems)")
+            let media = try #require((try result.manifest).tweets.first?.media.first)
+            #expect(media.deriveError == nil, "run \(run)")
+            #expect(media.thumbnails?.map(\.size) == [150, 600], "run \(run)")
+            #expect(media.tiles != nil, "run \(run)")
+            let warning = try #require(media.decodeWarning, "run \(run)")
+            #expect(warning.contains("damaged JPEG") && warning.contains("the data ends after row"), "\(warning)")
+            #expect((try result.manifest).summary.deriveFailed == 0)
+            let text = String(decoding: try Data(contentsOf: result.manifestURL), as: UTF8.self)
+            #expect(text.contains("\"decode_warning\""))
+        }
+    }
+
     @Test func anUndecodableImageIsReportedNotFatal() async throws {
         let origin = try makeOrigin()
         let cache = try temporaryDirectory()

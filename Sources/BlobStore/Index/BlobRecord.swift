@@ -12,6 +12,10 @@ public struct BlobRecord: Hashable, Sendable, Codable {
     /// Pixel dimensions once decoded; nil until then or for non-images.
     public var width: Int?
     public var height: Int?
+    /// What is wrong with an image that decoded all the same (a JPEG whose data
+    /// ends early): the bytes never change, so neither does this, and a later run
+    /// that makes nothing new still says it.
+    public var decodeWarning: String? = nil
     /// When the blob was first stored.
     public var createdAt: Date
     /// When a run last used it, for least-recently-used eviction.

@@ -148,20 +148,21 @@ extension CacheIndex {
     static func upsertBlobs(_ records: [BlobRecord], in db: Database) throws {
         guard !records.isEmpty else { return }
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO blobs (sha256, size, content_type, width, height, created_at, last_access)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO blobs (sha256, size, content_type, width, height, created_at, last_access, decode_warning)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(sha256) DO UPDATE SET
                 size = excluded.size,
                 content_type = coalesce(excluded.content_type, blobs.content_type),
                 width = coalesce(excluded.width, blobs.width),
                 height = coalesce(excluded.height, blobs.height),
+                decode_warning = coalesce(excluded.decode_warning, blobs.decode_warning),
                 created_at = coalesce(blobs.created_at, excluded.created_at),
                 last_access = excluded.last_access
             """)
         for record in records {
             try statement.execute(arguments: [
                 record.hash.hex, record.size, record.contentType, record.width, record.height,
-                record.createdAt.timeIntervalSince1970, record.lastAccess.timeIntervalSince1970,
+                record.createdAt.timeIntervalSince1970, record.lastAccess.timeIntervalSince1970, record.decodeWarning,
             ])
         }
     }
@@ -178,6 +179,7 @@ extension BlobRecord {
             createdAt: try row.date("created_at"),
             lastAccess: try row.date("last_access")
         )
+        decodeWarning = try row.decode(String?.self, forColumn: "decode_warning")
     }
 }
 

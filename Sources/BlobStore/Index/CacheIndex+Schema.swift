@@ -77,6 +77,11 @@ extension CacheIndex {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4: decode warnings") { db in
+            // Images shown as browsers show them although damaged say so in every
+            // manifest, also when a run finds their thumbnails made.
+            try db.execute(sql: "ALTER TABLE blobs ADD COLUMN decode_warning TEXT")
+        }
         return migrator
     }
 }

@@ -47,13 +47,27 @@ tc_status tc_jpeg_read_header(const uint8_t *data, size_t len, tc_jpeg_info *inf
 tc_status tc_jpeg_scaled_size(const uint8_t *data, size_t len, int scale_denom,
                               uint32_t *width, uint32_t *height, char *msg);
 
+/* Where a decode is, so a report can say where the data ran out. */
+typedef enum tc_jpeg_phase {
+    TC_JPEG_PHASE_NONE = 0,    /* reading markers (or the data never ran out) */
+    TC_JPEG_PHASE_INPUT = 1,   /* jpeg_start_decompress: a progressive file buffers every scan here */
+    TC_JPEG_PHASE_ROWS = 2,    /* reading scanlines: a sequential file's entropy data is read here */
+    TC_JPEG_PHASE_FINISH = 3   /* every row read, looking for the end marker */
+} tc_jpeg_phase;
+
 /* What a successful tc_jpeg_decode saw; corrupt or truncated data is only a warning to libjpeg. */
 typedef struct tc_jpeg_decode_report {
     uint32_t width;          /* of the pixels written, after scaling */
     uint32_t height;
     long warnings;           /* every warning libjpeg emitted */
-    long damaging_warnings;  /* warnings meaning some pixels are missing or wrong (bad entropy data, early end) */
-    int truncated;           /* 1 when the data ended before the image did ("Premature end of JPEG file") */
+    long damaging_warnings;  /* warnings before the data ran out meaning some pixels are wrong (bad entropy data) */
+    int truncated;           /* 1 when the data ended before the end marker ("Premature end of JPEG file") */
+    int missing_phase;       /* a tc_jpeg_phase: where the decoder first needed data past the end (pixels
+                                are missing from there), TC_JPEG_PHASE_NONE when it never did (only the
+                                end marker was missing, or the look-ahead ran past the end) */
+    uint32_t missing_row;    /* with TC_JPEG_PHASE_ROWS: output rows decoded from real data (libjpeg fills the rest) */
+    int missing_scan;        /* the scan that was being read then */
+    int scans;               /* scans read in all */
 } tc_jpeg_decode_report;
 
 /*

@@ -56,6 +56,7 @@ tc_status tc_png_read_color(const uint8_t *data, size_t len, tc_png_color *color
  * out_channels) for a non-interlaced 16-bit PNG, whose samples then reach the
  * transform unrounded, and 8-bit (RGB8 / RGBA8) otherwise.
  */
+/* On TC_OK with warnings, `msg` holds the first one (an ancillary chunk's "CRC error": the chunk was skipped). */
 tc_status tc_png_decode(const uint8_t *data, size_t len, int out_channels,
                         uint8_t *out, size_t out_capacity, size_t stride,
                         const tc_color_transform *transform,

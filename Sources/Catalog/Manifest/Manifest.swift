@@ -126,6 +126,10 @@ public struct MediaRef: Codable, Sendable, Equatable {
     public var tiles: TileRefs?
     /// Why no thumbnails or tiles could be made (e.g. a GIF, a corrupt image).
     public var deriveError: String?
+    /// What is wrong with an image that was shown all the same, as browsers show it
+    /// (a JPEG whose data ends early, a GIF out of the specification): its thumbnails
+    /// and tiles show what a browser would, but the bytes are not a whole image.
+    public var decodeWarning: String? = nil
     /// The PDQ perceptual hash of the image as displayed (64 hex digits, the reference's
     /// form), its quality (0-100; below 50 too flat to match) and the hashes of the image
     /// turned and mirrored (rotate 90, 180, 270, flip x, flip y, flip +1, flip -1).
@@ -137,6 +141,7 @@ public struct MediaRef: Codable, Sendable, Equatable {
         case url, sha256, bytes, error, width, height, thumbnails, tiles, pdq
         case contentType = "content_type"
         case deriveError = "derive_error"
+        case decodeWarning = "decode_warning"
         case pdqQuality = "pdq_quality"
         case pdqDihedral = "pdq_dihedral"
     }
@@ -316,6 +321,8 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
         public var thumbnails: [ThumbnailRef]?
         public var tiles: TileRefs?
         public var deriveError: String?
+        /// What is wrong with an image shown all the same (see ``MediaRef/decodeWarning``).
+        public var decodeWarning: String? = nil
         /// The PDQ perceptual hash of the image as displayed (64 hex digits, the reference's
         /// form), its quality (0-100; below 50 too flat to match) and the hashes of the image
         /// turned and mirrored (rotate 90, 180, 270, flip x, flip y, flip +1, flip -1).
@@ -328,6 +335,7 @@ public struct ManifestTweet: Codable, Sendable, Equatable {
             case contentType = "content_type"
             case altText = "alt_text"
             case deriveError = "derive_error"
+            case decodeWarning = "decode_warning"
             case pdqQuality = "pdq_quality"
             case pdqDihedral = "pdq_dihedral"
         }

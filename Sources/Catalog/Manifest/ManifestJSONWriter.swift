@@ -352,6 +352,7 @@ struct ManifestJSONWriter {
         key("alt_text", m.altText)
         key("bytes", m.bytes)
         key("content_type", m.contentType)
+        key("decode_warning", m.decodeWarning)
         key("derive_error", m.deriveError)
         if let error = m.error { key("error"); write(error) }
         key("height", m.height)
@@ -373,6 +374,7 @@ struct ManifestJSONWriter {
         beginObject()
         key("bytes", r.bytes)
         key("content_type", r.contentType)
+        key("decode_warning", r.decodeWarning)
         key("derive_error", r.deriveError)
         if let error = r.error { key("error"); write(error) }
         key("height", r.height)

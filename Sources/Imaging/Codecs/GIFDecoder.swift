@@ -5,6 +5,12 @@ internal import CTweetCache
 /// no more than its first frame.
 enum GIFDecoder {
     static func info(of data: [UInt8]) throws(ImagingError) -> ImageInfo {
+        if let rescue = GIFRescue.parse(data), rescue.isNeeded {
+            return ImageInfo(
+                format: .gif, width: rescue.canvasWidth, height: rescue.canvasHeight,
+                channels: rescue.hasAlpha ? 4 : 3, hasAlpha: rescue.hasAlpha,
+                progressive: rescue.interlaced, frames: rescue.frames)
+        }
         var header = tc_gif_info()
         var message = CodecShim.messageBuffer()
         let status = data.withUnsafeBufferPointer { bytes in
@@ -19,8 +25,11 @@ enum GIFDecoder {
         )
     }
 
-    /// GIF colours are sRGB by convention; nothing to convert.
-    static func decode(_ data: [UInt8], info: ImageInfo) throws(ImagingError) -> PixelBuffer {
+    /// GIF colours are sRGB by convention; nothing to convert. A first frame giflib
+    /// refuses but browsers show (``GIFRescue``) is read as they read it, and said
+    /// in ``DecodedImage/damage``.
+    static func decode(_ data: [UInt8], info: ImageInfo) throws(ImagingError) -> DecodedImage {
+        if let rescue = GIFRescue.parse(data), rescue.isNeeded { return try rescue.decode(channels: info.channels) }
         let count = try PixelBuffer.byteCount(width: info.width, height: info.height, channels: info.channels)
         var message = CodecShim.messageBuffer()
         let (bytes, status) = CodecShim.fill(count: count) { out in
@@ -31,6 +40,6 @@ enum GIFDecoder {
             }
         }
         guard status == TC_OK else { throw CodecShim.decodeError(status, message, format: .gif) }
-        return PixelBuffer(unchecked: info.width, height: info.height, channels: info.channels, bytes: bytes)
+        return DecodedImage(image: PixelBuffer(unchecked: info.width, height: info.height, channels: info.channels, bytes: bytes))
     }
 }

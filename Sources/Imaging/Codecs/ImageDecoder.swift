@@ -27,19 +27,28 @@ public enum ImageDecoder {
     /// The decoded pixels: RGB, or RGBA when the file has any transparency
     /// (``ImageInfo/channels``), upright unless `options.applyOrientation` is false,
     /// at 1/``DecodeOptions/scaleDenominator`` size for formats that scale on load.
+    /// A damaged file that browsers show decodes as they show it; ``decodeReporting(_:options:)``
+    /// says what was wrong with it.
     public static func decode(_ data: [UInt8], options: DecodeOptions = .init()) throws(ImagingError) -> PixelBuffer {
+        try decodeReporting(data, options: options).image
+    }
+
+    /// ``decode(_:options:)``, and what was wrong with the file when it decoded only
+    /// in part or with repairs (``ImageDamage``), for callers that record it.
+    public static func decodeReporting(_ data: [UInt8], options: DecodeOptions = .init()) throws(ImagingError) -> DecodedImage {
         try options.validate()
         let info = try info(of: data)
         try options.checkPixelLimit(width: info.width, height: info.height)
         let convert = options.convertToSRGB
-        let image: PixelBuffer = switch info.format {
+        var decoded: DecodedImage = switch info.format {
         case .jpeg: try JPEGDecoder.decode(data, scaleDenominator: options.scaleDenominator, convert: convert)
         case .png: try PNGDecoder.decode(data, info: info, convert: convert)
-        case .webp: try WebPDecoder.decode(data, info: info, scaleDenominator: options.scaleDenominator, convert: convert)
+        case .webp: DecodedImage(image: try WebPDecoder.decode(data, info: info, scaleDenominator: options.scaleDenominator, convert: convert))
         case .gif: try GIFDecoder.decode(data, info: info)
-        case .avif, .heic: try HEIFDecoder.decode(data, info: info, convert: convert)
+        case .avif, .heic: DecodedImage(image: try HEIFDecoder.decode(data, info: info, convert: convert))
         }
-        return options.applyOrientation ? image.oriented(info.orientation) : image
+        if options.applyOrientation { decoded.image = decoded.image.oriented(info.orientation) }
+        return decoded
     }
 
     /// The colour source of an image whose decoded RGB(A) pixels can be converted

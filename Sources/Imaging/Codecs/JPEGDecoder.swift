@@ -38,9 +38,11 @@ enum JPEGDecoder {
     /// does not describe CMYK) they use the naive inversion browsers use for
     /// untagged CMYK, so the result never depends on profiles installed on a machine.
     ///
-    /// Warnings that mean lost or damaged pixels (libjpeg fills grey and carries on)
-    /// are errors here: a cache must not keep a half-grey image as if it were the real one.
-    static func decode(_ data: [UInt8], scaleDenominator: Int, convert: Bool = true) throws(ImagingError) -> PixelBuffer {
+    /// Damaged data decodes as browsers show it: libjpeg fills what it could not
+    /// read (bad entropy data, or data that ends before the image does) and carries
+    /// on, and the result says so in ``DecodedImage/damage``. Data that ends before
+    /// a single row could be decoded is refused: there is nothing of the image to show.
+    static func decode(_ data: [UInt8], scaleDenominator: Int, convert: Bool = true) throws(ImagingError) -> DecodedImage {
         var message = CodecShim.messageBuffer()
         var width: UInt32 = 0
         var height: UInt32 = 0
@@ -70,11 +72,32 @@ enum JPEGDecoder {
             }
         }
         guard status == TC_OK else { throw CodecShim.decodeError(status, message, format: .jpeg) }
-        if report.truncated != 0 { throw .truncated(.jpeg) }
-        if report.damaging_warnings > 0 { throw .corrupt(.jpeg, Self.reason(CodecShim.text(message))) }
+        let damage = try Self.damage(report, warning: CodecShim.text(message))
         var image = PixelBuffer(unchecked: Int(width), height: Int(height), channels: 3, bytes: bytes)
         if !cmyk, let transform { transform.apply(to: &image) }
-        return image
+        return DecodedImage(image: image, damage: damage)
+    }
+
+    /// What a decode that libjpeg finished says about the file: nil when it is
+    /// whole (a missing end marker after the last row costs nothing), a damage
+    /// otherwise; throws when the data ran out before the first row.
+    static func damage(_ report: tc_jpeg_decode_report, warning: String) throws(ImagingError) -> ImageDamage? {
+        var reasons: [String] = []
+        if report.damaging_warnings > 0 {
+            let count = report.damaging_warnings == 1 ? "" : " (\(report.damaging_warnings) warnings)"
+            reasons.append(Self.reason(warning) + count + "; the damaged blocks are filled")
+        }
+        switch tc_jpeg_phase(UInt32(report.missing_phase)) {
+        case TC_JPEG_PHASE_NONE, TC_JPEG_PHASE_FINISH:
+            break
+        case TC_JPEG_PHASE_ROWS:
+            guard report.missing_row > 0 || report.damaging_warnings > 0 else { throw .truncated(.jpeg) }
+            reasons.append("the data ends after row \(report.missing_row) of \(report.height); the rest is filled")
+        default:
+            guard report.missing_scan > 1 || report.damaging_warnings > 0 else { throw .truncated(.jpeg) }
+            reasons.append("the data ends in scan \(report.missing_scan) of a progressive file; the later scans' detail is missing")
+        }
+        return reasons.isEmpty ? nil : ImageDamage(format: .jpeg, reason: reasons.joined(separator: "; "))
     }
 
     /// libjpeg's warning text without its own "Corrupt JPEG data: " prefix,

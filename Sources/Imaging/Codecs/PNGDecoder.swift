@@ -58,7 +58,10 @@ enum PNGDecoder {
     /// checked `info`'s size against its pixel limit. A non-interlaced 16-bit
     /// file reaches the colour transform with all 16 bits, so it is rounded to
     /// 8 once, after conversion, and smooth gradients keep every level.
-    static func decode(_ data: [UInt8], info: ImageInfo, convert: Bool = true) throws(ImagingError) -> PixelBuffer {
+    ///
+    /// An ancillary chunk whose checksum is wrong is skipped, as browsers skip it,
+    /// and said in ``DecodedImage/damage``; a critical chunk's is an error.
+    static func decode(_ data: [UInt8], info: ImageInfo, convert: Bool = true) throws(ImagingError) -> DecodedImage {
         let count = try PixelBuffer.byteCount(width: info.width, height: info.height, channels: info.channels)
         var transform: ColorTransform?
         if convert, case let source = colorSource(of: data), source != .sRGB {
@@ -79,6 +82,11 @@ enum PNGDecoder {
             }
         }
         guard status == TC_OK else { throw CodecShim.decodeError(status, message, format: .png) }
-        return PixelBuffer(unchecked: info.width, height: info.height, channels: info.channels, bytes: bytes)
+        let image = PixelBuffer(unchecked: info.width, height: info.height, channels: info.channels, bytes: bytes)
+        let warning = warnings > 0 ? CodecShim.text(message) : ""
+        guard warning.contains("CRC error") else { return DecodedImage(image: image) }
+        let chunk = warning.split(separator: ":").first.map(String.init) ?? "an ancillary chunk"
+        return DecodedImage(image: image, damage: ImageDamage(
+            format: .png, reason: "the \(chunk) chunk's checksum is wrong; the chunk is skipped, the pixels are whole"))
     }
 }

@@ -12,6 +12,9 @@ public struct Thumbnail: Sendable, Hashable {
     public let sourceWidth: Int
     /// Height of the source once its EXIF orientation is applied.
     public let sourceHeight: Int
+    /// What was wrong with the source file when it decoded only in part or with
+    /// repairs, as browsers show it; nil for a sound file or a thumbnail of pixels.
+    public var damage: ImageDamage? = nil
 
     public init(image: PixelBuffer, encoded: [UInt8], format: ImageFormat, sourceWidth: Int, sourceHeight: Int) {
         self.image = image

@@ -42,7 +42,8 @@ public enum Thumbnailer {
         // CMYK and 16-bit sources still convert inside their decoder.
         let late = options.shrinkOnLoad ? ImageDecoder.lateColorSource(of: data, info: info) : nil
         if late != nil { decoding.convertToSRGB = false }
-        var decoded = try ImageDecoder.decode(data, options: decoding)
+        let reported = try ImageDecoder.decodeReporting(data, options: decoding)
+        var decoded = reported.image
         var scale = Double(info.scalesOnLoad ? decoding.scaleDenominator : 1)
         if !info.scalesOnLoad, options.shrinkOnLoad {
             // What the codec cannot do on load (GIF, AVIF, HEIF, PNG), a 2x2 box does after:
@@ -60,9 +61,11 @@ public enum Thumbnailer {
             sourceExtent: (Double(info.width) / scale, Double(info.height) / scale),
             options: options.resampling)
         if let late { ColorConversion.apply(late, to: &resized) }
-        return try finish(
+        var thumbnail = try finish(
             resized.oriented(info.orientation),
             sourceWidth: info.displayWidth, sourceHeight: info.displayHeight, options: options)
+        thumbnail.damage = reported.damage
+        return thumbnail
     }
 
     /// A thumbnail of pixels already decoded (and upright), for callers that
