@@ -41,7 +41,7 @@ do {
         let target = space(arguments[2])
         let gamma: Double = switch target.curve {
         case .gamma(let g): 1 / g
-        case .sRGB: 1 / 2.2
+        case .sRGB, .pq, .hlg: 1 / 2.2
         }
         let png = try PNGEncoder.encode(image, gamma: gamma, chromaticities: target.xy)
         try Data(png).write(to: URL(fileURLWithPath: arguments[3]))

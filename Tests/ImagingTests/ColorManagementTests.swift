@@ -24,6 +24,7 @@ import Testing
             switch space.curve {
             case .sRGB: return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
             case .gamma(let g): return pow(v, g)
+            case .pq, .hlg: Issue.record("no ICC space is HDR"); return v
             }
         }
         let toXYZ = matrix(space.xy)

@@ -22,7 +22,8 @@ typedef enum tc_status {
     TC_ERR_CORRUPT = 3,     /* not a valid image of this format */
     TC_ERR_UNSUPPORTED = 4, /* valid, but uses a feature this build cannot decode */
     TC_ERR_LIMIT = 5,       /* larger than the caller's buffer or limits */
-    TC_ERR_NOMEM = 6        /* an allocation failed */
+    TC_ERR_NOMEM = 6,       /* an allocation failed */
+    TC_ERR_LAYOUT = 7       /* the library returned pixels of another size or layout than it promised */
 } tc_status;
 
 /* Frees a buffer returned by an encoder (tc_jpeg_encode, tc_png_encode*). */

@@ -61,6 +61,68 @@ public enum HEIFEncoder {
     }
 }
 
+extension HEIFEncoder {
+    /// What a file says beyond its pixels, as phones and cameras write it.
+    public struct Extras: Sendable {
+        /// EXIF-style orientation, written as `irot`/`imir` boxes.
+        public var orientation: ImageOrientation = .up
+        /// ITU-T H.273 primaries, transfer and matrix for an nclx box (full range); nil writes none.
+        public var nclx: (primaries: Int, transfer: Int, matrix: Int)? = nil
+        /// MaxCLL for a `clli` box; 0 writes none.
+        public var maxContentLightLevel = 0
+        public init() {}
+    }
+
+    /// `image` (8-bit) with `extras`.
+    public static func encode(
+        _ image: PixelBuffer, format: ImageFormat = .avif, quality: Int = 80, extras: Extras
+    ) throws(ImagingError) -> [UInt8] {
+        try encode(samples: image.bytes, bitDepth: 8, width: image.width, height: image.height,
+                   channels: image.channels, format: format, quality: quality, extras: extras)
+    }
+
+    /// 10- or 12-bit samples (one UInt16 each, as the file's own code values) or 8-bit
+    /// ones widened, with `extras`: HDR fixtures.
+    public static func encode(
+        samples: [UInt16], bitDepth: Int, width: Int, height: Int, channels: Int,
+        format: ImageFormat = .avif, quality: Int = 80, extras: Extras
+    ) throws(ImagingError) -> [UInt8] {
+        let bytes = bitDepth > 8
+            ? samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+            : samples.map { UInt8(clamping: $0) }
+        return try encode(samples: bytes, bitDepth: bitDepth, width: width, height: height,
+                          channels: channels, format: format, quality: quality, extras: extras)
+    }
+
+    static func encode(
+        samples: [UInt8], bitDepth: Int, width: Int, height: Int, channels: Int,
+        format: ImageFormat, quality: Int, extras: Extras
+    ) throws(ImagingError) -> [UInt8] {
+        guard format == .avif || format == .heic else { throw .invalidArgument("HEIFEncoder writes AVIF or HEIC, not \(format)") }
+        var options = tc_heif_encode_options()
+        options.bit_depth = Int32(bitDepth)
+        options.orientation = Int32(extras.orientation.rawValue)
+        if let nclx = extras.nclx {
+            options.nclx_primaries = Int32(nclx.primaries)
+            options.nclx_transfer = Int32(nclx.transfer)
+            options.nclx_matrix = Int32(nclx.matrix)
+        }
+        options.max_content_light_level = Int32(extras.maxContentLightLevel)
+        var message = CodecShim.messageBuffer()
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let sampleBytes = bitDepth > 8 ? 2 : 1
+        let status = samples.withUnsafeBufferPointer { pixels in
+            tc_heif_encode_ex(
+                pixels.baseAddress, UInt32(width), UInt32(height), Int32(channels), width * channels * sampleBytes,
+                format == .avif ? 1 : 0, Int32(quality), nil, 0, &options, &output, &length, &message)
+        }
+        let bytes = CodecShim.takeEncoded(output, count: length)
+        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        return bytes
+    }
+}
+
 /// ICC profiles made by Little CMS from chromaticities and a tone curve: the
 /// wide-gamut profiles phones and cameras embed, for fixtures and test sets.
 public enum ICCProfile {
@@ -104,9 +166,11 @@ public enum ICCProfile {
     /// A profile for white point and primaries (`xy`: white, red, green, blue; CIE x, y each).
     public static func make(xy: [Double], curve: ColorSource.ToneCurve, description: String) throws(ImagingError) -> [UInt8] {
         guard xy.count == 8 else { throw .invalidArgument("need 8 chromaticity values, got \(xy.count)") }
-        let (srgbCurve, gamma): (Int32, Double) = switch curve {
-        case .sRGB: (1, 0)
-        case .gamma(let g): (0, g)
+        let (srgbCurve, gamma): (Int32, Double)
+        switch curve {
+        case .sRGB: (srgbCurve, gamma) = (1, 0)
+        case .gamma(let g): (srgbCurve, gamma) = (0, g)
+        case .pq, .hlg: throw .invalidArgument("an ICC profile cannot carry PQ or HLG here")
         }
         var message = CodecShim.messageBuffer()
         var output: UnsafeMutablePointer<UInt8>?

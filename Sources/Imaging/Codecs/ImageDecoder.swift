@@ -66,7 +66,10 @@ public enum ImageDecoder {
             source = PNGDecoder.colorSource(of: data)
         case .webp: source = WebPDecoder.colorSource(of: data)
         case .gif: source = .sRGB
-        case .avif, .heic: source = HEIFDecoder.colorSource(of: data, format: info.format)
+        case .avif, .heic:
+            source = HEIFDecoder.colorSource(of: data, format: info.format)
+            // HDR is tone-mapped from the decoder's full-depth samples, never from 8 bits.
+            if case .chromaticities(_, let curve) = source, curve.isHDR { return nil }
         }
         return source
     }
@@ -117,6 +120,11 @@ public enum ImageDecoder {
             }
         }
         guard source != .sRGB else { return report }
+        if let mapper = HEIFDecoder.toneMapper(for: source, data: data) {
+            report.converted = true
+            report.toneMapping = mapper.summary
+            return report
+        }
         switch ColorTransform.make(source, input: input, outChannels: info.channels) {
         case .success: report.converted = true
         case .failure(let failure): report.ignoredBecause = failure.reason

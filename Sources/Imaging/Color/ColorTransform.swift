@@ -69,9 +69,11 @@ final class ColorTransform: @unchecked Sendable {
             }
         case .chromaticities(let xy, let curve):
             guard xy.count == 8 else { return .failure(ColorFailure(reason: "need 8 chromaticity values")) }
-            let (srgbCurve, gamma): (Int32, Double) = switch curve {
-            case .sRGB: (1, 0)
-            case .gamma(let g): (0, g)
+            let (srgbCurve, gamma): (Int32, Double)
+            switch curve {
+            case .sRGB: (srgbCurve, gamma) = (1, 0)
+            case .gamma(let g): (srgbCurve, gamma) = (0, g)
+            case .pq, .hlg: return .failure(ColorFailure(reason: "HDR is tone-mapped at decode, not by a profile"))
             }
             status = tc_color_create_rgb(xy, srgbCurve, gamma, input.shim, Int32(outChannels), &handle, &message)
         }
