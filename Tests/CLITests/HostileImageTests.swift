@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Testing
 import TestSupport
 
@@ -8,10 +9,10 @@ import TestSupport
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
 
-    /// A PNG of one pixel whose next chunk claims 1 GB and brings no bytes of it.
-    static func claiming(_ chunk: String) -> [UInt8] {
+    /// A PNG of `width` x 1 pixels whose next chunk claims 1 GB and brings no bytes of it.
+    static func claiming(_ chunk: String, width: UInt32 = 1) -> [UInt8] {
         func be(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
-        let header: [UInt8] = Array("IHDR".utf8) + be(1) + be(1) + [8, 0, 0, 0, 0]
+        let header: [UInt8] = Array("IHDR".utf8) + be(width) + be(1) + [8, 0, 0, 0, 0]
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be(13) + header + be(crc32(header))
             + be(0x3FFF_FFFF) + Array(chunk.utf8)
     }
@@ -65,5 +66,47 @@ import TestSupport
         for input in inputs { #expect(run.stderr.contains(URL(fileURLWithPath: input).lastPathComponent), "\(run.stderr)") }
         // Before the chunks were skipped, each such file cost about 1 GB.
         #expect(run.peakKB < 200 * 1024, "thumb peaked at \(run.peakKB / 1024) MB over 8 files of 41 bytes")
+    }
+
+    /// A page of `count` v1.1 tweets, one photo each at https://pbs.twimg.com/media/H<i>.png.
+    static func page(count: Int) -> String {
+        let statuses = (0..<count).map { i in
+            #"{"id_str":"\#(i + 1)","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"t\#(i)","#
+                + #""extended_entities":{"media":[{"id_str":"\#(i + 1000)","type":"photo","media_url_https":"https://pbs.twimg.com/media/H\#(i).png"}]},"#
+                + #""user":{"id_str":"9","screen_name":"eve","name":"Eve"}}"#
+        }
+        return #"{"statuses":["# + statuses.joined(separator: ",") + "]}"
+    }
+
+    /// 100 of those files (every chunk kind, each file its own bytes) in one `fetch`
+    /// cost what 100 sound small PNGs cost, within 50 MB.
+    @Test func aHundredOfThemInOneFetchCostWhatSoundImagesCost() async throws {
+        let kinds = ["tEXt", "zTXt", "iTXt", "pCAL", "sCAL", "sPLT", "iCCP", "eXIf"]
+        let hostile = (0..<100).map { Self.claiming(kinds[$0 % kinds.count], width: UInt32($0 + 1)) }
+        let sound = try (0..<100).map { i -> [UInt8] in
+            var bytes = [UInt8](repeating: 0, count: 64 * 64 * 3)
+            for p in 0..<(64 * 64) { bytes[3 * p] = UInt8(truncatingIfNeeded: p &* 7 &+ i); bytes[3 * p + 1] = UInt8(i) }
+            return try PNGEncoder.encode(PixelBuffer(width: 64, height: 64, channels: 3, bytes: bytes))
+        }
+        var peaks: [String: Int] = [:]
+        for (name, bodies) in [("sound", sound), ("hostile", hostile)] {
+            let server = try LoopbackHTTPServer { req in
+                guard let i = Int(req.path.split(separator: "/").last?.dropFirst().prefix { $0.isNumber } ?? ""), i < bodies.count
+                else { return .respond(status: 404) }
+                return .respond(status: 200, body: bodies[i])
+            }
+            defer { server.stop() }
+            let dir = try ScratchDirectory.make("tc-hostile-fetch-\(name)")
+            let page = dir.appendingPathComponent("page.json")
+            try Data(Self.page(count: 100).utf8).write(to: page)
+            let run = try await onOwnThread {
+                try runMeasured(["fetch", page.path, "--cache", dir.appendingPathComponent("c").path, "--json",
+                                 "--mirror", "pbs.twimg.com=\(server.baseURL)"], in: dir)
+            }
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            peaks[name] = run.peakKB
+        }
+        let soundPeak = try #require(peaks["sound"]), hostilePeak = try #require(peaks["hostile"])
+        #expect(hostilePeak < soundPeak + 50 * 1024, "fetch peaked at \(hostilePeak / 1024) MB over hostile PNGs, \(soundPeak / 1024) MB over sound ones")
     }
 }
