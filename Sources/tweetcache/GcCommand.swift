@@ -47,11 +47,14 @@ struct GcCommand: AsyncParsableCommand {
             _ = try storage.readThrough(shared, cacheRoot: options.cacheURL)
             let report: StoreMaintenance.CollectReport
             do {
-                report = try await StoreMaintenance(storage: shared).collect(grace: grace ?? 86_400, dryRun: dryRun)
+                report = try await StoreMaintenance(storage: shared).collect(
+                    grace: grace ?? 86_400, dryRun: dryRun, localRoot: options.cacheURL)
             } catch {
                 throw CleanExit.message(error.description, code: 2)
             }
             if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
+            // A run's manifest that cannot be read stopped the collection: say so by the status too.
+            if !report.unreadableManifests.isEmpty { throw ExitCode(1) }
             return
         }
         // A killed run's unfinished manifest and its spills (no run holds them any more).

@@ -312,9 +312,11 @@ import Glibc
         #expect(found.status == 1)
         #expect(found.stdout.contains(victim) && found.stdout.contains("not to its name"), "\(found.stdout)")
 
+        // Deleted, but a manifest names it: missing now, so not counted as fixed.
         let repaired = try await CommandRunner.run(bin, verifyArgs + ["--repair"], environment: environment)
-        #expect(repaired.status == 0, "\(repaired.stdout) \(repaired.stderr)")
-        #expect(repaired.stdout.contains("(deleted)"))
+        #expect(repaired.status == 1, "\(repaired.stdout) \(repaired.stderr)")
+        #expect(repaired.stdout.contains("(deleted; a manifest names it"), "\(repaired.stdout)")
+        #expect(repaired.stdout.contains("1 problems, 1 remaining"), "\(repaired.stdout)")
         #expect(try await client.size(victim) == nil)
     }
 
@@ -386,6 +388,30 @@ import Glibc
         #expect(collected.status == 0, "\(collected.stderr)")
         #expect(try await f.client.size(CacheLayout.blob(stray)) == nil)
         #expect(try await f.client.list("").filter { !$0.key.hasPrefix("manifests/") }.count == named)
+    }
+
+    /// Junk someone left under manifests/ and leases/ of a shared bucket stops neither
+    /// verify nor gc: it is named and skipped.
+    @Test func junkManifestsAndLeasesAreNamedAndSkipped() async throws {
+        let f = try await fixture("junk")
+        defer { f.close() }
+        _ = try await sampleFetched(into: f.dir.appendingPathComponent("a"), f.environment)
+        _ = try await f.client.put("manifests/junk.json", bytes: Array("not a manifest".utf8))
+        _ = try await f.client.put("leases/bogus", bytes: Array("x".utf8))
+        _ = try await f.client.put("leases/.write-check-42", bytes: Array("x".utf8))
+        let b = f.dir.appendingPathComponent("b")
+        try FileManager.default.createDirectory(at: b, withIntermediateDirectories: true)
+        let store = ["--cache", b.path, "--store", f.client.location.description]
+        let verify = try await CommandRunner.run(bin, ["verify"] + store, environment: f.environment)
+        #expect(verify.status == 1, "the junk is a problem, not a stop: \(verify.stdout) \(verify.stderr)")
+        #expect(verify.stdout.contains("manifests/junk.json: ") && verify.stdout.contains("skipped"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("originals re-hashed"))
+        let gc = try await CommandRunner.run(bin, ["gc"] + store + ["--grace", "0"], environment: f.environment)
+        #expect(gc.status == 0, "\(gc.stdout) \(gc.stderr)")
+        #expect(gc.stdout.contains("leases/bogus is not a run's lease; ignored"), "\(gc.stdout)")
+        #expect(gc.stdout.contains("leases/.write-check-42 is not a run's lease; ignored"))
+        #expect(gc.stdout.contains("manifests/junk.json: ") && gc.stdout.contains("junk, skipped"))
+        #expect(gc.stdout.contains("objects named by manifests; removed 0"), "\(gc.stdout)")
     }
 
     @Test func aPostForgottenOnOneMachineLeavesTheBucketAndTheOtherAtItsSync() async throws {

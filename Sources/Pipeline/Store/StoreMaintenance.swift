@@ -27,6 +27,13 @@ public struct StoreMaintenance: Sendable {
         public var deleted: Bool
         /// `--repair` put back this machine's verified copy.
         public var restored = false
+        /// A manifest names the object, so deleting it left a missing object, not a fixed one.
+        public var stillNamed = false
+
+        enum CodingKeys: String, CodingKey {
+            case path, message, unverified, deleted, restored
+            case stillNamed = "still_named"
+        }
     }
 
     typealias Finding = ObjectCheck.Finding
@@ -43,7 +50,9 @@ public struct StoreMaintenance: Sendable {
         public var named = 0
         public var problems: [Problem] = []
 
-        public var remaining: Int { problems.filter { !$0.deleted && !$0.restored }.count }
+        /// Problems not fixed: a wrong object deleted is fixed only when nothing names it
+        /// (a named one is now missing until a machine that has it uploads it again).
+        public var remaining: Int { problems.filter { !$0.restored && (!$0.deleted || $0.stillNamed) }.count }
 
         enum CodingKeys: String, CodingKey {
             case problems, named
@@ -58,7 +67,9 @@ public struct StoreMaintenance: Sendable {
                 + " and every tile in them checked, \(thumbnailsChecked) thumbnails checked, \(named) objects named by manifests"]
             for problem in problems {
                 lines.append("  \(problem.path): \(problem.message)"
-                    + (problem.restored ? " (put back from this machine's verified copy)" : problem.deleted ? " (deleted)" : ""))
+                    + (problem.restored ? " (put back from this machine's verified copy)"
+                        : problem.deleted && problem.stillNamed ? " (deleted; a manifest names it, so it is missing until a machine that has it fetches again)"
+                        : problem.deleted ? " (deleted)" : ""))
             }
             lines.append(problems.isEmpty ? "no problems" : "\(problems.count) problems, \(remaining) remaining"
                 + (problems.contains(where: \.unverified) ? " (objects that could not be read are never deleted)" : ""))
@@ -78,7 +89,31 @@ public struct StoreMaintenance: Sendable {
     /// none, and a machine holding the right bytes puts them back on its next fetch).
     public func verify(repair: Bool, localRoot: URL? = nil) async throws(StoreError) -> VerifyReport {
         var report = VerifyReport()
-        let named = try await namedObjects()
+        var found = try await namedObjects()
+        // A manifest that does not read is a problem of its own; --repair puts back this
+        // machine's copy (path-free, as runs upload it), and what it names is then checked.
+        var restoredManifests = false
+        for (key, why) in found.unreadable {
+            var problem = Problem(path: key, message: why + "; skipped", deleted: false)
+            if repair, let local = Self.localManifest(key, in: localRoot) {
+                do {
+                    _ = try await BucketManifest.store(local, as: key, in: storage)
+                    problem.restored = true
+                    restoredManifests = true
+                } catch {
+                    problem.message += "; could not put back this machine's copy: \(error.description)"
+                }
+            } else if repair {
+                problem.message += "; this machine holds no copy to put back"
+            }
+            report.problems.append(problem)
+        }
+        if restoredManifests {
+            let problems = report.problems
+            found = try await namedObjects()
+            report.problems = problems
+        }
+        let named = found.objects
         report.named = named.count
         let listed = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
         enum Kind: Sendable { case blob, pack, thumbnail }
@@ -114,53 +149,100 @@ public struct StoreMaintenance: Sendable {
                 report.problems.append(Problem(path: key, message: why, unverified: true, deleted: false))
             case let .wrong(why):
                 var problem = Problem(path: key, message: why, deleted: false)
+                problem.stillNamed = named[key] != nil
                 if repair {
                     if await putBack(key, expected: named[key] ?? [], from: localRoot) { problem.restored = true }
-                    else { problem.deleted = (try? await storage.delete(key)) != nil }
+                    else {
+                        do {
+                            try await storage.delete(key)
+                            problem.deleted = true
+                        } catch {
+                            problem.message += "; could not delete it: \(error.description)"
+                        }
+                    }
                 }
                 report.problems.append(problem)
             }
         }
         for (key, expected) in named.sorted(by: { $0.key < $1.key }) where !present.contains(key) {
             var problem = Problem(path: key, message: "named by a manifest but not in the bucket", deleted: false)
-            if repair, await putBack(key, expected: expected, from: localRoot) { problem.restored = true }
+            problem.stillNamed = true
+            if repair {
+                if await putBack(key, expected: expected, from: localRoot) { problem.restored = true }
+                else { problem.message += "; this machine holds no verified copy to put back (or could not write it)" }
+            }
             report.problems.append(problem)
         }
         return report
     }
 
-    /// Every original, pack and thumbnail the bucket's manifests name, with the
-    /// SHA-256s recorded for it (an original's is its name; a thumbnail's, what
-    /// each maker recorded; none for a pack, which checks itself).
-    public func namedObjects() async throws(StoreError) -> [String: Set<BlobHash>] {
-        var named: [String: Set<BlobHash>] = [:]
+    /// What the bucket's manifests name: every original, pack and thumbnail with the
+    /// SHA-256s recorded for it (an original's is its name; a thumbnail's, what each
+    /// maker recorded; none for a pack, which checks itself), and the objects under
+    /// `manifests/` that could not be read as manifests, with why. Those name
+    /// nothing anyone can see; each command decides what that means for it.
+    public struct Named: Sendable {
+        public var objects: [String: Set<BlobHash>] = [:]
+        public var unreadable: [(key: String, why: String)] = []
+    }
+
+    /// Every manifest read, a post at a time; a junk or damaged object is noted and skipped.
+    public func namedObjects() async throws(StoreError) -> Named {
+        var named = Named()
         for object in try await storage.list(CacheLayout.manifestsFolder + "/") where CacheLayout.isManifestPath(object.key) {
             // Copied to a scratch file and read a post at a time: a manifest is any size.
             let scratch = FileManager.default.temporaryDirectory
                 .appendingPathComponent("tweetcache-manifest-\(UInt64.random(in: .min ... .max)).json")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            guard try await storage.download(object.key, to: scratch) else { continue }
-            // A manifest that cannot be read names nothing we can see: stop rather than
-            // act on what it might name.
-            let unreadable = StoreError.malformed("\(object.key) is not a manifest; stopping while it cannot be read")
-            guard let manifest = try? ManifestFile(url: scratch) else { throw unreadable }
             do {
-                try manifest.forEachPost(releasing: true) { _, range in
-                    let post = try manifest.post(at: range)
-                    for upload in StorePublisher.uploads(of: [post]) {
-                        var hashes = named[upload.path] ?? []
-                        if let hex = upload.sha256, let hash = BlobHash(hex: hex) { hashes.insert(hash) }
-                        named[upload.path] = hashes
-                    }
-                    for thumbnail in StorePublisher.thumbnails(of: post) {
-                        if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { named[thumbnail.path, default: []].insert(hash) }
-                    }
-                }
+                guard try await storage.download(object.key, to: scratch) else { continue }
             } catch {
-                throw unreadable
+                named.unreadable.append((object.key, "could not be read (\(error.description))"))
+                continue
+            }
+            do {
+                try Self.read(manifestAt: scratch, into: &named.objects)
+            } catch {
+                named.unreadable.append((object.key, "not a manifest TweetCache can read (\(error))"))
             }
         }
         return named
+    }
+
+    /// Adds what the manifest at `file` names to `named`; throws when it is not a manifest.
+    static func read(manifestAt file: URL, into named: inout [String: Set<BlobHash>]) throws {
+        let manifest = try ManifestFile(url: file)
+        var found: [String: Set<BlobHash>] = [:]
+        try manifest.forEachPost(releasing: true) { _, range in
+            let post = try manifest.post(at: range)
+            for upload in StorePublisher.uploads(of: [post]) {
+                var hashes = found[upload.path] ?? []
+                if let hex = upload.sha256, let hash = BlobHash(hex: hex) { hashes.insert(hash) }
+                found[upload.path] = hashes
+            }
+            for thumbnail in StorePublisher.thumbnails(of: post) {
+                if let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)) { found[thumbnail.path, default: []].insert(hash) }
+            }
+        }
+        named.merge(found) { $0.union($1) }
+    }
+
+    /// Whether `key` is a name a run gives its manifest (`manifests/20261122T063000Z….json`):
+    /// a damaged object there is a lost run's record, not junk someone left.
+    static func isRunManifestName(_ key: String) -> Bool {
+        guard let name = key.split(separator: "/").last else { return false }
+        let stamp = name.prefix(16)
+        return stamp.count == 16 && stamp.dropFirst(8).first == "T" && stamp.last == "Z"
+            && stamp.enumerated().allSatisfy { index, c in index == 8 || index == 15 || c.isASCII && c.isNumber }
+    }
+
+    /// The local cache's own copy of the manifest stored under `key`, when it has one that reads.
+    static func localManifest(_ key: String, in localRoot: URL?) -> URL? {
+        guard let localRoot, CacheLayout.isManifestPath(key) else { return nil }
+        let file = CacheLayout(root: localRoot).url(key)
+        var ignored: [String: Set<BlobHash>] = [:]
+        guard FileManager.default.fileExists(atPath: file.path), (try? read(manifestAt: file, into: &ignored)) != nil else { return nil }
+        return file
     }
 
     /// Puts `key` back from the local cache when a copy there passes the check an
@@ -271,9 +353,15 @@ public struct StoreMaintenance: Sendable {
         /// the manifest that names them).
         public var tooNew = 0
         public var dryRun = false
-        /// Leases of runs uploading now (younger than the grace period): while one
-        /// exists nothing is deleted.
+        /// Leases of runs uploading now (renewed within ``leaseLifetime``), each with
+        /// how long ago: while one exists nothing is deleted.
         public var blockedBy: [String] = []
+        /// Objects under `leases/` no run wrote (a failed write check, junk): ignored.
+        public var ignoredLeases: [String] = []
+        /// Objects under `manifests/` that do not read and were skipped, with why.
+        public var skippedManifests: [String] = []
+        /// Damaged manifests of runs with no copy here: nothing is collected while one exists.
+        public var unreadableManifests: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case referenced, removed
@@ -281,25 +369,61 @@ public struct StoreMaintenance: Sendable {
             case tooNew = "too_new"
             case dryRun = "dry_run"
             case blockedBy = "blocked_by"
+            case ignoredLeases = "ignored_leases"
+            case skippedManifests = "skipped_manifests"
+            case unreadableManifests = "unreadable_manifests"
         }
 
         public var text: String {
+            var lines = ignoredLeases.map { "bucket: \($0) is not a run's lease; ignored" }
+                + skippedManifests.map { "bucket: \($0)" }
             if !blockedBy.isEmpty {
-                return "bucket: runs are uploading (\(blockedBy.joined(separator: ", "))); nothing collected, try later\n"
+                lines.append("bucket: runs are uploading (\(blockedBy.joined(separator: ", "))); nothing collected, try later")
+            } else if !unreadableManifests.isEmpty {
+                lines += unreadableManifests.map { "bucket: \($0)" }
+                lines.append("bucket: nothing collected: a run's manifest above cannot be read and this machine holds no copy, "
+                    + "so what it names is unknown; put it back with `verify --store --repair` on a machine that holds it, or remove it")
+            } else {
+                lines.append("bucket: \(referenced) objects named by manifests; \(dryRun ? "would remove" : "removed") \(removed.count) "
+                    + "(\(ByteCount.format(bytesRemoved))); \(tooNew) unreferenced but newer than the grace period kept")
             }
-            return "bucket: \(referenced) objects named by manifests; \(dryRun ? "would remove" : "removed") \(removed.count) "
-                + "(\(ByteCount.format(bytesRemoved))); \(tooNew) unreferenced but newer than the grace period kept\n"
+            return lines.joined(separator: "\n") + "\n"
         }
     }
 
     /// Deletes originals and derived files no manifest in the bucket names. Safe
-    /// while other machines fetch: they upload a run's files before its manifest,
-    /// so an unreferenced object younger than `grace` is kept.
-    public func collect(grace: TimeInterval, now: Date = Date(), dryRun: Bool) async throws(StoreError) -> CollectReport {
+    /// while other machines fetch: they upload a run's files before its manifest and
+    /// hold a lease while they run, so nothing is deleted while a live lease exists,
+    /// and an unreferenced object younger than `grace` is kept.
+    ///
+    /// An object under `manifests/` that does not read is skipped when it is junk (a
+    /// name no run gives its manifest). One under a run's name is a lost record of what
+    /// that run uploaded: what this machine's own copy of it names (`localRoot`) is
+    /// kept; without a copy nothing is collected, and the report says which manifest to
+    /// put back (`verify --store --repair` on a machine that holds it) or remove.
+    public func collect(grace: TimeInterval, now: Date = Date(), dryRun: Bool, localRoot: URL? = nil)
+        async throws(StoreError) -> CollectReport
+    {
         var report = CollectReport(dryRun: dryRun)
-        report.blockedBy = try await runsUploading(now: now)
+        let leases = try await self.leases()
+        report.ignoredLeases = leases.junk
+        report.blockedBy = Self.live(leases.runs, now: now)
         if !report.blockedBy.isEmpty { return report }
-        let referenced = Set(try await namedObjects().keys)
+        let named = try await namedObjects()
+        var referenced = Set(named.objects.keys)
+        for (key, why) in named.unreadable {
+            if !Self.isRunManifestName(key) {
+                report.skippedManifests.append("\(key): \(why); junk, skipped")
+            } else if let local = Self.localManifest(key, in: localRoot) {
+                var objects: [String: Set<BlobHash>] = [:]
+                try? Self.read(manifestAt: local, into: &objects)
+                referenced.formUnion(objects.keys)
+                report.skippedManifests.append("\(key): \(why); what this machine's copy names is kept")
+            } else {
+                report.unreadableManifests.append("\(key): \(why)")
+            }
+        }
+        if !report.unreadableManifests.isEmpty { return report }
         report.referenced = referenced.count
         let candidates = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
         for object in candidates where !referenced.contains(object.key) {
@@ -309,7 +433,7 @@ public struct StoreMaintenance: Sendable {
             }
             // A run that started since the last look stops the collection.
             if report.removed.count % 100 == 99 {
-                report.blockedBy = try await runsUploading(now: now)
+                report.blockedBy = Self.live(try await self.leases().runs, now: now)
                 if !report.blockedBy.isEmpty { return report }
             }
             if !dryRun { try await storage.delete(object.key) }
@@ -319,14 +443,36 @@ public struct StoreMaintenance: Sendable {
         return report
     }
 
-    /// How long a run's lease holds collection back; an older one is a run that died.
-    public static let leaseLifetime: TimeInterval = 86_400
+    /// How often a running fetch renews its lease, and how long after its last renewal
+    /// a lease still holds collection back: a run killed (SIGKILL, a lost machine)
+    /// stops renewing and blocks gc for minutes, not a day.
+    public static let leaseRenewal: TimeInterval = 60
+    public static let leaseLifetime: TimeInterval = 10 * 60
 
-    /// The leases of runs uploading now.
-    private func runsUploading(now: Date) async throws(StoreError) -> [String] {
-        try await storage.list(CacheLayout.leasesFolder + "/").filter { lease in
-            lease.lastModified.map { now.timeIntervalSince($0) < Self.leaseLifetime } ?? true
-        }.map(\.key)
+    /// The leases under `leases/`: runs' (`<name>.json`; a run names its lease after its
+    /// unfinished manifest, `.partial-<hex>.json`) and anything else (a failed write
+    /// check's `.write-check-*`, `bogus`), which is junk and never blocks.
+    func leases() async throws(StoreError) -> (runs: [StoredObject], junk: [String]) {
+        var runs: [StoredObject] = [], junk: [String] = []
+        for object in try await storage.list(CacheLayout.leasesFolder + "/") {
+            if Self.isRunLease(object.key) { runs.append(object) } else { junk.append(object.key) }
+        }
+        return (runs, junk)
     }
 
+    static func isRunLease(_ key: String) -> Bool {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == CacheLayout.leasesFolder, let name = parts.last else { return false }
+        return name.hasSuffix(".json") && name.count > 5 && !name.hasPrefix(".write-check-")
+    }
+
+    /// The leases renewed within ``leaseLifetime`` of `now`, each with how long ago.
+    static func live(_ leases: [StoredObject], now: Date) -> [String] {
+        leases.compactMap { lease in
+            guard let renewed = lease.lastModified else { return "\(lease.key) (renewed at an unknown time)" }
+            let age = now.timeIntervalSince(renewed)
+            guard age < leaseLifetime else { return nil }
+            return "\(lease.key) (renewed \(Int(max(0, age).rounded())) s ago)"
+        }
+    }
 }

@@ -95,6 +95,8 @@ public struct StorePublisher: Sendable {
         /// Paths this run has put, recently: a hot avatar is put once, not per batch.
         private var recent = RecentCache<String, Bool>(capacity: 65_536)
         private var lease: String?
+        /// Renews the lease while the run lives (``StoreMaintenance/leaseRenewal``).
+        private var renewal: Task<Void, Never>?
         private let outage = Outage()
 
         init(publisher: StorePublisher) {
@@ -107,8 +109,18 @@ public struct StorePublisher: Sendable {
             // finds already there (412) may be one no manifest names yet.
             let lease = CacheLayout.leasesFolder + "/" + run
             self.lease = lease
-            _ = try? await publisher.storage.store(lease, bytes: Array("{}".utf8), sha256: nil, contentType: "application/json",
-                                                   replace: true)
+            let storage = publisher.storage
+            _ = try? await storage.store(lease, bytes: Array("{}".utf8), sha256: nil, contentType: "application/json", replace: true)
+            // Renewed every minute, so it holds gc back only while this run is alive: a run
+            // killed stops renewing, and its lease expires minutes later.
+            renewal = Task.detached {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(StoreMaintenance.leaseRenewal))
+                    guard !Task.isCancelled else { return }
+                    _ = try? await storage.store(lease, bytes: Array("{}".utf8), sha256: nil, contentType: "application/json",
+                                                 replace: true)
+                }
+            }
         }
 
         public func publish(_ posts: [ManifestTweet]) async {
@@ -172,6 +184,8 @@ public struct StorePublisher: Sendable {
         }
 
         public func end() async {
+            renewal?.cancel()
+            renewal = nil
             if let lease { try? await publisher.storage.delete(lease) }
         }
     }

@@ -272,13 +272,23 @@ import TestSupport
         // Written just now: a fetch may be about to name it.
         let fresh = try await maintenance.collect(grace: 3600, now: Date(), dryRun: false)
         #expect(fresh.removed.isEmpty && fresh.tooNew == 1)
-        // A run uploading (its lease) holds everything back, whatever the age.
-        _ = try await storage.store(CacheLayout.leasesFolder + "/run-1", bytes: Array("{}".utf8), sha256: nil,
-                                    contentType: "application/json", replace: true)
-        let held = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: false)
-        #expect(held.blockedBy == [CacheLayout.leasesFolder + "/run-1"])
+        // A run uploading (its lease, renewed a minute ago) holds everything back, whatever the age.
+        let lease = CacheLayout.leasesFolder + "/.partial-1f.json"
+        _ = try await storage.store(lease, bytes: Array("{}".utf8), sha256: nil, contentType: "application/json", replace: true)
+        // Junk under leases/ (a failed write check, a stray object) never holds anything back.
+        for junk in ["/.write-check-7", "/bogus"] {
+            _ = try await storage.store(CacheLayout.leasesFolder + junk, bytes: [1], sha256: nil, contentType: "text/plain", replace: true)
+        }
+        let held = try await maintenance.collect(grace: 0, now: Date().addingTimeInterval(60), dryRun: false)
+        #expect(held.blockedBy.count == 1 && held.blockedBy[0].hasPrefix(lease + " (renewed "), "\(held.blockedBy)")
+        #expect(held.text.contains("runs are uploading (" + lease))
+        #expect(Set(held.ignoredLeases) == [CacheLayout.leasesFolder + "/.write-check-7", CacheLayout.leasesFolder + "/bogus"])
         #expect(try await storage.size(stray) != nil)
-        try await storage.delete(CacheLayout.leasesFolder + "/run-1")
+        // A lease nobody renewed for longer than its lifetime is a run that died: it holds nothing back.
+        let expired = try await maintenance.collect(
+            grace: 3600, now: Date().addingTimeInterval(StoreMaintenance.leaseLifetime + 3600), dryRun: true)
+        #expect(expired.blockedBy.isEmpty && expired.removed == [stray])
+        try await storage.delete(lease)
         let dry = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: true)
         #expect(dry.removed == [stray])
         #expect(try await storage.size(stray) != nil)
@@ -287,5 +297,62 @@ import TestSupport
         #expect(try await storage.size(stray) == nil)
         // Everything a manifest names is still there.
         #expect(try await maintenance.verify(repair: false).problems.isEmpty)
+    }
+
+    /// Junk under manifests/ is reported and skipped by verify and gc; a run's manifest
+    /// damaged in the bucket is put back from the machine that holds it, and until then
+    /// gc collects nothing rather than delete what it may name.
+    @Test func junkAndDamagedManifestsAreReportedAndSkippedAndADamagedOneIsPutBack() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let storage = published.storage
+        let maintenance = StoreMaintenance(storage: storage)
+        // Someone else's tool left it there (this store's own writes refuse such a name).
+        let junk = CacheLayout.manifestsFolder + "/a b.json"
+        try Data("not json".utf8).write(to: published.scratch.appendingPathComponent("store").appendingPathComponent(junk))
+        let run = try #require(try await storage.list(CacheLayout.manifestsFolder + "/").map(\.key)
+            .first { StoreMaintenance.isRunManifestName($0) })
+        let good = try #require(try await storage.get(run))
+        _ = try await storage.store(run, bytes: Array(good.prefix(good.count / 2)), sha256: nil, contentType: "application/json", replace: true)
+        let stray = CacheLayout.blob(BlobHash(hashing: [7, 7]))
+        _ = try await storage.store(stray, bytes: [7, 7], sha256: nil, contentType: "application/octet-stream", replace: false)
+
+        // verify goes on past both and says what they are.
+        let found = try await maintenance.verify(repair: false)
+        #expect(found.blobsChecked == 3)
+        #expect(found.problems.contains { $0.path == junk && $0.message.contains("skipped") })
+        #expect(found.problems.contains { $0.path == run && $0.message.contains("not a manifest") })
+        // gc: the junk is skipped, the damaged run's manifest stops it, with the way out said.
+        let later = Date().addingTimeInterval(7200)
+        let stopped = try await maintenance.collect(grace: 3600, now: later, dryRun: false)
+        #expect(stopped.removed.isEmpty && stopped.unreadableManifests.count == 1)
+        #expect(stopped.skippedManifests.count == 1 && stopped.skippedManifests[0].hasPrefix(junk))
+        #expect(stopped.text.contains("verify --store --repair"))
+        #expect(try await storage.size(stray) != nil)
+        // With the first machine's cache, gc keeps what its copy names and goes on.
+        let withCopy = try await maintenance.collect(grace: 3600, now: later, dryRun: true, localRoot: published.cache)
+        #expect(withCopy.unreadableManifests.isEmpty && withCopy.removed == [stray])
+        // verify --repair puts the manifest back from that machine (its path-free copy).
+        let repaired = try await maintenance.verify(repair: true, localRoot: published.cache)
+        #expect(repaired.problems.contains { $0.path == run && $0.restored })
+        #expect(try await storage.get(run) == good)
+        #expect(repaired.remaining == 1, "only the junk is left: \(repaired.problems)")
+        let done = try await maintenance.collect(grace: 3600, now: later, dryRun: false)
+        #expect(done.unreadableManifests.isEmpty && done.removed == [stray])
+        #expect(try await maintenance.verify(repair: false).problems.map(\.path) == [junk])
+    }
+
+    /// `--repair` never counts a wrong object it deleted as fixed when a manifest names it.
+    @Test func aDeletedButNamedObjectIsStillCountedAsAProblem() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let victim = CacheLayout.blob(published.photo)
+        _ = try await published.storage.store(victim, bytes: Array("not the photo".utf8), sha256: nil,
+                                              contentType: "image/jpeg", replace: true)
+        let report = try await StoreMaintenance(storage: published.storage).verify(repair: true, localRoot: nil)
+        let problem = try #require(report.problems.first { $0.path == victim })
+        #expect(problem.deleted && problem.stillNamed && !problem.restored)
+        #expect(report.remaining == 1)
+        #expect(report.text.contains("missing until a machine that has it fetches again"))
     }
 }
