@@ -262,8 +262,10 @@ public final class CachePipeline: Sendable {
         // The catalog learns of the run now, while its file is in the page cache. Should
         // that fail, nothing is lost: the manifest is the record, and the next reader's
         // refresh reads it.
-        if let catalog = try? PostCatalog(cacheRoot: self.store.root) {
-            _ = try? catalog.add(manifestNamed: url.lastPathComponent)
+        do {
+            _ = try PostCatalog(cacheRoot: self.store.root).add(manifestNamed: url.lastPathComponent)
+        } catch {
+            logger.warning("the catalog could not add this run now (\(error)); the next reader reads its manifest")
         }
         // Last: the run's own manifest is in place, published and in the catalog,
         // whether or not the copy can be written.

@@ -115,7 +115,12 @@ public final class TileServer: Sendable {
                                    capacity: configuration.decodedCacheBytes, onUndecodable: { metrics.undecodable() })
         let packs = PackReader(files: files, logger: logger)
         // A cache the server cannot write is served all the same, with tiles cut on request.
-        let store = configuration.buildsPacks && configuration.store == nil ? try? BlobStore(root: files.root) : nil
+        var store: BlobStore? = nil
+        if configuration.buildsPacks && configuration.store == nil {
+            do { store = try BlobStore(root: files.root) } catch {
+                logger.notice("the cache cannot be written (\(error)); tiles are cut on request and no packs are kept")
+            }
+        }
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
         let liveSearches = configuration.liveSearch.map(LiveSearches.init)
         let memory = ByteCache(capacity: configuration.memoryCacheBytes)

@@ -5,23 +5,18 @@ internal import CTweetCache
 ///
 /// Every input is treated as hostile: the format is sniffed, the header is read
 /// and checked against ``DecodeOptions/maxPixels`` before any pixel memory is
-/// allocated, and damaged or truncated data becomes an ``ImagingError`` rather
-/// than a partly grey image. Colours described by an ICC profile, PNG colour
+/// allocated, and data that cannot be shown becomes an ``ImagingError``; a damaged
+/// file browsers show is shown as they show it, with an ``ImageDamage``. Each format
+/// is one ``ImageCodec`` in ``ImageCodecs``'s registry. Colours described by an ICC profile, PNG colour
 /// chunks or a HEIF nclx box are converted to sRGB here, once, so everything
 /// derived from the pixels agrees (``DecodeOptions/convertToSRGB``). Safe to
 /// call from any thread concurrently.
 public enum ImageDecoder {
     /// The image's format, size and orientation, from its header alone.
     public static func info(of data: [UInt8]) throws(ImagingError) -> ImageInfo {
-        switch ImageFormat.sniff(data) {
-        case .jpeg: try JPEGDecoder.info(of: data)
-        case .png: try PNGDecoder.info(of: data)
-        case .webp: try WebPDecoder.info(of: data)
-        case .gif: try GIFDecoder.info(of: data)
-        case let format? where format == .avif || format == .heic: try HEIFDecoder.info(of: data, format: format)
-        case let format?: throw .unsupportedFormat(format)
-        case nil: throw .unrecognizedFormat
-        }
+        guard let format = ImageFormat.sniff(data) else { throw .unrecognizedFormat }
+        guard let codec = ImageCodecs.codec(for: format) else { throw .unsupportedFormat(format) }
+        return try codec.info(of: data, format: format)
     }
 
     /// The decoded pixels: RGB, or RGBA when the file has any transparency
@@ -39,39 +34,19 @@ public enum ImageDecoder {
         try options.validate()
         let info = try info(of: data)
         try options.checkPixelLimit(width: info.width, height: info.height)
-        let convert = options.convertToSRGB
-        var decoded: DecodedImage = switch info.format {
-        case .jpeg: try JPEGDecoder.decode(data, scaleDenominator: options.scaleDenominator, convert: convert)
-        case .png: try PNGDecoder.decode(data, info: info, convert: convert)
-        case .webp: DecodedImage(image: try WebPDecoder.decode(data, info: info, scaleDenominator: options.scaleDenominator, convert: convert))
-        case .gif: try GIFDecoder.decode(data, info: info)
-        case .avif, .heic: DecodedImage(image: try HEIFDecoder.decode(data, info: info, convert: convert))
-        }
+        guard let codec = ImageCodecs.codec(for: info.format) else { throw .unsupportedFormat(info.format) }
+        var decoded = try codec.decode(data, info: info, options: options)
         if options.applyOrientation { decoded.image = decoded.image.oriented(info.orientation) }
         return decoded
     }
 
     /// The colour source of an image whose decoded RGB(A) pixels can be converted
-    /// after decoding (anything but CMYK/YCCK JPEG and 16-bit PNG, which convert
+    /// after decoding (anything but CMYK/YCCK JPEG, 16-bit PNG and HDR, which convert
     /// inside their decoder), or nil. For callers that shrink first and convert the
     /// small result: the conversion costs per pixel, and a thumbnail has few.
     static func lateColorSource(of data: [UInt8], info: ImageInfo) -> ColorSource? {
-        let source: ColorSource
-        switch info.format {
-        case .jpeg:
-            guard let header = try? JPEGDecoder.header(of: data), JPEGDecoder.transformInput(header) == .rgb8 else { return nil }
-            source = JPEGDecoder.colorSource(of: data)
-        case .png:
-            guard let header = try? PNGDecoder.header(of: data), header.bit_depth != 16 else { return nil }
-            source = PNGDecoder.colorSource(of: data)
-        case .webp: source = WebPDecoder.colorSource(of: data)
-        case .gif: source = .sRGB
-        case .avif, .heic:
-            source = HEIFDecoder.colorSource(of: data, format: info.format)
-            // HDR is tone-mapped from the decoder's full-depth samples, never from 8 bits.
-            if case .chromaticities(_, let curve) = source, curve.isHDR { return nil }
-        }
-        return source
+        guard let codec = ImageCodecs.codec(for: info.format), codec.convertsLate(data, info: info) else { return nil }
+        return codec.colorSource(of: data, info: info)
     }
 
     /// Whether the file is already what a thumbnail of it would be, so a server may
@@ -80,16 +55,8 @@ public enum ImageDecoder {
     /// profile, chromaticities, inks) a browser would show differently from its
     /// converted thumbnail, so it is converted.
     public static func isUprightSRGB(_ data: [UInt8]) -> Bool {
-        guard let info = try? info(of: data), info.orientation == .up else { return false }
-        switch info.format {
-        case .jpeg:
-            guard let header = try? JPEGDecoder.header(of: data), JPEGDecoder.transformInput(header) == .rgb8 else { return false }
-            return JPEGDecoder.colorSource(of: data) == .sRGB
-        case .png:
-            return PNGDecoder.colorSource(of: data) == .sRGB
-        case .webp, .gif, .avif, .heic:
-            return false
-        }
+        guard let info = try? info(of: data), let codec = ImageCodecs.codec(for: info.format) else { return false }
+        return codec.isUprightSRGB(data, info: info)
     }
 
     /// What the file says about its colours and what decoding does with that:
@@ -97,17 +64,9 @@ public enum ImageDecoder {
     /// lies about its size or colour space is read as sRGB, as browsers do).
     public static func colorReport(of data: [UInt8]) throws(ImagingError) -> ColorReport {
         let info = try info(of: data)
-        let source: ColorSource
-        var input = ColorTransform.Input(channels: info.channels)
-        switch info.format {
-        case .jpeg:
-            source = JPEGDecoder.colorSource(of: data)
-            input = JPEGDecoder.transformInput(try JPEGDecoder.header(of: data))
-        case .png: source = PNGDecoder.colorSource(of: data)
-        case .webp: source = WebPDecoder.colorSource(of: data)
-        case .gif: source = .sRGB
-        case .avif, .heic: source = HEIFDecoder.colorSource(of: data, format: info.format)
-        }
+        guard let codec = ImageCodecs.codec(for: info.format) else { throw .unsupportedFormat(info.format) }
+        let source = codec.colorSource(of: data, info: info)
+        let input = codec.transformInput(of: data, info: info)
         var report = ColorReport(source: source, profileName: nil, converted: false, ignoredBecause: nil)
         if case .iccProfile(let bytes) = source {
             var details = tc_icc_info()
@@ -120,9 +79,9 @@ public enum ImageDecoder {
             }
         }
         guard source != .sRGB else { return report }
-        if let mapper = HEIFDecoder.toneMapper(for: source, data: data) {
+        if let toneMapping = codec.toneMapping(of: data, source: source) {
             report.converted = true
-            report.toneMapping = mapper.summary
+            report.toneMapping = toneMapping
             return report
         }
         switch ColorTransform.make(source, input: input, outChannels: info.channels) {

@@ -42,8 +42,20 @@ public struct BucketSync: Sendable {
         let objects = try await storage.list(CacheLayout.manifestsFolder + "/")
             .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
         report.listed = objects.count
-        try? FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
-        let recorder = (try? CacheIndex(path: layout.indexURL)).map { BucketURLRecorder(index: $0, layout: layout) }
+        do {
+            try FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
+        } catch {
+            throw .io(path: layout.manifestsURL.path, reason: "cannot create the cache's manifests folder: \(error.localizedDescription)")
+        }
+        // Without the index the runs are still copied and read; what they name is not
+        // recorded as known here, which the report says.
+        let recorder: BucketURLRecorder?
+        do {
+            recorder = BucketURLRecorder(index: try CacheIndex(path: layout.indexURL), layout: layout)
+        } catch {
+            recorder = nil
+            report.failed[layout.indexURL.lastPathComponent] = "the cache index cannot be opened (\(error)); URLs of synced runs are not recorded"
+        }
         // Runs a sync was stopped before recording (their marker stands).
         if let recorder { recordOwed(recorder) }
         let missing = objects.sorted(by: { $0.key < $1.key }).filter { !FileManager.default.fileExists(atPath: layout.url($0.key).path) }

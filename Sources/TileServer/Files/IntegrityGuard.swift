@@ -28,7 +28,15 @@ final class IntegrityGuard: Sendable {
     init(cacheRoot: URL, logger: Logger, metrics: ServerMetrics) {
         layout = CacheLayout(root: cacheRoot)
         // Only an index that exists: a server pointed at a folder does not create one.
-        index = FileManager.default.fileExists(atPath: layout.indexURL.path) ? try? CacheIndex(path: layout.indexURL) : nil
+        var opened: CacheIndex? = nil
+        if FileManager.default.fileExists(atPath: layout.indexURL.path) {
+            do { opened = try CacheIndex(path: layout.indexURL) } catch {
+                // Served all the same: originals are checked against their names; a thumbnail
+                // whose recorded hash cannot be looked up is made again, never served unchecked.
+                logger.error("the cache index cannot be opened (\(error)); thumbnails on disk are made again rather than served unchecked")
+            }
+        }
+        index = opened
         self.logger = logger
         self.metrics = metrics
     }
