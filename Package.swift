@@ -191,11 +191,14 @@ let package = Package(
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
         .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
         // CTweetCache: the tests' PNGRawEncoder writes every PNG variant through the shim's raw PNG writer.
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CTweetCache", "MediaTypes"]),
+        // Fixture encoders (GIF, AVIF/HEIC with orientation, nclx and HDR, ICC profiles) for
+        // tests, test tools and fuzz seeds: kept out of the Imaging library users link.
+        .target(name: "ImagingFixtures", dependencies: ["Imaging", "CTweetCache"], path: "Tests/ImagingFixtures"),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "ImagingFixtures", "CTweetCache", "MediaTypes"]),
         // Our thumbnails of a folder as PNG, for scripts/compare-thumbs.sh to set against vipsthumbnail's.
         .executableTarget(name: "tc-thumb-export", dependencies: ["Imaging", "TestSupport"], path: "Tests/ThumbExportTool"),
         // The colour test set's files that vips cannot write (bench/colour-vs-vips.sh).
-        .executableTarget(name: "tc-colour-set", dependencies: ["Imaging"], path: "Tests/ColourSetTool"),
+        .executableTarget(name: "tc-colour-set", dependencies: ["Imaging", "ImagingFixtures"], path: "Tests/ColourSetTool"),
         // Loopback stand-ins for the networks' streams: a Jetstream over WebSocket.
         .target(
             name: "StreamTestSupport",
@@ -217,8 +220,8 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "MediaFetch", "TweetModel", "ObjectStore",
-                "LiveSearch",
+                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "ImagingFixtures", "MediaFetch",
+                "TweetModel", "ObjectStore", "LiveSearch",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -245,7 +248,7 @@ let package = Package(
         .target(
             name: "FuzzChecks",
             dependencies: [
-                "TweetModel", "Imaging", "TileServer", "BlobStore", "Catalog",
+                "TweetModel", "Imaging", "ImagingFixtures", "TileServer", "BlobStore", "Catalog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

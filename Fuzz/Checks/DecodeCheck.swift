@@ -1,4 +1,5 @@
 import Imaging
+import ImagingFixtures
 
 /// Image bytes as strangers serve them, through the decode path the cache uses
 /// (sniffing, header checks, libjpeg-turbo and libpng behind the shim's

@@ -1,4 +1,5 @@
 @testable import Imaging
+import ImagingFixtures
 
 /// WebP through libwebp and libwebpdemux (still, alpha, animated, ICC chunks),
 /// with the checks of ``DecodeCheck``; seeded with WebP files only, so the

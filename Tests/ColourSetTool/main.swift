@@ -7,6 +7,7 @@
 
 import Foundation
 import Imaging
+import ImagingFixtures
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("tc-colour-set: \(message)\n".utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Imaging
+import ImagingFixtures
 
 /// Embedded profiles and colour chunks converted to sRGB at decode, checked
 /// against colour science computed here from the spaces' published primaries

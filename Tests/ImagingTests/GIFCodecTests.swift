@@ -1,5 +1,6 @@
 import Testing
 @testable import Imaging
+import ImagingFixtures
 
 /// GIF files made by giflib through ``GIFEncoder``, read back by ``ImageDecoder``.
 @Suite struct GIFCodecTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Imaging
+import ImagingFixtures
 
 /// AVIF and HEIC files made by libheif (libaom, x265) through ``HEIFEncoder``,
 /// read back by ``ImageDecoder`` (dav1d, libde265).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Imaging
+import ImagingFixtures
 
 /// nclx transfer characteristics, HDR tone mapping and the transformations of
 /// AVIF files made by libheif through ``HEIFEncoder`` with what phones write.

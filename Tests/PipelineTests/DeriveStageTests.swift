@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Imaging
+import ImagingFixtures
 import MediaFetch
 import Testing
 import TestSupport

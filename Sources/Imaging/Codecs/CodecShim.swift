@@ -2,14 +2,14 @@ internal import CTweetCache
 
 /// Glue for calling the C codec shim: message buffers, status mapping and
 /// ownership of encoder output. Keeps every C type out of the public API.
-enum CodecShim {
+package enum CodecShim {
     /// A zeroed buffer for the shim's `char msg[TC_MSG_CAP]` parameter.
-    static func messageBuffer() -> [CChar] {
+    package static func messageBuffer() -> [CChar] {
         [CChar](repeating: 0, count: Int(TC_MSG_CAP))
     }
 
     /// The NUL-terminated text in a message buffer.
-    static func text(_ buffer: [CChar]) -> String {
+    package static func text(_ buffer: [CChar]) -> String {
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -33,7 +33,7 @@ enum CodecShim {
     }
 
     /// Copies a malloc'd encoder result into Swift memory and frees it.
-    static func takeEncoded(_ pointer: UnsafeMutablePointer<UInt8>?, count: Int) -> [UInt8] {
+    package static func takeEncoded(_ pointer: UnsafeMutablePointer<UInt8>?, count: Int) -> [UInt8] {
         defer { tc_codec_free(pointer) }
         guard let pointer, count > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: pointer, count: count))

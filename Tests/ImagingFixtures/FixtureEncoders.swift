@@ -1,4 +1,7 @@
+// Encoders for test fixtures and test sets only (GIF, AVIF/HEIC with what phones
+// write, ICC profiles): not part of the Imaging library users link.
 internal import CTweetCache
+public import Imaging
 
 /// Writers for formats TweetCache reads but never writes for users: GIF, AVIF
 /// and HEIF. They exist so tests, fuzz seeds and the demo can make every kind
@@ -26,7 +29,7 @@ public enum GIFEncoder {
             }
         }
         let bytes = CodecShim.takeEncoded(output, count: length)
-        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        guard status == TC_OK else { throw encodeError(status, message) }
         return bytes
     }
 }
@@ -56,7 +59,7 @@ public enum HEIFEncoder {
             }
         }
         let bytes = CodecShim.takeEncoded(output, count: length)
-        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        guard status == TC_OK else { throw encodeError(status, message) }
         return bytes
     }
 }
@@ -118,7 +121,7 @@ extension HEIFEncoder {
                 format == .avif ? 1 : 0, Int32(quality), nil, 0, &options, &output, &length, &message)
         }
         let bytes = CodecShim.takeEncoded(output, count: length)
-        guard status == TC_OK else { throw CodecShim.encodeError(status, message) }
+        guard status == TC_OK else { throw encodeError(status, message) }
         return bytes
     }
 }
@@ -180,4 +183,9 @@ public enum ICCProfile {
         guard status == TC_OK else { throw .invalidArgument(CodecShim.text(message)) }
         return bytes
     }
+}
+
+/// The error a failed fixture encoder's status stands for.
+private func encodeError(_ status: tc_status, _ message: [CChar]) -> ImagingError {
+    status == TC_ERR_NOMEM ? .outOfMemory : .encodeFailed(CodecShim.text(message))
 }
