@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Dispatch
 import Foundation
 import Imaging
@@ -58,10 +59,48 @@ public struct CacheVerifier: Sendable {
             throw .cache(error.description)
         }
         if repair { progress?.setPhase("repairing") }
-        let problems = repair ? CacheVerification.repair(plan, store: store, index: index, checks: checks) : plan.problems
+        var problems = repair ? CacheVerification.repair(plan, store: store, index: index, checks: checks) : plan.problems
+        problems += Self.manifestDisagreements(layout: store.layout, index: index)
         return Report(blobsChecked: plan.blobsChecked, bytesHashed: plan.bytesHashed, derivedChecked: plan.derivedChecked,
                       seconds: (ContinuousClock.now - started).secondsDouble, problems: problems,
                       remaining: problems.filter { $0.repaired == nil }.count)
+    }
+
+    /// Every manifest's URL-to-blob pairs (media, video, avatars) that the index, which
+    /// records what each URL's fetch stored, disagrees with. A URL the index does not
+    /// know (a run synced from another machine, a URL forgotten since) says nothing.
+    static func manifestDisagreements(layout: CacheLayout, index: CacheIndex) -> [Problem] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [])
+            .filter { CacheLayout.isManifestPath(CacheLayout.manifestsFolder + "/" + $0) }.sorted()
+        var problems: [Problem] = []
+        for name in names {
+            let file = layout.manifestsURL.appendingPathComponent(name)
+            guard let manifest = try? ManifestFile(url: file) else { continue }
+            var pairs: [(url: String, sha256: String)] = []
+            try? manifest.forEachPost(releasing: true) { _, range in
+                let post = try manifest.post(at: range)
+                var refs: [(String?, String?)] = post.media.flatMap { m in [(m.url, m.sha256), (m.video?.url, m.video?.sha256)] }
+                refs.append((post.author.avatar?.url, post.author.avatar?.sha256))
+                for case let (url?, sha256?) in refs { pairs.append((url, sha256)) }
+                if pairs.count >= 4096 {
+                    problems += disagreements(pairs, in: file, index: index)
+                    pairs.removeAll(keepingCapacity: true)
+                }
+            }
+            problems += disagreements(pairs, in: file, index: index)
+        }
+        return problems
+    }
+
+    private static func disagreements(_ pairs: [(url: String, sha256: String)], in file: URL, index: CacheIndex) -> [Problem] {
+        guard let known = try? index.lookup(urls: pairs.map(\.url)) else { return [] }
+        var seen = Set<String>()
+        return pairs.compactMap { pair in
+            guard let record = known[pair.url], record.hash.hex != pair.sha256, seen.insert(pair.url + pair.sha256).inserted
+            else { return nil }
+            return Problem(kind: .manifestDisagrees, sha256: pair.sha256, path: file.path,
+                           detail: "says \(pair.url) is \(pair.sha256.prefix(12)); the index fetched \(record.hash.hex.prefix(12)) from it")
+        }
     }
 
     /// Packs are checked tile by tile; derived files are made again by the

@@ -226,6 +226,31 @@ import TestSupport
 
     // MARK: verify
 
+    /// A manifest planted with another photo's hash for a post's URL would make `info`
+    /// and the viewer show the wrong photo: verify says where it disagrees with the index.
+    @Test func verifyReportsAManifestThatDisagreesWithTheIndex() async throws {
+        let cache = try await InspectFixture.shared.copy()
+        let p2 = try #require(try object(try await run(
+            ["info", "https://pbs.twimg.com/media/P2?format=png&name=orig", "--json"], cache: cache))["sha256"] as? String)
+        let p3 = try #require(try object(try await run(
+            ["info", "https://pbs.twimg.com/media/P3?format=png&name=orig", "--json"], cache: cache))["sha256"] as? String)
+        let manifests = cache.appendingPathComponent("manifests")
+        let own = try #require(try FileManager.default.contentsOfDirectory(atPath: manifests.path)
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .first { try String(contentsOf: manifests.appendingPathComponent($0), encoding: .utf8).contains(p2) })
+        let text = try String(contentsOf: manifests.appendingPathComponent(own), encoding: .utf8)
+        try text.replacingOccurrences(of: p2, with: p3)
+            .write(to: manifests.appendingPathComponent("20990101T000000Z-planted.json"), atomically: true, encoding: .utf8)
+        let found = try await run(["verify", "--json"], cache: cache)
+        #expect(found.status == 1, "\(found.stdout) \(found.stderr)")
+        let problems = try #require(try object(found)["problems"] as? [[String: Any]])
+        let disagreement = try #require(problems.first { $0["kind"] as? String == "manifest_disagrees" }, "\(problems)")
+        #expect((disagreement["path"] as? String ?? "").hasSuffix("20990101T000000Z-planted.json"))
+        #expect((disagreement["detail"] as? String ?? "").contains("https://pbs.twimg.com/media/P2"))
+        #expect(disagreement["sha256"] as? String == p3)
+        #expect(problems.filter { $0["kind"] as? String == "manifest_disagrees" }.count == 1, "the cache's own manifests agree")
+    }
+
     @Test func verifyCatchesAFlippedByteAndADeletedDerivedFile() async throws {
         let cache = try await InspectFixture.shared.copy()
         let clean = try await run(["verify"], cache: cache)

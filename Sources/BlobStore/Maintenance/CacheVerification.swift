@@ -35,6 +35,9 @@ public enum CacheVerification {
         case corruptDerived = "corrupt_derived"
         /// Per-tile trees of the layout before packs; repairing converts them to a pack.
         case oldLayout = "old_layout"
+        /// A manifest says a URL is one blob, and the index (what this cache fetched from
+        /// that URL) says another: a manifest planted or edited would show the wrong photo.
+        case manifestDisagrees = "manifest_disagrees"
     }
 
     public struct Problem: Sendable, Codable, Equatable {
@@ -193,6 +196,11 @@ public enum CacheVerification {
                 }
             case .corruptDerived:
                 return remakeDerived(p, hash: hash, rows: plan.derivedRows.filter { $0.hash == hash }, store: store, checks: checks)
+            case .manifestDisagrees:
+                // Which is right cannot be told from here; the fetch that recorded the index
+                // row saw the origin, the manifest may be anyone's. Said, never rewritten.
+                p.detail += " (left as is: remove the manifest if it is not this cache's own)"
+                return p
             case .corruptPack, .oldLayout:
                 // Re-checked first: another process may have rebuilt or converted it since.
                 let entries = store.derivedEntries(of: hash)
