@@ -33,9 +33,15 @@ struct StoreOptions: ParsableArguments {
         return value?.isEmpty == false ? value : nil
     }
 
+    /// Where the store was named, for messages: `--store`, or `$TWEETCACHE_STORE` when
+    /// the environment gave it (the user must be told which to fix).
+    var storeSource: String { store != nil ? "--store" : "$TWEETCACHE_STORE" }
+
     func validate() throws {
         if let text = storeText, !text.hasPrefix("file:") {
-            do { _ = try S3Location(url: text) } catch { throw ValidationError("--store: \(error.description) (or file:///PATH for a folder)") }
+            do { _ = try S3Location(url: text) } catch {
+                throw ValidationError("\(storeSource): \(error.description) (or file:///PATH for a folder)")
+            }
         }
     }
 
@@ -92,7 +98,7 @@ struct StoreOptions: ParsableArguments {
         }
         guard let text = storeText else { return nil }
         let storage: any CacheStorage
-        do { storage = try Self.storage(text, cacert: cacert, health: health) } catch {
+        do { storage = try Self.storage(text, source: storeSource, cacert: cacert, health: health) } catch {
             throw CleanExit.message(error.description, code: 2)
         }
         guard probe else { return storage }
@@ -115,11 +121,21 @@ struct StoreOptions: ParsableArguments {
 
     /// The store `text` names: `file:///PATH` a folder, else an S3 bucket with the
     /// AWS configuration this machine has.
-    static func storage(_ text: String, cacert: String?, health: StoreHealth?) throws(StoreError) -> any CacheStorage {
+    static func storage(_ text: String, source: String = "--store", cacert: String?, health: StoreHealth?)
+        throws(StoreError) -> any CacheStorage
+    {
         if text.hasPrefix("file:") {
             guard let url = URL(string: text), url.isFileURL, url.host == nil || url.host == "" || url.host == "localhost",
                   url.path.hasPrefix("/")
-            else { throw .invalidLocation("--store \(text): a folder is file:///ABSOLUTE/PATH") }
+            else { throw .invalidLocation("\(source) \(text): a folder is file:///ABSOLUTE/PATH") }
+            // A folder store not there yet is made, as a bucket's keys need no folders: the
+            // first machine to use it creates it.
+            if !FileManager.default.fileExists(atPath: url.path) {
+                do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+                    throw .io(path: url.path, reason: "\(source): cannot create the store folder: \(error.localizedDescription)")
+                }
+                logger.notice("created the store folder \(url.path)")
+            }
             return try LocalStorage(root: url)
         }
         let settings = try S3Settings.fromEnvironment(certificateAuthorities: cacert.map { CertificateAuthorities(bundleFile: $0) })

@@ -10,6 +10,32 @@ import TestSupport
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
 
+    /// Configuration that is wrong says so, naming where it came from; a folder store
+    /// not there yet is made.
+    @Test func storeSettingsSayWhereTheyCameFromAndAFolderStoreIsMade() async throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = dir.appendingPathComponent("c").path
+        // The environment's mistake is the environment's: not "--store".
+        let fromEnvironment = try await CommandRunner.run(
+            bin, ["stats", "--cache", cache], environment: ["TWEETCACHE_STORE": "s3://Not_A_Bucket"])
+        #expect(fromEnvironment.status == 64)
+        #expect(fromEnvironment.stderr.contains("$TWEETCACHE_STORE: "), "\(fromEnvironment.stderr)")
+        #expect(!fromEnvironment.stderr.contains("--store: "))
+        let fromFlag = try await CommandRunner.run(bin, ["stats", "--cache", cache, "--store", "s3://Not_A_Bucket"])
+        #expect(fromFlag.status == 64 && fromFlag.stderr.contains("--store: "), "\(fromFlag.stderr)")
+        // An empty part in a prefix is refused, not read as another prefix.
+        let doubled = try await CommandRunner.run(bin, ["stats", "--cache", cache, "--store", "s3://tweets/archive//2026"])
+        #expect(doubled.status == 64)
+        #expect(doubled.stderr.contains("empty part") && doubled.stderr.contains("s3://tweets/archive/2026"), "\(doubled.stderr)")
+        // A folder store that does not exist yet is made by the first command to use it.
+        let folder = dir.appendingPathComponent("new/shared")
+        let made = try await CommandRunner.run(bin, ["stats", "--cache", cache, "--store", folder.absoluteString])
+        #expect(made.status == 0, "\(made.stderr)")
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) && isFolder.boolValue)
+    }
+
     @Test func aFolderStoreIsPublishedSyncedVerifiedAndCollectedLikeABucket() async throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

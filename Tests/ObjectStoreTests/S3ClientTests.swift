@@ -137,7 +137,10 @@ import Testing
         #expect(throws: StoreError.self) { try S3Settings.fromEnvironment(["AWS_ENDPOINT_URL": "ftp://x", "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]) }
         #expect(throws: StoreError.self) { try S3Location(url: "s3://Bad_Bucket/x") }
         #expect(throws: StoreError.self) { try S3Location(url: "s3://good-bucket/../x") }
-        #expect(try S3Location(url: "s3://good-bucket//a/b/").description == "s3://good-bucket/a/b")
+        // A trailing slash is spelling; an empty part is refused, not silently read as another prefix.
+        #expect(try S3Location(url: "s3://good-bucket/a/b/").description == "s3://good-bucket/a/b")
+        #expect(throws: StoreError.self) { try S3Location(url: "s3://good-bucket//a/b/") }
+        #expect(throws: StoreError.self) { try S3Location(url: "s3://good-bucket/a//b") }
     }
 }
 

@@ -25,7 +25,14 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
         guard text.hasPrefix("s3://") else { throw .invalidLocation("'\(text)' is not an s3://BUCKET[/PREFIX] URL") }
         let rest = text.dropFirst(5)
         let bucket = rest.prefix { $0 != "/" }
-        try self.init(bucket: String(bucket), prefix: String(rest.dropFirst(bucket.count)))
+        let prefix = rest.dropFirst(bucket.count).dropFirst()
+        // One place to spell a prefix: `a//b` (or `//a`) would be read as `a/b`, silently
+        // another set of keys than a tool that keeps the empty part would use.
+        if prefix.hasPrefix("/") || prefix.contains("//") {
+            let clean = prefix.split(separator: "/").joined(separator: "/")
+            throw .invalidLocation("'\(text)': the prefix has an empty part ('//'); write s3://\(bucket)/\(clean)")
+        }
+        try self.init(bucket: String(bucket), prefix: String(prefix))
     }
 
     /// The object key of `path` (a cache-relative path such as `blobs/ab/cd/<hash>`) below the prefix.
