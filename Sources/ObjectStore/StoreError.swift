@@ -10,6 +10,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case credentials(String)
     /// No answer from the endpoint after the retries.
     case unreachable(endpoint: String, reason: String)
+    /// The endpoint's TLS certificate is not one this machine trusts: a setting to fix
+    /// (`--cacert`, `AWS_CA_BUNDLE`), never retried and never worked around.
+    case untrustedCertificate(endpoint: String, reason: String)
     /// 403: the credentials may not do this to the bucket.
     case accessDenied(bucket: String, code: String)
     /// The bucket does not exist.
@@ -40,6 +43,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingCredentials(names): return "object storage needs \(names.joined(separator: " and ")) in the environment"
         case let .credentials(why): return "no credentials for the object store: \(why)"
         case let .unreachable(endpoint, reason): return "the object store at \(endpoint) did not answer: \(reason)"
+        case let .untrustedCertificate(endpoint, reason):
+            return "the object store at \(endpoint) has a TLS certificate this machine does not trust (a private CA? "
+                + "give it with --cacert or AWS_CA_BUNDLE): \(reason)"
         case let .accessDenied(bucket, code):
             return "access to bucket \(bucket) denied (\(code)): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"
                 + " and AWS_SESSION_TOKEN, and the bucket's policy"
@@ -64,6 +70,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingCredentials: "store_credentials_missing"
         case .credentials: "store_credentials"
         case .unreachable: "store_unreachable"
+        case .untrustedCertificate: "store_untrusted_certificate"
         case .accessDenied: "store_access_denied"
         case .noSuchBucket: "store_no_such_bucket"
         case .clockSkew: "store_clock_skew"

@@ -108,8 +108,16 @@ extension StoreCommandTests {
         environment["CURL_CA_BUNDLE"] = ""
         let untrusted = try await CommandRunner.run(bin, ["sync", "--cache", f.dir.appendingPathComponent("a").path],
                                                     environment: environment)
-        #expect(untrusted.status != 0)
+        #expect(untrusted.status == 2)
         #expect(untrusted.stderr.lowercased().contains("certificate"), "\(untrusted.stderr)")
+        #expect(untrusted.stderr.components(separatedBy: "TLS certificate").count == 2, "said once: \(untrusted.stderr)")
+        // The server refuses it too, rather than start and fail every request (bounded by
+        // timeout(1): a server that started would never end on its own).
+        let serve = try await CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/timeout"),
+            ["60", bin.path, "serve", "--cache", f.dir.appendingPathComponent("s").path, "--port", "0"], environment: environment)
+        #expect(serve.status == 2, "\(serve.status) \(serve.stderr)")
+        #expect(serve.stderr.contains("TLS certificate"), "\(serve.stderr)")
 
         var bundled = environment
         bundled["AWS_CA_BUNDLE"] = ca

@@ -1,6 +1,6 @@
 import Foundation
 import MediaFetch
-import ObjectStore
+@testable import ObjectStore
 import TestSupport
 import Synchronization
 import Testing
@@ -194,5 +194,24 @@ import Testing
     final class Counter: Sendable {
         private let value = Mutex(0)
         func next() -> Int { value.withLock { n in defer { n += 1 }; return n } }
+    }
+
+    /// An endpoint that is not S3 answers HTML: said so, not "NSXMLParserErrorDomain error 68".
+    @Test func anHTMLAnswerIsCalledOneNotAParserErrorNumber() {
+        for (body, words) in [("<!doctype html><html><body>index</body></html>", "HTML page"),
+                              ("\n  <HTML><p>hi</html>", "not an S3 listing")] {
+            #expect {
+                try S3XML.listing(Array(body.utf8))
+            } throws: { error in
+                guard case let .malformed(why) = error as? StoreError else { return false }
+                return why.contains(words) && why.contains("S3 endpoint") && !why.contains("68")
+            }
+        }
+        #expect {
+            try S3XML.uploadID(Array("plain words".utf8))
+        } throws: { error in
+            guard case let .malformed(why) = error as? StoreError else { return false }
+            return why.contains("not XML") && why.contains("S3 endpoint")
+        }
     }
 }

@@ -409,6 +409,9 @@ public final class S3Client: Sendable {
             case let .failure(failure):
                 if case .cancelled = failure { throw .unreachable(endpoint: settings.endpointDescription, reason: "cancelled") }
                 if case let .tooLarge(limit) = failure { throw .tooLarge(key: key ?? location.bucket, limit: limit) }
+                if case let .untrustedCertificate(why) = failure {
+                    throw .untrustedCertificate(endpoint: settings.endpointDescription, reason: why)
+                }
                 error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
             case let .success(response):
                 if response.status < 500, !probing { health?.succeeded() }

@@ -68,9 +68,20 @@ enum S3XML {
             let parser = XMLParser(data: Data(bytes))
             parser.shouldResolveExternalEntities = false
             parser.delegate = self
-            guard parser.parse() else {
-                throw .malformed(parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML")
+            guard parser.parse() else { throw .malformed(Self.notXML(bytes, parser.parserError)) }
+        }
+
+        /// What an answer that is not XML is, in words a person can act on: an endpoint
+        /// that is not S3 typically answers an HTML page, which the parser only calls
+        /// "error 68".
+        static func notXML(_ bytes: [UInt8], _ error: (any Error)?) -> String {
+            let head = String(decoding: bytes.prefix(256), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            if head.hasPrefix("<!doctype html") || head.hasPrefix("<html") {
+                return "the endpoint answered with an HTML page, not S3's XML (is it an S3 endpoint?)"
             }
+            if bytes.isEmpty { return "the endpoint answered with an empty body where S3 sends XML (is it an S3 endpoint?)" }
+            return "the endpoint's answer is not XML (\(error.map { "\($0.localizedDescription)" } ?? "unreadable")); is it an S3 endpoint?"
         }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
