@@ -37,7 +37,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp(
         "Also write static zoom trees of the exported images, for any web server: dz (dzi/<sha256>.dzi), iiif3 (iiif/3/<sha256>/), or both.",
         valueName: "dz|iiif3|both"))
-    var tiles: String?
+    var tiles: ExportTiles?
 
     @Option(name: .long, help: ArgumentHelp("URL the exported iiif/3 folder will be served at (IIIF ids are absolute).", valueName: "URL"))
     var iiifBase: String = "http://127.0.0.1:8080/iiif/3"
@@ -56,7 +56,6 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         do { try Exporter.validate(template: name) } catch { throw ValidationError("--name: \(error.description)") }
-        if let tiles, !["dz", "iiif3", "both"].contains(tiles) { throw ValidationError("--tiles takes dz, iiif3 or both") }
         if out == nil, iiifPresentation == nil { throw ValidationError("give --out DIR, --iiif-presentation DIR, or both") }
         if out == nil, tiles != nil { throw ValidationError("--tiles writes beside the media: give --out DIR") }
     }
@@ -95,12 +94,7 @@ struct ExportCommand: AsyncParsableCommand {
         exportOptions.text = text
         exportOptions.template = name
         exportOptions.link = link
-        switch tiles {
-        case "dz": exportOptions.tiles = [.deepZoom]
-        case "iiif3": exportOptions.tiles = [.iiif3]
-        case "both": exportOptions.tiles = [.deepZoom, .iiif3]
-        default: break
-        }
+        exportOptions.tiles = Set(tiles?.layouts ?? [])
         exportOptions.iiifBase = iiifBase
         let items: [Exporter.Item]
         let progress = WorkProgress(unit: .items("files"))
@@ -118,5 +112,18 @@ struct ExportCommand: AsyncParsableCommand {
             emit("exported \(items.count) file\(items.count == 1 ? "" : "s")" + (counts.isEmpty ? "" : " (" + counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")") + " to \(out)\n")
         }
         if items.contains(where: { $0.action == "missing" || $0.action.hasPrefix("failed") }) { throw ExitCode(1) }
+    }
+}
+
+/// `export --tiles`: which static zoom trees to write beside the media.
+enum ExportTiles: String, ExpressibleByArgument, CaseIterable {
+    case dz, iiif3, both
+
+    var layouts: [PyramidLayout] {
+        switch self {
+        case .dz: [.deepZoom]
+        case .iiif3: [.iiif3]
+        case .both: [.deepZoom, .iiif3]
+        }
     }
 }

@@ -81,7 +81,7 @@ struct FetchOptions: ParsableArguments {
                 try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
             }
             do { _ = try ManifestCopy(path: URL(fileURLWithPath: manifest)) } catch {
-                throw CleanExit.message("--manifest: \(error.description)", code: 2)
+                throw FailureExit.message("--manifest: \(error.description)", code: 2)
             }
         }
         if let problem = certificateAuthorities.problem {

@@ -52,7 +52,7 @@ struct ForgetCommand: AsyncParsableCommand {
         let root = options.cacheURL.standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CleanExit.message("no cache at \(root.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
+            throw FailureExit.message("no cache at \(root.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
         let given = network.flatMap { Network(rawValue: $0.lowercased()) }
         let defaultNetwork = given ?? .x
@@ -68,13 +68,13 @@ struct ForgetCommand: AsyncParsableCommand {
         if !user.isEmpty {
             let catalog: PostCatalog
             do { catalog = try PostCatalog.open(cacheRoot: root).catalog } catch {
-                throw CleanExit.message(error.description, code: 2)
+                throw FailureExit.message(error.description, code: 2)
             }
             for handle in user {
                 // Handles are per network: `alice` on X is not `alice` on a Mastodon server.
                 let keys: [PostIdentity]
                 do { keys = try catalog.postKeys(byAuthor: handle).filter { given == nil || $0.network == given } } catch {
-                    throw CleanExit.message(error.description, code: 2)
+                    throw FailureExit.message(error.description, code: 2)
                 }
                 if keys.isEmpty { problems.append("--user \(handle): no posts by this author in the cache") }
                 requests += keys.map { Forgetter.Request(key: $0, reason: reason ?? "user") }
@@ -83,7 +83,7 @@ struct ForgetCommand: AsyncParsableCommand {
         if let compliance {
             let read: ComplianceFile
             do { read = try ComplianceFile(path: compliance) } catch {
-                throw CleanExit.message("--compliance: \(error.description)", code: 2)
+                throw FailureExit.message("--compliance: \(error.description)", code: 2)
             }
             requests += read.requests
             problems += read.problems
@@ -102,7 +102,7 @@ struct ForgetCommand: AsyncParsableCommand {
         defer { shared?.shutdown() }
         var report: Forgetter.Report
         do { report = try await forgetter.run(requests, dryRun: dryRun) } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         report.problems = problems + report.problems
         if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }

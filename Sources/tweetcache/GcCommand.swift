@@ -50,7 +50,7 @@ struct GcCommand: AsyncParsableCommand {
                 report = try await StoreMaintenance(storage: shared).collect(
                     grace: grace ?? 86_400, dryRun: dryRun, localRoot: options.cacheURL)
             } catch {
-                throw CleanExit.message(error.description, code: 2)
+                throw FailureExit.message(error.description, code: 2)
             }
             if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
             // A run's manifest that cannot be read stopped the collection: say so by the status too.

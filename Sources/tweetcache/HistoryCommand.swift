@@ -20,7 +20,7 @@ struct HistoryCommand: ParsableCommand {
         let list: HistoryList
         do { list = try HistoryList(cacheRoot: options.cacheURL) } catch { throw InspectFailure.exit(error) }
         if clear {
-            do { try list.history.clear() } catch { throw CleanExit.message(error.description, code: 2) }
+            do { try list.history.clear() } catch { throw FailureExit.message(error.description, code: 2) }
             if !options.json { emit("history cleared (\(list.entries.count) entries)\n") } else { print("[]") }
             return
         }

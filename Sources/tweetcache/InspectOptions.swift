@@ -25,7 +25,7 @@ struct InspectOptions: ParsableArguments {
     func snapshot() throws -> CacheSnapshot {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: cacheURL.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CleanExit.message("no cache at \(cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
+            throw FailureExit.message("no cache at \(cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
         do { return try CacheSnapshot(root: cacheURL) } catch { throw InspectFailure.exit(error) }
     }
@@ -35,8 +35,8 @@ struct InspectOptions: ParsableArguments {
 enum InspectFailure {
     static func exit(_ error: InspectError) -> ExitCode {
         switch error {
-        case .notFound, .ambiguous: CleanExit.message(error.description, code: 1)
-        default: CleanExit.message(error.description, code: 2)
+        case .notFound, .ambiguous: FailureExit.message(error.description, code: 1)
+        default: FailureExit.message(error.description, code: 2)
         }
     }
 }

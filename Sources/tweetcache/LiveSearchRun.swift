@@ -32,8 +32,8 @@ struct LiveSearchRun {
     /// How a search that cannot start ends the command: status 2 and what to do. The
     /// library says what is missing; the flags that give it are the CLI's to name.
     static func exit(for error: LiveSearchError) -> ExitCode {
-        guard error == .missingToken else { return CleanExit.message(error.description, code: 2) }
-        return CleanExit.message(
+        guard error == .missingToken else { return FailureExit.message(error.description, code: 2) }
+        return FailureExit.message(
             "\(error.description) (set $\(BearerToken.environmentVariable) or pass --token-file PATH)", code: 2)
     }
 
@@ -46,7 +46,7 @@ struct LiveSearchRun {
                 try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
                 try CollectionPins(cacheRoot: cache).pin(query.trimmingCharacters(in: .whitespacesAndNewlines))
             } catch {
-                throw CleanExit.message("--pin: \(error)", code: 2)
+                throw FailureExit.message("--pin: \(error)", code: 2)
             }
         }
         var client: SearchClient
@@ -95,14 +95,14 @@ struct LiveSearchRun {
             reporter.warn("\(summary); stopped early: \(outcome.stop)")
         case let .failed(error):
             let hint = SearchCommand.hint(for: error)
-            if outcome.pages.isEmpty { throw CleanExit.message(error.description + hint, code: 2) }
+            if outcome.pages.isEmpty { throw FailureExit.message(error.description + hint, code: 2) }
             reporter.warn("\(summary); stopped early: \(error.description)\(hint)")
         }
 
         // Read back from the saved files a piece at a time, as `fetch` reads them.
         let inputs: [ResultsInput]
         do { inputs = try SearchState.inputs(of: outcome, from: client) } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         let report = try await RunCommand.run(inputs: inputs, options: try options.pipelineOptions(), flags: options)
         switch outcome.stop {

@@ -16,24 +16,20 @@ struct LsCommand: ParsableCommand {
     var text: String?
 
     @Option(name: .long, help: ArgumentHelp("photo, avatar, video or unreferenced.", valueName: "KIND"))
-    var type: String?
+    var type: ImageKind?
 
     @Option(name: .long, help: ArgumentHelp("size (largest first), date (newest first) or hash.", valueName: "KEY"))
-    var sort: String = "hash"
+    var sort: ImageListing.Sort = .hash
 
     @OptionGroup var options: InspectOptions
 
-    func validate() throws {
-        if let type, ImageKind(rawValue: type) == nil {
-            throw ValidationError("--type must be photo, avatar, video or unreferenced")
-        }
-        guard ImageListing.Sort(rawValue: sort) != nil else { throw ValidationError("--sort must be size, date or hash") }
-    }
-
     func run() throws {
         let snapshot = try options.snapshot()
-        let listing = ImageListing(snapshot: snapshot, tag: tag, user: user, text: text, kind: type.flatMap(ImageKind.init(rawValue:)),
-                                   sort: ImageListing.Sort(rawValue: sort) ?? .hash)
+        let listing = ImageListing(snapshot: snapshot, tag: tag, user: user, text: text, kind: type, sort: sort)
         if options.json { print(try InspectJSON.string(listing.rows)) } else { emit(listing.text(style: options.style)) }
     }
 }
+
+/// `--type photo`: parsed by ArgumentParser, which names the allowed values when one is wrong.
+extension ImageKind: ExpressibleByArgument {}
+extension ImageListing.Sort: ExpressibleByArgument {}

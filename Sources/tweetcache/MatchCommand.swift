@@ -41,7 +41,7 @@ struct MatchCommand: ParsableCommand {
             let data = list == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: list))
             text = String(decoding: data, as: UTF8.self)
         } catch {
-            throw CleanExit.message("cannot read \(list): \(error.localizedDescription)", code: 2)
+            throw FailureExit.message("cannot read \(list): \(error.localizedDescription)", code: 2)
         }
         let snapshot = try options.snapshot()
         let index = try snapshot.catalog.perceptualIndex()

@@ -31,7 +31,7 @@ struct PinCommand: ParsableCommand {
                 emit(all.isEmpty ? "no collection is pinned\n" : all.map { "pinned  \($0.query)\n" }.joined())
             }
         } catch let error as CatalogError {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
     }
 }
@@ -52,7 +52,7 @@ struct UnpinCommand: ParsableCommand {
         do {
             for query in queries where !(try pins.unpin(query)) { missing.append(query) }
         } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         for query in missing { StandardStreams.error("tweetcache: \(query) was not pinned\n") }
         if !missing.isEmpty { throw ExitCode(1) }

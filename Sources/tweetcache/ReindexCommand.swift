@@ -19,7 +19,7 @@ struct ReindexCommand: ParsableCommand {
     func run() throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.cacheURL.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CleanExit.message("no cache at \(options.cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
+            throw FailureExit.message("no cache at \(options.cacheURL.path) (use --cache DIR or $TWEETCACHE_CACHE)", code: 2)
         }
         let started = ContinuousClock.now
         let progress = WorkProgress(unit: .bytes)
@@ -33,7 +33,7 @@ struct ReindexCommand: ParsableCommand {
             totals = try catalog.totals()
             display.finish()
         } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         let seconds = (ContinuousClock.now - started).components
         let elapsed = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18

@@ -42,7 +42,7 @@ enum RunCommand {
             }
         }
         let pipeline: CachePipeline
-        do { pipeline = try CachePipeline(options: options) } catch { throw CleanExit.message(error.description, code: 2) }
+        do { pipeline = try CachePipeline(options: options) } catch { throw FailureExit.message(error.description, code: 2) }
         let progress = RunProgress()
         let display = ProgressDisplay(progress: progress, enabled: summary && !flags.quiet && !flags.json)
         let ticker = Task { await display.run() }
@@ -51,7 +51,7 @@ enum RunCommand {
             result = try await pipeline.run(inputs, progress: progress)
         } catch {
             ticker.cancel()
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         ticker.cancel()
         _ = await ticker.result
@@ -68,7 +68,8 @@ enum RunCommand {
 }
 
 /// Exit with a message on stderr and a status, without ArgumentParser's usage text.
-enum CleanExit {
+/// (Not `CleanExit`: ArgumentParser has one, for help and version, which this must not shadow.)
+enum FailureExit {
     static func message(_ text: String, code: Int32) -> ExitCode {
         StandardStreams.error(("tweetcache: " + text + "\n"))
         return ExitCode(code)

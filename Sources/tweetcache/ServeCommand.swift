@@ -110,7 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let thumbSizes { configuration.storedThumbnailSizes.formUnion(try FetchOptions.thumbSizes(thumbSizes)) }
         if let operatorTokenFile {
             do { configuration.operatorToken = try OperatorToken(file: URL(fileURLWithPath: operatorTokenFile)) } catch {
-                throw CleanExit.message("serve: \(error.description)", code: 2)
+                throw FailureExit.message("serve: \(error.description)", code: 2)
             }
         }
         configuration.liveSearch = try liveSearch(root)
@@ -137,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard live.tokenFile != nil || !(environment[BearerToken.environmentVariable] ?? "").isEmpty else { return nil }
         let token: BearerToken
         do { token = try BearerToken.resolve(tokenFile: live.tokenFile, environment: environment) } catch {
-            throw CleanExit.message("serve: \(error.description)", code: 2)
+            throw FailureExit.message("serve: \(error.description)", code: 2)
         }
         var search = SearchOptions(cacheRoot: root)
         search.api = live.api

@@ -37,7 +37,7 @@ struct ShowCommand: ParsableCommand {
         let hash: BlobHash
         do { hash = try ImageResolver(snapshot: snapshot).resolveImage(target) } catch { throw InspectFailure.exit(error) }
         let bytes: [UInt8]
-        do { bytes = try snapshot.store.read(hash) } catch { throw CleanExit.message(error.description, code: 1) }
+        do { bytes = try snapshot.store.read(hash) } catch { throw FailureExit.message(error.description, code: 1) }
         let columns = width ?? TerminalPreview.terminalColumns(environment: environment)
         let mode = `protocol`.flatMap(TerminalPreview.GraphicsProtocol.init(rawValue:)) ?? TerminalPreview.detect(environment: environment)
         do {
@@ -53,7 +53,7 @@ struct ShowCommand: ParsableCommand {
                 emit(TerminalPreview.iterm(file: bytes, columns: columns))
             }
         } catch {
-            throw CleanExit.message("cannot show \(hash.hex): \(error)", code: 1)
+            throw FailureExit.message("cannot show \(hash.hex): \(error)", code: 1)
         }
     }
 }

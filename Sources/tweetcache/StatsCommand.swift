@@ -16,7 +16,7 @@ struct StatsCommand: AsyncParsableCommand {
             defer { shared.shutdown() }
             let stats: StoreMaintenance.Stats
             do { stats = try await StoreMaintenance(storage: shared).stats() } catch {
-                throw CleanExit.message(error.description, code: 2)
+                throw FailureExit.message(error.description, code: 2)
             }
             if options.json { print(try InspectJSON.string(stats)) } else { emit(stats.text) }
             return

@@ -57,7 +57,7 @@ struct StoreOptions: ParsableArguments {
             return try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: localMaxBytes,
                                         quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         } catch {
-            throw CleanExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
+            throw FailureExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
         }
     }
 
@@ -68,10 +68,10 @@ struct StoreOptions: ParsableArguments {
         guard let storage = try await open() else { return }
         defer { storage.shutdown() }
         do { _ = try await BucketSync(storage: storage, cacheRoot: cacheRoot).run() } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         let store: BlobStore
-        do { store = try BlobStore(root: cacheRoot) } catch { throw CleanExit.message("\(error)", code: 2) }
+        do { store = try BlobStore(root: cacheRoot) } catch { throw FailureExit.message("\(error)", code: 2) }
         let report = await BucketHydrator(storage: storage, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
         for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
             StandardStreams.error("tweetcache: \(storage.address)/\(path): \(why)\n")
@@ -99,7 +99,7 @@ struct StoreOptions: ParsableArguments {
         guard let text = storeText else { return nil }
         let storage: any CacheStorage
         do { storage = try Self.storage(text, source: storeSource, cacert: cacert, health: health) } catch {
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         guard probe else { return storage }
         do {
@@ -110,10 +110,10 @@ struct StoreOptions: ParsableArguments {
             case .unreachable: StandardStreams.error("tweetcache: \(error.description)\n")
             case .accessDenied where writes:
                 storage.shutdown()
-                throw CleanExit.message("\(error.description); these credentials may not write to \(storage.address) (read-only?)", code: 2)
+                throw FailureExit.message("\(error.description); these credentials may not write to \(storage.address) (read-only?)", code: 2)
             default:
                 storage.shutdown()
-                throw CleanExit.message(error.description, code: 2)
+                throw FailureExit.message(error.description, code: 2)
             }
         }
         return storage

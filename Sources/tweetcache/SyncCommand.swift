@@ -34,7 +34,7 @@ struct SyncCommand: AsyncParsableCommand {
         let display = WorkProgressDisplay("sync", progress: progress, enabled: !options.json)
         do { report = try await BucketSync(storage: shared, cacheRoot: root).run(progress: progress) } catch {
             display.finish()
-            throw CleanExit.message(error.description, code: 2)
+            throw FailureExit.message(error.description, code: 2)
         }
         display.finish()
         if options.json {

@@ -36,7 +36,7 @@ struct VerifyCommand: AsyncParsableCommand {
             if let jobs { maintenance.concurrency = max(1, jobs) }
             let report: StoreMaintenance.VerifyReport
             do { report = try await maintenance.verify(repair: repair, localRoot: options.cacheURL) } catch {
-                throw CleanExit.message(error.description, code: 2)
+                throw FailureExit.message(error.description, code: 2)
             }
             if options.json { print(try InspectJSON.string(report)) } else { emit(report.text) }
             if report.remaining > 0 { throw ExitCode(1) }

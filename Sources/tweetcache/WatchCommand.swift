@@ -118,7 +118,7 @@ struct WatchCommand: AsyncParsableCommand {
                 } catch {
                     // What a first poll cannot do (a token, a query), no later one will.
                     if poll == 1 { throw error }
-                    // A CleanExit said its message already; anything else is said here.
+                    // A FailureExit said its message already; anything else is said here.
                     if !(error is ExitCode) { StandardStreams.error("watch: \(query): \(error)\n") }
                     StandardStreams.error("watch: \(query): tried again at the next poll\n")
                 }

@@ -40,7 +40,7 @@ struct WatchStreams {
                 try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
                 for query in command.queries { try CollectionPins(cacheRoot: cache).pin(query.trimmingCharacters(in: .whitespacesAndNewlines)) }
             } catch {
-                throw CleanExit.message("--pin: \(error)", code: 2)
+                throw FailureExit.message("--pin: \(error)", code: 2)
             }
         }
         let pipelineOptions = try command.options.pipelineOptions()
@@ -49,7 +49,7 @@ struct WatchStreams {
         fetch.certificateAuthorities = command.options.certificateAuthorities
         fetch.maxConcurrentTransfers = streams.count + 2
         let fetcher: HTTPFetcher
-        do { fetcher = try HTTPFetcher(configuration: fetch) } catch { throw CleanExit.message(error.description, code: 2) }
+        do { fetcher = try HTTPFetcher(configuration: fetch) } catch { throw FailureExit.message(error.description, code: 2) }
         defer { fetcher.shutdown() }
 
         let quiet = command.options.quiet
@@ -104,7 +104,7 @@ struct WatchStreams {
         await collector.finish()
         let received = await collector.received
         say("watch: stopped; \(received) posts received")
-        if let error = refused.value.withLock({ $0 }) { throw CleanExit.message(error.description, code: 2) }
+        if let error = refused.value.withLock({ $0 }) { throw FailureExit.message(error.description, code: 2) }
     }
 
     static func seconds(_ duration: Duration) -> String { String(format: "%.0f s", duration.secondsDouble) }

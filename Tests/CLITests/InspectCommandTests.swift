@@ -186,6 +186,9 @@ import TestSupport
         #expect(sizes == sizes.sorted(by: >))
         let avatars = try objects(try await run(["ls", "--json", "--type", "avatar"], cache: cache))
         #expect(avatars.count == 2)
+        // Typed arguments: a wrong value is refused with the values there are.
+        let wrong = try await run(["ls", "--type", "selfie"], cache: cache)
+        #expect(wrong.status == 64 && wrong.stderr.contains("photo") && wrong.stderr.contains("unreferenced"), "\(wrong.stderr)")
         #expect(Set(avatars.flatMap { $0["users"] as? [String] ?? [] }) == ["dana", "bob"])
         let dana = try objects(try await run(["ls", "--json", "--user", "dana", "--type", "photo"], cache: cache))
         #expect(dana.count == 3)
