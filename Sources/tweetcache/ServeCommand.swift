@@ -114,20 +114,44 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         configuration.liveSearch = try liveSearch(root)
+        var syncing: Task<Void, Never>? = nil
         if let shared = try await storage.open(health: StoreHealth()) {
-            // The bucket's runs become this server's catalog; its files are read on demand.
-            do {
-                // A store that hangs delays the start by this much at most, not by every retry.
-                let report = try await S3Deadline.$current.withValue(.now + .seconds(max(30, timeout))) {
-                    try await BucketSync(storage: shared, cacheRoot: root).run()
-                }
-                StandardStreams.error("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n")
-            } catch {
-                StandardStreams.error("serve: could not list the bucket's runs: \(error)\n")
-            }
+            // Its files are read on demand; its runs become this server's catalog in the
+            // background, so a slow store does not keep the server from listening.
             configuration.store = try storage.readThrough(shared, cacheRoot: root)
+            let deadline = max(30, timeout)
+            syncing = Task.detached { await Self.syncForever(shared, cacheRoot: root, deadline: deadline) }
         }
         try await Self.serve(configuration)
+        syncing?.cancel()
+    }
+
+    /// How often the server looks for runs other machines uploaded, and how soon it
+    /// tries again after a sync that failed.
+    static let syncInterval: Duration = .seconds(300)
+    static let syncRetry: Duration = .seconds(30)
+
+    /// Copies the store's runs this cache lacks, at once and every ``syncInterval``,
+    /// each sync bounded by `deadline` seconds; says what it found, and every run it
+    /// could not read (tried again at the next sync), on standard error.
+    static func syncForever(_ shared: any CacheStorage, cacheRoot: URL, deadline: Int) async {
+        while !Task.isCancelled {
+            var wait = syncInterval
+            do {
+                let report = try await S3Deadline.$current.withValue(.now + .seconds(deadline)) {
+                    try await BucketSync(storage: shared, cacheRoot: cacheRoot).run()
+                }
+                StandardStreams.error("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n")
+                for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) {
+                    StandardStreams.error("serve: could not read the store's run \(key): \(why); trying again at the next sync\n")
+                    wait = syncRetry
+                }
+            } catch {
+                StandardStreams.error("serve: could not list the store's runs (\(error)); trying again in \(syncRetry)\n")
+                wait = syncRetry
+            }
+            try? await Task.sleep(for: wait)
+        }
     }
 
     /// The page's live searches, when there is a token; a token file that cannot be

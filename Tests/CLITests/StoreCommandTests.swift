@@ -390,6 +390,22 @@ import Glibc
         #expect(try await f.client.list("").filter { !$0.key.hasPrefix("manifests/") }.count == named)
     }
 
+    /// `serve --store` listens before it has read the bucket's runs, and reads them in
+    /// the background, saying what it found.
+    @Test func serveListensAtOnceAndSyncsTheStoresRunsInTheBackground() async throws {
+        let f = try await fixture("servesync")
+        defer { f.close() }
+        _ = try await sampleFetched(into: f.dir.appendingPathComponent("a"), f.environment)
+        let serving = try ServingProcess.start(
+            bin, ["serve", "--cache", f.dir.appendingPathComponent("b").path, "--port", "0"], environment: f.environment)
+        defer { serving.kill() }
+        _ = try await serving.port()
+        let errors = try await serving.errors(untilLine: "serve: \(f.client.location.description): ")
+        #expect(errors.contains(": 1 runs, 1 new"), "\(errors)")
+        #expect(FileManager.default.fileExists(atPath: f.dir.appendingPathComponent("b/manifests").path))
+        #expect(try await serving.stop() == 0)
+    }
+
     /// Junk someone left under manifests/ and leases/ of a shared bucket stops neither
     /// verify nor gc: it is named and skipped.
     @Test func junkManifestsAndLeasesAreNamedAndSkipped() async throws {
