@@ -143,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
                 StandardStreams.error("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n")
                 for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) {
-                    StandardStreams.error("serve: could not read the store's run \(key): \(why); trying again at the next sync\n")
+                    StandardStreams.error("serve: sync: \(key): \(why); trying again at the next sync\n")
                     wait = syncRetry
                 }
             } catch {

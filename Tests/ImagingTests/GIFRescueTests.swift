@@ -115,6 +115,11 @@ import Testing
                 _ = error  // typed throws: an ImagingError, never a trap
             }
         }
+        // A frame far larger than its canvas is refused from its descriptor, as giflib's path does.
+        var huge = Self.gif(width: 8, height: 8, indices: Array(repeating: 1, count: 64), codeSize: 10)
+        let descriptor = try #require(huge.indices.first { huge[$0] == 0x2C })
+        huge[descriptor + 5] = 0xFF; huge[descriptor + 6] = 0xFF; huge[descriptor + 7] = 0xFF; huge[descriptor + 8] = 0xFF
+        #expect(throws: ImagingError.self) { try ImageDecoder.decode(huge) }
         // A code size that leaves no literal is refused.
         var zero = file
         zero[start - 1] = 0

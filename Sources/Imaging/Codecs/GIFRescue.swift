@@ -135,8 +135,10 @@ struct GIFRescue: Sendable {
         }
         guard width > 0, height > 0 else { throw .corrupt(.gif, "GIF frame of \(width)x\(height) pixels") }
         let count = try PixelBuffer.byteCount(width: canvasWidth, height: canvasHeight, channels: channels)
+        // As giflib's path: a frame up to 4x its canvas's area (plus 64K pixels for tiny
+        // canvases) is read and clipped; a larger one is refused before its indices exist.
         let pixels = width * height
-        guard pixels <= 64 * max(1, canvasWidth * canvasHeight) else {
+        guard pixels <= 4 * canvasWidth * canvasHeight + 65_536 else {
             throw .corrupt(.gif, "a \(width)x\(height) frame far larger than its \(canvasWidth)x\(canvasHeight) canvas")
         }
         let (indices, decoded) = lzw(pixels: pixels)

@@ -27,7 +27,8 @@ public struct BucketSync: Sendable {
         public var copied = 0
         /// URLs recorded in the index.
         public var urls = 0
-        /// Manifests that could not be read: key and reason.
+        /// Manifests that could not be read (and the cache index, when it cannot be
+        /// opened): key or file name, and reason.
         public var failed: [String: String] = [:]
         /// Tombstones new to this machine (other machines' `forget`), and the posts
         /// removed here because of them.
