@@ -77,7 +77,9 @@ struct HEIFProperties: Sendable, Equatable {
         else { return result }
         let children = boxes(data, in: (meta.content + 4)..<meta.end)   // meta is a full box
         guard let pitm = children.first(where: { $0.type == "pitm" }), pitm.content + 6 <= pitm.end else { return result }
-        let primary = data[pitm.content] == 0 ? be16(data, pitm.content + 4) : Int(be32(data, pitm.content + 4))
+        let wideID = data[pitm.content] != 0
+        guard !wideID || pitm.content + 8 <= pitm.end else { return result }
+        let primary = wideID ? Int(be32(data, pitm.content + 4)) : be16(data, pitm.content + 4)
         guard let iprp = children.first(where: { $0.type == "iprp" }) else { return result }
         let parts = boxes(data, in: iprp.content..<iprp.end)
         guard let ipco = parts.first(where: { $0.type == "ipco" }) else { return result }
