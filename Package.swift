@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "tweetcache", targets: ["tweetcache"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "CacheCore", targets: ["CacheCore"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "TweetModel", targets: ["TweetModel"]),
         .library(name: "MediaFetch", targets: ["MediaFetch"]),
@@ -81,10 +82,20 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // The cache as a type: one opening (`Cache`), what it holds (`CacheKey`, in
+        // BlobStore), how its objects are checked and derived, and its layout migration.
+        // The readers (TileServer, Inspect) stand on this, never on the write side.
+        .target(
+            name: "CacheCore",
+            dependencies: [
+                "BlobStore", "Catalog", "Imaging", "MediaTypes", "ObjectStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "Pipeline",
             dependencies: [
-                "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes", "CTweetCache",
+                "CacheCore", "Catalog", "TweetModel", "MediaFetch", "BlobStore", "Imaging", "ObjectStore", "MediaTypes", "CTweetCache",
                 // A search's state (what the catalog holds of it) and its pages as the run's inputs.
                 "LiveSearch",
                 .product(name: "Logging", package: "swift-log"),
@@ -104,7 +115,7 @@ let package = Package(
         .target(
             name: "TileServer",
             dependencies: [
-                "Catalog", "Pipeline", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore", "TweetModel",
+                "Catalog", "CacheCore", "BlobStore", "Imaging", "MediaFetch", "MediaTypes", "CTweetCache", "LiveSearch", "ObjectStore", "TweetModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -127,7 +138,7 @@ let package = Package(
         // The cache as a terminal sees it: tweets, info, ls, show, stats, verify, gc, export.
         .target(
             name: "Inspect",
-            dependencies: ["Catalog", "Pipeline", "BlobStore", "Imaging", "TweetModel", "LiveSearch", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Catalog", "CacheCore", "BlobStore", "Imaging", "TweetModel", "LiveSearch", "ObjectStore", .product(name: "Logging", package: "swift-log")]
         ),
         // `tweetcache search`: the X API search client, paging, rate limits, saved pages, history.
         .target(
@@ -148,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "tweetcache",
             dependencies: [
-                "Catalog", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
+                "Catalog", "CacheCore", "Pipeline", "Demo", "LiveSearch", "TileServer", "Inspect", "ObjectStore", "BlobStore",
                 "Imaging", "MediaTypes", "MediaFetch", "TweetModel", "CTweetCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -220,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Catalog", "Pipeline", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "ImagingFixtures", "MediaFetch",
+                "Catalog", "Pipeline", "CacheCore", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "ImagingFixtures", "MediaFetch",
                 "TweetModel", "ObjectStore", "LiveSearch",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -229,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "Catalog", "TileServer", "Pipeline", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
+                "Catalog", "TileServer", "Pipeline", "CacheCore", "Imaging", "MediaFetch", "BlobStore", "TestSupport", "LiveSearch", "Inspect",
                 "ObjectStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -241,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectTests",
-            dependencies: ["Catalog", "Inspect", "Pipeline", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
+            dependencies: ["Catalog", "Inspect", "Pipeline", "CacheCore", "Demo", "TestSupport", "BlobStore", "Imaging", "MediaFetch"]
         ),
         // What each fuzz target checks (Fuzz/Checks), shared by scripts/fuzz.sh's libFuzzer
         // binaries and FuzzRegressionTests, which replays Fuzz/Regressions and the seeds.

@@ -30,7 +30,7 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
         self = parsed
     }
 
-    private init?(hexUTF8: UnsafeBufferPointer<UInt8>) {
+    package init?(hexUTF8: UnsafeBufferPointer<UInt8>) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
         for byte in hexUTF8 {

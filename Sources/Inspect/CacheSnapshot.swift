@@ -1,8 +1,8 @@
-import BlobStore
-import Catalog
+public import BlobStore
+public import Catalog
 import Foundation
 import Logging
-import Pipeline
+public import CacheCore
 
 /// A cache opened for reading back: its blobs, its index and its catalog of posts.
 ///
@@ -11,33 +11,24 @@ import Pipeline
 /// the manifests. Opening does not create a cache where there is none: a mistyped
 /// `--cache` should say so, not leave an empty cache behind.
 public struct CacheSnapshot: Sendable {
-    public let root: URL
-    public let store: BlobStore
-    public let index: CacheIndex
+    /// The cache, opened once; everything below is its.
+    public let cache: Cache
+    public var root: URL { cache.root }
+    public var store: BlobStore { cache.blobs }
+    public var index: CacheIndex { cache.index }
     public let catalog: PostCatalog
 
     public init(root: URL) throws(InspectError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .cache("no cache at \(root.path)")
-        }
-        // A cache of the layout before packs is converted before anything reads it.
-        LayoutMigration.runIfNeeded(cacheRoot: root).map { LayoutMigration.log($0, to: Logger(label: "tweetcache.inspect")) }
         do {
-            store = try BlobStore(root: root)
-            index = try CacheIndex(store: store)
+            // A cache of the layout before packs is converted before anything reads it.
+            cache = try Cache.open(root, creation: .mustExist, logger: Logger(label: "tweetcache.inspect"))
+            catalog = try cache.catalog()
         } catch {
-            throw .cache(error.description)
-        }
-        self.root = store.root
-        do {
-            catalog = try PostCatalog.open(cacheRoot: store.root).catalog
-        } catch {
-            throw .cache(error.description)
+            throw .cache(error.unusableReason)
         }
     }
 
-    public var derivedFiles: DerivedFiles { DerivedFiles(cacheRoot: root) }
+    public var derivedFiles: DerivedFiles { cache.derived }
 
     /// Manifest files that could not be read (each names the file and why).
     public var manifestProblems: [String] { (try? catalog.problems()) ?? [] }

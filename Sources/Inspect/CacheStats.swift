@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 
 /// `tweetcache stats`: what the cache holds and what deduplication saved.
 ///

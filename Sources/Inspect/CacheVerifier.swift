@@ -3,7 +3,7 @@ import Catalog
 import Dispatch
 import Foundation
 import Imaging
-import Pipeline
+import CacheCore
 
 /// `tweetcache verify`: the store's ``CacheVerification`` with what only the
 /// imaging and pipeline layers know (how a pyramid pack is checked, how derived
@@ -71,7 +71,7 @@ public struct CacheVerifier: Sendable {
     /// know (a run synced from another machine, a URL forgotten since) says nothing.
     static func manifestDisagreements(layout: CacheLayout, index: CacheIndex) -> [Problem] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [])
-            .filter { CacheLayout.isManifestPath(CacheLayout.manifestsFolder + "/" + $0) }.sorted()
+            .filter(CacheKey.isManifestName).sorted()
         var problems: [Problem] = []
         for name in names {
             let file = layout.manifestsURL.appendingPathComponent(name)
@@ -109,7 +109,7 @@ public struct CacheVerifier: Sendable {
     static func checks(store: BlobStore, index: CacheIndex, lanes: Int) -> CacheVerification.Checks {
         CacheVerification.Checks(
             derivedFile: { entry, _ in
-                if entry.path.hasSuffix(CacheLayout.packSuffix) { return packProblem(entry.hash, store: store) }
+                if case .pack = entry.key { return packProblem(entry.hash, store: store) }
                 // Thumbnails are judged as `verify --store` judges a bucket's (``ObjectCheck``).
                 guard let bytes = try? store.readDerived(entry.path) else { return "cannot be read" }
                 let expected = (try? index.contentHashes(ofDerived: entry.path, source: entry.hash)) ?? []

@@ -1,5 +1,5 @@
 import Catalog
-import Pipeline
+import CacheCore
 
 /// A tweet's text cut into plain runs and entity runs, from the manifest's ranges.
 ///

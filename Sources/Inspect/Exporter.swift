@@ -2,7 +2,7 @@ import Catalog
 import BlobStore
 import Foundation
 import Imaging
-import Pipeline
+import CacheCore
 
 /// `tweetcache export`: the originals of tweets' media copied (or hard-linked) out of
 /// the content-addressed store under names people can read.

@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 
 /// `tweetcache gc`: the store's ``GarbageCollection`` with what only the manifests
 /// know (which blobs they reference, when the newest was written), and its report

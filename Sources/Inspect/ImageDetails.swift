@@ -1,13 +1,13 @@
 import Catalog
-import BlobStore
+public import BlobStore
 import Foundation
 import Imaging
-import Pipeline
+import CacheCore
 
 /// `tweetcache info HASH|URL`: everything known about one cached image.
 public struct ImageDetails: Sendable, Codable, Equatable {
     public struct Derived: Sendable, Codable, Equatable {
-        public var kind: String
+        public var kind: DerivedKind
         public var size: String
         public var path: String
         public var width: Int?
@@ -85,7 +85,7 @@ public struct ImageDetails: Sendable, Codable, Equatable {
         let pack = CacheLayout.pack(hash)
         if !rows.contains(where: { $0.path == pack }),
            let size = (try? FileManager.default.attributesOfItem(atPath: files.url(pack).path))?[.size] as? Int {
-            rows.append(Derived(kind: DerivedKind.pack, size: "", path: pack, width: nil, height: nil, bytes: size, present: true))
+            rows.append(Derived(kind: .pack, size: "", path: pack, width: nil, height: nil, bytes: size, present: true))
         }
         derived = rows
         if present, let head = Self.head(of: file) {
@@ -141,7 +141,7 @@ public struct ImageDetails: Sendable, Codable, Equatable {
             lines.append("Derived")
             for d in derived {
                 let dims = d.width.flatMap { w in d.height.map { "\(w)x\($0)" } } ?? "?"
-                let kindName = d.kind == "thumb" ? "thumb \(d.size)" : "\(d.kind) tiles \(d.size)"
+                let kindName = d.kind == .thumbnail ? "thumb \(d.size)" : "\(d.kind) tiles \(d.size)"
                 let bytes = d.bytes.map { ByteCount.format($0) } ?? "?"
                 lines.append("  \(kindName.padding(toLength: 16, withPad: " ", startingAt: 0)) \(dims.padding(toLength: 10, withPad: " ", startingAt: 0)) \(bytes.padding(toLength: 9, withPad: " ", startingAt: 0)) \(d.path)\(d.present ? "" : style.paint("  (missing)", .warning))")
             }

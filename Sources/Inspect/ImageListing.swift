@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 
 /// `tweetcache ls`: one line per cached image.
 public struct ImageListing: Sendable {

@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 
 /// Turns what a person types (a tweet id, a hash prefix, a URL) into cached images.
 public struct ImageResolver: Sendable {

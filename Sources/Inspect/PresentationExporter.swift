@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 
 /// `tweetcache export --iiif-presentation DIR`: the tile server's IIIF Presentation
 /// documents as files, for any static web server. DIR mirrors

@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Foundation
-import Pipeline
+import CacheCore
 import TweetModel
 
 /// `tweetcache info TWEET-ID`: the original app's detail screen. Sections are

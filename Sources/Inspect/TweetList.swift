@@ -1,6 +1,6 @@
 import Catalog
 import Foundation
-import Pipeline
+import CacheCore
 import TweetModel
 
 /// `tweetcache tweets`: the original app's tweet list, as text or JSON rows.

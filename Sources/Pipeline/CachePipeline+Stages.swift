@@ -1,3 +1,4 @@
+import CacheCore
 import Catalog
 import BlobStore
 internal import CTweetCache
@@ -45,7 +46,7 @@ extension CachePipeline {
         // Pack folders are flushed once for the batch, before any pack row is recorded.
         let pending = PendingDirectories()
         let deriver = Deriver(
-            store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
+            store: store, files: DerivedFiles(layout: store.layout), options: options,
             threadsPerImage: order.count >= lanes ? 1 : lanes, pendingDirectories: pending)
         var fresh: [BlobHash: DeriveOutcome] = [:]
         let jobs = order.map { hash in

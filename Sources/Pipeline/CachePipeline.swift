@@ -1,3 +1,4 @@
+import CacheCore
 import Catalog
 import BlobStore
 internal import CTweetCache
@@ -19,21 +20,25 @@ import TweetModel
 /// only an unusable cache or manifest location does.
 public final class CachePipeline: Sendable {
     public let options: PipelineOptions
-    public let store: BlobStore
-    public let index: CacheIndex
+    /// The cache this run writes into, opened once.
+    public let cache: Cache
+    public var store: BlobStore { cache.blobs }
+    public var index: CacheIndex { cache.index }
     let logger: Logger
 
-    public init(options: PipelineOptions, logger: Logger = Logger(label: "tweetcache.pipeline")) throws(PipelineError) {
+    /// Opens the cache at `options.cacheRoot` (converting a layout before packs
+    /// before this run adds to it) and runs into it.
+    public convenience init(options: PipelineOptions, logger: Logger = Logger(label: "tweetcache.pipeline")) throws(PipelineError) {
+        let cache: Cache
+        do { cache = try Cache.open(options.cacheRoot, logger: logger) } catch { throw .cache(error.unusableReason) }
+        self.init(cache: cache, options: options, logger: logger)
+    }
+
+    /// Runs into a cache already open (a server's, a watch's), sharing its index.
+    public init(cache: Cache, options: PipelineOptions, logger: Logger = Logger(label: "tweetcache.pipeline")) {
         self.options = options
+        self.cache = cache
         self.logger = logger
-        do {
-            store = try BlobStore(root: options.cacheRoot)
-            // A cache of the layout before packs is converted before this run adds to it.
-            LayoutMigration.runIfNeeded(cacheRoot: options.cacheRoot).map { LayoutMigration.log($0, to: logger) }
-            index = try CacheIndex(path: store.indexURL)
-        } catch {
-            throw .cache(error.description)
-        }
     }
 
     /// The result of a run: its summary and where its manifest was written.

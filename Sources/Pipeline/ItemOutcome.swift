@@ -1,3 +1,4 @@
+import CacheCore
 import Catalog
 import BlobStore
 import MediaFetch
@@ -17,17 +18,17 @@ enum ItemOutcome: Sendable {
             if let d = derived[hash] {
                 ref.width = d.width
                 ref.height = d.height
-                ref.thumbnails = d.records.filter { $0.kind == "thumb" }
-                    .map { ThumbnailRef(size: Int($0.sizeParameter) ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0,
+                ref.thumbnails = d.records.filter { $0.kind == .thumbnail }
+                    .map { ThumbnailRef(size: $0.size ?? 0, path: $0.path, width: $0.width ?? 0, height: $0.height ?? 0,
                                         sha256: $0.contentSHA256?.hex) }
                     .sorted { $0.size < $1.size }
                 if let pack = d.records.first(where: { $0.kind == DerivedKind.pack }) {
-                    ref.tiles = TileRefs(pack: pack.path, tileSize: Int(pack.sizeParameter) ?? 0, bytes: pack.bytes)
+                    ref.tiles = TileRefs(pack: pack.path, tileSize: pack.size ?? 0, bytes: pack.bytes)
                 } else {
-                    let dzi = d.records.first { $0.kind == "dzi" }, iiif = d.records.first { $0.kind == "iiif3" }
+                    let dzi = d.records.first { $0.kind == .deepZoomTree }, iiif = d.records.first { $0.kind == .iiifTree }
                     if dzi != nil || iiif != nil {
                         ref.tiles = TileRefs(dzi: dzi?.path, iiif: iiif?.path,
-                                             tileSize: Int((dzi ?? iiif)?.sizeParameter ?? "") ?? 0)
+                                             tileSize: (dzi ?? iiif)?.size ?? 0)
                     }
                 }
                 ref.deriveError = d.error

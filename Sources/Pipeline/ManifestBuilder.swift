@@ -1,3 +1,4 @@
+import CacheCore
 import Catalog
 import BlobStore
 import Foundation

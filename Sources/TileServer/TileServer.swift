@@ -6,7 +6,7 @@ import HummingbirdAuth
 import HummingbirdCore
 import Logging
 import NIOCore
-import Pipeline
+import CacheCore
 import ServiceLifecycle
 import Synchronization
 
@@ -51,8 +51,6 @@ public final class TileServer: Sendable {
     public static func start(_ configuration: TileServerConfiguration, logger: Logger? = nil) async throws -> TileServer {
         var log = logger ?? Logger(label: "tweetcache.serve")
         if logger == nil { log.logLevel = .warning }
-        // A cache of the layout before packs is converted before anything is served.
-        LayoutMigration.runIfNeeded(cacheRoot: configuration.cacheRoot).map { LayoutMigration.log($0, to: log) }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let made = try application(configuration, logger: log) { channel in
             continuation.yield(channel.localAddress?.port ?? 0)
@@ -106,21 +104,24 @@ public final class TileServer: Sendable {
                 }
             }
         }
-        let integrity = IntegrityGuard(cacheRoot: configuration.cacheRoot, logger: logger, metrics: metrics)
-        let files = try CacheFiles(root: configuration.cacheRoot, remote: configuration.store, integrity: integrity)
+        // Opened once (a cache of the layout before packs is converted before anything
+        // is served). A cache the server cannot write is served all the same, with
+        // tiles cut on request.
+        let cache: Cache?
+        do { cache = try Cache.open(configuration.cacheRoot, logger: logger) } catch {
+            logger.notice("the cache cannot be written (\(error)); tiles are cut on request and no packs are kept")
+            cache = nil
+        }
+        let layout = cache?.layout ?? CacheLayout(root: configuration.cacheRoot)
+        let integrity = IntegrityGuard(layout: layout, index: cache?.index, logger: logger, metrics: metrics)
+        let files = try CacheFiles(layout: layout, remote: configuration.store, integrity: integrity)
         let pool = RenderPool(width: configuration.renderConcurrency)
         let boundPort = SharedPort(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
         let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
                                    capacity: configuration.decodedCacheBytes, onUndecodable: { metrics.undecodable() })
         let packs = PackReader(files: files, logger: logger)
-        // A cache the server cannot write is served all the same, with tiles cut on request.
-        var store: BlobStore? = nil
-        if configuration.buildsPacks && configuration.store == nil {
-            do { store = try BlobStore(root: files.root) } catch {
-                logger.notice("the cache cannot be written (\(error)); tiles are cut on request and no packs are kept")
-            }
-        }
+        let store = configuration.buildsPacks && configuration.store == nil ? cache?.blobs : nil
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
         let liveSearches = configuration.liveSearch.map(LiveSearches.init)
         let memory = ByteCache(capacity: configuration.memoryCacheBytes)
@@ -144,7 +145,7 @@ public final class TileServer: Sendable {
             lazyPacks: lazyPacks,
             pool: pool,
             metrics: metrics,
-            catalog: CatalogCache(cacheRoot: files.root),
+            catalog: CatalogCache(layout: layout),
             liveSearches: liveSearches,
             boundPort: { boundPort.port },
             access: access,

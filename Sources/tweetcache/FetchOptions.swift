@@ -1,3 +1,4 @@
+import CacheCore
 import ArgumentParser
 import BlobStore
 import Foundation

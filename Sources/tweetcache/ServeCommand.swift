@@ -170,7 +170,9 @@ struct ServeCommand: AsyncParsableCommand {
         search.maxWait = live.maxWait.duration
         var fetch = FetchConfiguration()
         fetch.mirrors = try mirrors.map()
-        return LiveSearchConfiguration(token: token, search: search, pipeline: PipelineOptions(cacheRoot: root, fetch: fetch))
+        return LiveSearchConfiguration(
+            token: token, search: search,
+            collector: PipelineSearchCollector(options: PipelineOptions(cacheRoot: root, fetch: fetch)), cacheRoot: root)
     }
 
     /// Runs until SIGINT or SIGTERM, then stops gracefully.

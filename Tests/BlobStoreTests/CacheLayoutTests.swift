@@ -8,11 +8,30 @@ struct CacheLayoutTests {
 
     @Test func theLayoutsOwnNamesAreSharedObjects() {
         let h = Self.hash
-        #expect(CacheLayout.isSharedObject(CacheLayout.blob(h)))
-        #expect(CacheLayout.isSharedObject(CacheLayout.pack(h)))
-        #expect(CacheLayout.isSharedObject(CacheLayout.thumbnail(h, size: 150, png: false)))
-        #expect(CacheLayout.isSharedObject(CacheLayout.thumbnail(h, size: 1, png: true)))
-        #expect(CacheLayout.isSharedObject(CacheLayout.thumbnail(h, size: 4096, png: false)))
+        #expect((CacheKey(path: CacheLayout.blob(h))?.isShared == true))
+        #expect((CacheKey(path: CacheLayout.pack(h))?.isShared == true))
+        #expect((CacheKey(path: CacheLayout.thumbnail(h, size: 150, png: false))?.isShared == true))
+        #expect((CacheKey(path: CacheLayout.thumbnail(h, size: 1, png: true))?.isShared == true))
+        #expect((CacheKey(path: CacheLayout.thumbnail(h, size: 4096, png: false))?.isShared == true))
+    }
+
+    /// Every key renders to one path and that path parses back to the same key:
+    /// one rendering, one parse.
+    @Test func everyKeyParsesBackToItself() {
+        let h = Self.hash
+        let keys: [CacheKey] = [
+            .original(h), .pack(h), .thumbnail(h, size: 150, format: .jpeg), .thumbnail(h, size: 9999, format: .png),
+            .legacyFolder(h), .manifest("20261205T150000Z.json"), .partialManifest(".partial-9f3a.json"),
+            .lease(".partial-9f3a.json"), .quarantined(h), .index,
+        ]
+        for key in keys {
+            #expect(CacheKey(path: key.path) == key, "\(key.path)")
+        }
+        #expect(Set(keys.map(\.kind)) == Set(CacheKey.Kind.allCases))
+        #expect(keys.filter(\.isShared).count == 4)
+        #expect(CacheKey(path: "leases/.write-check-1.json") == nil)
+        #expect(CacheKey(path: "manifests/a b/c.json") == nil)
+        #expect(CacheKey(path: "derived/\(h.shard)/\(h.hex).thumb-0150.jpg") == nil)
     }
 
     /// What a stranger's manifest might name instead: nothing but the exact names.
@@ -53,13 +72,13 @@ struct CacheLayoutTests {
             .replacingOccurrences(of: "{shard}", with: h.shard)
             .replacingOccurrences(of: "{hex}", with: h.hex)
             .replacingOccurrences(of: "{HEX}", with: h.hex.uppercased())
-        #expect(!CacheLayout.isSharedObject(path), "\(path)")
+        #expect(!(CacheKey(path: path)?.isShared == true), "\(path)")
     }
 
     @Test func theShardIsTheHashsOwn() {
         let h = Self.hash
         let other = h.shard == "00" ? "01" : "00"
-        #expect(!CacheLayout.isSharedObject("blobs/sha256/\(other)/\(h.hex)"))
-        #expect(!CacheLayout.isSharedObject("derived/\(other)/\(h.hex).pack"))
+        #expect(CacheKey(path: "blobs/sha256/\(other)/\(h.hex)") == nil)
+        #expect(CacheKey(path: "derived/\(other)/\(h.hex).pack") == nil)
     }
 }

@@ -1,3 +1,4 @@
+import CacheCore
 import BlobStore
 import Foundation
 import Imaging
@@ -131,6 +132,6 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: legacy.path))
         #expect(try index.derived(for: hash).map(\.kind).sorted() == ["pack", "thumb", "thumb"])
         // Once: the marker says so, and a second opening converts nothing.
-        #expect(LayoutMigration.runIfNeeded(cacheRoot: cache) == nil)
+        #expect(LayoutMigration.runIfNeeded(layout: CacheLayout(root: cache)) == nil)
     }
 }

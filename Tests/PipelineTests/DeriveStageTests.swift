@@ -1,3 +1,4 @@
+import CacheCore
 import BlobStore
 import Foundation
 import Imaging

@@ -1,3 +1,4 @@
+import CacheCore
 import BlobStore
 import Foundation
 import Testing
@@ -25,7 +26,7 @@ import TestSupport
         let (cache, _, origin) = try await Self.cache()
         defer { origin.stop(); try? FileManager.default.removeItem(at: cache) }
         #expect(try String(contentsOf: cache.appendingPathComponent(LayoutMigration.markerFile), encoding: .utf8) == "2\n")
-        #expect(LayoutMigration.runIfNeeded(cacheRoot: cache) == nil)
+        #expect(LayoutMigration.runIfNeeded(layout: CacheLayout(root: cache)) == nil)
     }
 
     /// An image whose original is gone cannot be converted: its folder stays (for
@@ -43,12 +44,12 @@ import TestSupport
         }
         try FileManager.default.removeItem(at: cache.appendingPathComponent(LayoutMigration.markerFile))
 
-        let report = try #require(LayoutMigration.runIfNeeded(cacheRoot: cache, threads: 1))
+        let report = try #require(LayoutMigration.runIfNeeded(layout: CacheLayout(root: cache), threads: 1))
         #expect(report.converted == 1)
         #expect(report.failed.keys.sorted() == [orphan.hex])
         #expect(!FileManager.default.fileExists(atPath: layout.path(CacheLayout.legacyFolder(hash))))
         #expect(FileManager.default.fileExists(atPath: layout.path(CacheLayout.legacyFolder(orphan))))
         #expect(FileManager.default.fileExists(atPath: layout.path(CacheLayout.pack(hash))))
-        #expect(LayoutMigration.runIfNeeded(cacheRoot: cache) == nil, "once")
+        #expect(LayoutMigration.runIfNeeded(layout: CacheLayout(root: cache)) == nil, "once")
     }
 }

@@ -26,7 +26,8 @@ import TestSupport
         configuration.buildsPacks = false
         configuration.liveSearch = LiveSearchConfiguration(
             token: try BearerToken(fake.configuration.token, source: .environment("TEST")),
-            search: search, pipeline: PipelineOptions(cacheRoot: cache, fetch: fetch))
+            search: search, collector: PipelineSearchCollector(options: PipelineOptions(cacheRoot: cache, fetch: fetch)),
+            cacheRoot: cache)
         return (try await TileServer.start(configuration), cache)
     }
 

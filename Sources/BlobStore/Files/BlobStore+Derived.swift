@@ -17,6 +17,10 @@ public struct DerivedEntry: Sendable, Hashable {
     public var bytes: Int
     /// Seconds since 1970 of the last change.
     public var modified: Double
+
+    /// What the entry is, when it is a file TweetCache writes (nil for what an
+    /// interrupted write left behind, `<hex>.thumb-150.jpg.tmp-42`).
+    public var key: CacheKey? { CacheKey(path: path) }
 }
 
 extension BlobStore {

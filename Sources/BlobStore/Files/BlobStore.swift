@@ -42,15 +42,25 @@ public final class BlobStore: Sendable {
     /// Opens (creating if needed) the store under `root`, then removes
     /// temporary files left by dead processes or older than an hour.
     public convenience init(root: URL) throws(BlobStoreError) {
-        try self.init(root: root, allowUnnamedFiles: true)
+        try self.init(layout: CacheLayout(root: root), allowUnnamedFiles: true)
+    }
+
+    /// The store of the cache `layout` describes (``Cache`` opens it this way, with
+    /// the one layout every part of the cache shares).
+    public convenience init(layout: CacheLayout) throws(BlobStoreError) {
+        try self.init(layout: layout, allowUnnamedFiles: true)
     }
 
     /// `allowUnnamedFiles: false` writes named temporary files even where unnamed ones
     /// work, so tests cover the path other systems take.
-    init(root: URL, allowUnnamedFiles: Bool) throws(BlobStoreError) {
-        let rootPath = root.standardizedFileURL.path
-        self.root = URL(fileURLWithPath: rootPath, isDirectory: true)
-        layout = CacheLayout(root: self.root)
+    convenience init(root: URL, allowUnnamedFiles: Bool) throws(BlobStoreError) {
+        try self.init(layout: CacheLayout(root: root), allowUnnamedFiles: allowUnnamedFiles)
+    }
+
+    init(layout: CacheLayout, allowUnnamedFiles: Bool) throws(BlobStoreError) {
+        let rootPath = layout.root.path
+        self.root = layout.root
+        self.layout = layout
         self.blobsPath = layout.path(CacheLayout.blobsFolder)
         self.temporaryPath = layout.path(CacheLayout.temporaryFolder)
         for directory in [rootPath, FileSystem.parentPath(of: blobsPath), blobsPath, temporaryPath] {

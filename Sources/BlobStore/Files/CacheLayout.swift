@@ -45,78 +45,38 @@ public struct CacheLayout: Sendable, Hashable {
     public static let packSuffix = ".pack"
 
     /// The original bytes of `hash`.
-    public static func blob(_ hash: BlobHash) -> String { "\(blobsFolder)/\(hash.shard)/\(hash.hex)" }
+    public static func blob(_ hash: BlobHash) -> String { CacheKey.original(hash).path }
     /// The folder of one shard of derived files.
     public static func derivedShard(_ hash: BlobHash) -> String { "\(derivedFolder)/\(hash.shard)" }
     /// The zoom pyramid of `hash`, all levels in one file.
-    public static func pack(_ hash: BlobHash) -> String { "\(derivedShard(hash))/\(hash.hex)\(packSuffix)" }
+    public static func pack(_ hash: BlobHash) -> String { CacheKey.pack(hash).path }
     /// A thumbnail of `hash`, `size` pixels on the long edge.
     public static func thumbnail(_ hash: BlobHash, size: Int, png: Bool) -> String {
-        "\(derivedShard(hash))/\(hash.hex).thumb-\(size).\(png ? "png" : "jpg")"
+        CacheKey.thumbnail(hash, size: size, format: png ? .png : .jpeg).path
     }
     /// Every file derived from `hash` in the current layout is named with this prefix.
     public static func derivedPrefix(_ hash: BlobHash) -> String { "\(derivedShard(hash))/\(hash.hex)." }
     /// The folder the old layout kept per image (thumbnails, Deep Zoom and IIIF
     /// trees); read while it exists and removed once converted.
-    public static func legacyFolder(_ hash: BlobHash) -> String { "\(derivedShard(hash))/\(hash.hex)" }
+    public static func legacyFolder(_ hash: BlobHash) -> String { CacheKey.legacyFolder(hash).path }
     /// A run's manifest.
-    public static func manifest(_ name: String) -> String { "\(manifestsFolder)/\(name)" }
-    /// Whether `path` is a manifest as ``manifest(_:)`` names one: a `.json` file
-    /// directly in `manifests/`, its name not hidden.
-    public static func isManifestPath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == manifestsFolder, let name = parts.last else { return false }
-        return name.hasSuffix(".json") && !name.hasPrefix(".") && name.count > 5
-    }
+    public static func manifest(_ name: String) -> String { CacheKey.manifest(name).path }
     /// Where `verify --repair` moves a corrupt blob.
-    public static func quarantined(_ hash: BlobHash) -> String { "\(quarantineFolder)/\(hash.hex)" }
+    public static func quarantined(_ hash: BlobHash) -> String { CacheKey.quarantined(hash).path }
 
-    /// The hash a derived file name (current or old layout) belongs to, from
-    /// the name alone: `<64 hex>`, `<64 hex>.pack`, `<64 hex>.thumb-150.jpg`.
+    /// The hash a file in the derived area belongs to, from its name alone: a pack,
+    /// thumbnail or old-layout folder (`<64 hex>`, `<64 hex>.pack`), and also what
+    /// an interrupted write left beside them (`<64 hex>.thumb-150.jpg.tmp-42`), so
+    /// `gc` frees those with their image. ``CacheKey/init(path:)`` says what a file is.
     public static func derivedOwner(fileName: String) -> BlobHash? {
         BlobHash(hex: String(fileName.prefix(64)))
             .flatMap { fileName.count == 64 || fileName.dropFirst(64).first == "." ? $0 : nil }
     }
 
-    /// Whether `path` is exactly one of the files a bucket shares, as this type names
-    /// them: an original (`blobs/sha256/ab/<64 hex>`), a pack or a thumbnail of one
-    /// (`derived/ab/<64 hex>.pack`, `….thumb-150.jpg`). Paths read from a manifest a
-    /// stranger may have written are checked with this before anything is read,
-    /// written or uploaded under them: not the index, not another folder.
-    public static func isSharedObject(_ path: String) -> Bool {
-        // Over the bytes in place: `sync` checks every thumbnail path of a million
-        // posts, and splitting each into substrings cost more than reading the posts.
-        var path = path
-        return path.withUTF8(isSharedObject(utf8:))
-    }
-
-    private static func isSharedObject(utf8 u: UnsafeBufferPointer<UInt8>) -> Bool {
-        /// Whether `u[at...]` begins with `text`.
-        func has(_ text: StaticString, at: Int) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard at + count <= u.count else { return false }
-            return text.withUTF8Buffer { t in (0..<count).allSatisfy { u[at + $0] == t[$0] } }
-        }
-        /// Whether `u[at..<at+64]` is a hash in lower-case hex whose first two are the shard at `shard`.
-        func hash(at: Int, shard: Int) -> Bool {
-            guard at + 64 <= u.count, u[shard] == u[at], u[shard + 1] == u[at + 1] else { return false }
-            return u[at..<(at + 64)].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-        }
-        // blobs/sha256/ab/<64 hex>
-        if has("blobs/sha256/", at: 0) {
-            return u.count == 13 + 3 + 64 && u[15] == UInt8(ascii: "/") && hash(at: 16, shard: 13)
-        }
-        // derived/ab/<64 hex>.pack or derived/ab/<64 hex>.thumb-<1 to 4 digits>.jpg|png
-        guard has("derived/", at: 0), u.count > 8 + 3 + 64, u[10] == UInt8(ascii: "/"), hash(at: 11, shard: 8) else {
-            return false
-        }
-        let rest = 11 + 64
-        if has(".pack", at: rest) { return u.count == rest + 5 }
-        guard has(".thumb-", at: rest) else { return false }
-        var end = rest + 7
-        while end < u.count, (0x30...0x39).contains(u[end]) { end += 1 }
-        let digits = end - (rest + 7)
-        return (1...4).contains(digits) && u.count == end + 4 && (has(".jpg", at: end) || has(".png", at: end))
+    /// The key of the file `fileName` in the derived shard `shard` (`ab`): a pack, a
+    /// thumbnail or an old-layout folder; nil for anything TweetCache does not write.
+    public static func derivedKey(shard: some StringProtocol, fileName: some StringProtocol) -> CacheKey? {
+        CacheKey(path: "\(derivedFolder)/\(shard)/\(fileName)")
     }
 
     /// `relative` as a file URL under the root.

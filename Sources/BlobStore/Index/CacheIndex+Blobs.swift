@@ -69,7 +69,7 @@ extension CacheIndex {
                 """)
             for record in records {
                 try statement.execute(arguments: [
-                    record.hash.hex, record.kind, record.sizeParameter, record.path,
+                    record.hash.hex, record.kind.rawValue, record.sizeParameter, record.path,
                     record.width, record.height, record.bytes, record.contentSHA256?.hex,
                 ])
             }
@@ -187,7 +187,7 @@ extension DerivedRecord {
     init(row: Row) throws {
         self.init(
             hash: try row.blobHash("sha256"),
-            kind: try row.decode(String.self, forColumn: "kind"),
+            kind: DerivedKind(rawValue: try row.decode(String.self, forColumn: "kind")),
             sizeParameter: try row.decode(String?.self, forColumn: "size_param") ?? "",
             path: try row.decode(String.self, forColumn: "path"),
             width: try row.decode(Int?.self, forColumn: "width"),

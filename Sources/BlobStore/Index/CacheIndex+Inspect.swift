@@ -50,7 +50,7 @@ extension CacheIndex {
         try write("remove \(records.count) derived file row(s)") { db in
             for record in records {
                 try db.execute(sql: "DELETE FROM derived WHERE sha256 = ? AND kind = ? AND size_param = ? AND path = ?",
-                               arguments: [record.hash.hex, record.kind, record.sizeParameter, record.path])
+                               arguments: [record.hash.hex, record.kind.rawValue, record.sizeParameter, record.path])
             }
         }
     }

@@ -3,9 +3,8 @@
 public struct DerivedRecord: Hashable, Sendable, Codable {
     /// The source blob.
     public var hash: BlobHash
-    /// What was derived ("thumb", "dzi", ...); the deriving module owns the
-    /// vocabulary.
-    public var kind: String
+    /// What was derived.
+    public var kind: DerivedKind
     /// The parameter that distinguishes variants of one kind ("256",
     /// "512x512"); empty when there is only one.
     public var sizeParameter: String
@@ -20,9 +19,12 @@ public struct DerivedRecord: Hashable, Sendable, Codable {
     /// from disk or a bucket is checked against this instead of its name.
     public var contentSHA256: BlobHash?
 
+    /// The size parameter as a number (a thumbnail's long edge, a pack's tile size).
+    public var size: Int? { Int(sizeParameter) }
+
     public init(
         hash: BlobHash,
-        kind: String,
+        kind: DerivedKind,
         sizeParameter: String = "",
         path: String,
         width: Int? = nil,

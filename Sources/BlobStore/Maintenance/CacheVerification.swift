@@ -134,7 +134,7 @@ public enum CacheVerification {
             }
             checked += 1
             if let why = checks.derivedFile(entry, path) {
-                let kind: ProblemKind = entry.path.hasSuffix(CacheLayout.packSuffix) ? .corruptPack : .corruptDerived
+                let kind: ProblemKind = entry.key?.kind == .pack ? .corruptPack : .corruptDerived
                 problems.append(Problem(kind: kind, sha256: entry.hash.hex, path: path, detail: why))
             }
         }

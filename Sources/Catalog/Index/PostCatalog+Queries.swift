@@ -386,7 +386,7 @@ extension PostCatalog {
                 fd = open
             } else {
                 guard let path = try String.fetchOne(db, sql: "SELECT path FROM runs WHERE id = ?", arguments: [run]),
-                      CacheLayout.isManifestPath(path)
+                      CacheKey(path: path)?.kind == .manifest
                 else { throw CatalogError.database(operation: "read a post", message: "run \(run) is not in the catalog") }
                 fd = Glibc.open(cacheRoot.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
                 guard fd >= 0 else {

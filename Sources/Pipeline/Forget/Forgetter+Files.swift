@@ -12,7 +12,7 @@ extension Forgetter {
 
     func manifestNames() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [])
-            .filter { CacheLayout.isManifestPath(CacheLayout.manifest($0)) }.sorted()
+            .filter(CacheKey.isManifestName).sorted()
     }
 
     /// The folder `search` saves its pages in.
@@ -164,7 +164,7 @@ extension Forgetter {
                 throw .bucket("listing \(CacheLayout.derivedShard(hash)): \(error.description)")
             }
         }
-        for path in paths.sorted() where CacheLayout.isSharedObject(path) {
+        for path in paths.sorted() where CacheKey(path: path)?.isShared == true {
             do {
                 guard try await storage.size(path) != nil else { continue }
                 try await storage.delete(path)

@@ -55,7 +55,7 @@ public struct BucketHydrator: BlobSource {
 
     public func hydrate(_ paths: [String]) async -> Report {
         var report = Report()
-        let paths = paths.filter(CacheLayout.isSharedObject)
+        let paths = paths.filter { CacheKey(path: $0)?.isShared == true }
         let layout = CacheLayout(root: store.root)
         let missing = paths.filter { !FileManager.default.fileExists(atPath: layout.path($0)) }
         report.present = paths.count - missing.count
@@ -92,8 +92,8 @@ public struct BucketHydrator: BlobSource {
             return error.description
         }
         do {
-            if path.hasPrefix(CacheLayout.blobsFolder + "/") {
-                let name = String(path.split(separator: "/").last ?? "")
+            if case .original(let named) = CacheKey(path: path) {
+                let name = named.hex
                 // Checked before the store keeps them: garbage is not kept under its own hash either.
                 let actual = BlobHash(hashing: bytes)
                 guard actual.hex == name else {

@@ -129,7 +129,7 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
     private func add(thumbnails: [FetchedObjects.Thumbnail]?) {
         for thumbnail in thumbnails ?? [] {
             guard let hash = thumbnail.sha256.flatMap(BlobHash.init(hex:)), seenThumbnails.insert(hash: thumbnail.path.hashValue),
-                  CacheLayout.isSharedObject(thumbnail.path)
+                  CacheKey(path: thumbnail.path)?.isShared == true
             else { continue }
             contentHashes.append((thumbnail.path, hash))
         }

@@ -1,3 +1,4 @@
+import CacheCore
 import Catalog
 import MediaFetch
 import BlobStore
@@ -119,9 +120,14 @@ public struct StoreMaintenance: Sendable {
         enum Kind: Sendable { case blob, pack, thumbnail }
         var jobs: [(StoredObject, Kind)] = []
         for object in listed {
-            if object.key.hasPrefix(CacheLayout.blobsFolder + "/") { jobs.append((object, .blob)) }
-            else if object.key.hasSuffix(CacheLayout.packSuffix) { jobs.append((object, .pack)) }
-            else if object.key.contains(".thumb-") { jobs.append((object, .thumbnail)) }
+            switch CacheKey(path: object.key) {
+            case .original: jobs.append((object, .blob))
+            case .pack: jobs.append((object, .pack))
+            case .thumbnail: jobs.append((object, .thumbnail))
+            default:
+                report.problems.append(Problem(path: object.key, message: "not a name TweetCache writes; left alone",
+                                               unverified: true, deleted: false))
+            }
         }
         var outcomes: [(String, Kind, Int, Finding)] = []
         await concurrently(jobs, width: concurrency, { [storage] job -> (String, Kind, Int, Finding) in
@@ -189,7 +195,7 @@ public struct StoreMaintenance: Sendable {
     /// Every manifest read, a post at a time; a junk or damaged object is noted and skipped.
     public func namedObjects() async throws(StoreError) -> Named {
         var named = Named()
-        for object in try await storage.list(CacheLayout.manifestsFolder + "/") where CacheLayout.isManifestPath(object.key) {
+        for object in try await storage.list(CacheLayout.manifestsFolder + "/") where CacheKey(path: object.key)?.kind == .manifest {
             // Copied to a scratch file and read a post at a time: a manifest is any size.
             let scratch = FileManager.default.temporaryDirectory
                 .appendingPathComponent("tweetcache-manifest-\(UInt64.random(in: .min ... .max)).json")
@@ -238,7 +244,7 @@ public struct StoreMaintenance: Sendable {
 
     /// The local cache's own copy of the manifest stored under `key`, when it has one that reads.
     static func localManifest(_ key: String, in localRoot: URL?) -> URL? {
-        guard let localRoot, CacheLayout.isManifestPath(key) else { return nil }
+        guard let localRoot, CacheKey(path: key)?.kind == .manifest else { return nil }
         let file = CacheLayout(root: localRoot).url(key)
         var ignored: [String: Set<BlobHash>] = [:]
         guard FileManager.default.fileExists(atPath: file.path), (try? read(manifestAt: file, into: &ignored)) != nil else { return nil }
@@ -248,32 +254,32 @@ public struct StoreMaintenance: Sendable {
     /// Puts `key` back from the local cache when a copy there passes the check an
     /// object under that name must pass; true when it did.
     private func putBack(_ key: String, expected: Set<BlobHash>, from localRoot: URL?) async -> Bool {
-        guard let localRoot, CacheLayout.isSharedObject(key) else { return false }
+        guard let localRoot, let parsed = CacheKey(path: key), parsed.isShared else { return false }
         let file = CacheLayout(root: localRoot).url(key)
         guard let bytes = FileManager.default.contents(atPath: file.path).map({ [UInt8]($0) }) else { return false }
         switch ObjectCheck.judge(key, bytes: bytes, expected: expected) {
         case .good: break
         default: return false
         }
-        let hex = key.hasPrefix(CacheLayout.blobsFolder + "/") ? String(key.split(separator: "/").last ?? "") : nil
+        let hex = if case .original(let hash) = parsed { hash.hex } else { String?.none }
         return (try? await storage.store(key, bytes: bytes, sha256: hex, contentType: StorePublisher.contentType(key, file: file),
                                         replace: true)) != nil
     }
 
     private static func checkBlob(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
-        guard let name = object.key.split(separator: "/").last, let hash = BlobHash(hex: String(name)),
-              object.key == CacheLayout.blob(hash)
-        else { return .unreadable("not a name an original is stored under; left alone") }
+        guard case .original = CacheKey(path: object.key) else {
+            return .unreadable("not a name an original is stored under; left alone")
+        }
         return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
     }
 
     private static func checkPack(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
-        guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a pack's name; left alone") }
+        guard case .pack = CacheKey(path: object.key) else { return .unreadable("not a pack's name; left alone") }
         return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
     }
 
     private static func checkThumbnail(_ storage: any CacheStorage, _ object: StoredObject, expected: Set<BlobHash>) async -> Finding {
-        guard CacheLayout.isSharedObject(object.key) else { return .unreadable("not a thumbnail's name; left alone") }
+        guard case .thumbnail = CacheKey(path: object.key) else { return .unreadable("not a thumbnail's name; left alone") }
         return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: expected) }
     }
 
@@ -325,18 +331,19 @@ public struct StoreMaintenance: Sendable {
     public func stats() async throws(StoreError) -> Stats {
         var stats = Stats(location: storage.address)
         for object in try await storage.list("") {
-            if object.key.hasPrefix(CacheLayout.blobsFolder + "/") {
+            switch CacheKey(path: object.key)?.kind {
+            case .original:
                 stats.originals += 1
                 stats.originalBytes += object.size
-            } else if object.key.hasPrefix(CacheLayout.derivedFolder + "/"), object.key.hasSuffix(CacheLayout.packSuffix) {
+            case .pack:
                 stats.packs += 1
                 stats.packBytes += object.size
-            } else if object.key.hasPrefix(CacheLayout.derivedFolder + "/"), object.key.contains(".thumb-") {
+            case .thumbnail:
                 stats.thumbnails += 1
                 stats.thumbnailBytes += object.size
-            } else if object.key.hasPrefix(CacheLayout.manifestsFolder + "/") {
+            case .manifest:
                 stats.manifests += 1
-            } else {
+            default:
                 stats.other += 1
             }
         }

@@ -52,7 +52,7 @@ public struct StorePublisher: Sendable {
         var list: [Upload] = []
         func add(_ path: String, _ sha256: String? = nil) {
             // Only the shapes CacheLayout names: a manifest may come from a stranger's bucket.
-            guard CacheLayout.isSharedObject(path) else { return }
+            guard CacheKey(path: path)?.isShared == true else { return }
             if seen.insert(path).inserted { list.append(Upload(path: path, sha256: sha256)) }
         }
         func add(sha256: String?, thumbnails: [ThumbnailRef]?, tiles: TileRefs?) {
@@ -78,7 +78,7 @@ public struct StorePublisher: Sendable {
             list += media.thumbnails ?? []
             list += media.video?.thumbnails ?? []
         }
-        return list.filter { CacheLayout.isSharedObject($0.path) }
+        return list.filter { CacheKey(path: $0.path)?.isShared == true }
     }
 
     /// A run's publishing: the ``RunPublisher`` a run is given.
@@ -230,11 +230,15 @@ public struct StorePublisher: Sendable {
     /// bytes (never `text/html`: a stored page must not run as the bucket's
     /// script), a pack's its own (docs/pack-format.md).
     static func contentType(_ path: String, file: URL? = nil) -> String {
-        if path.hasSuffix(".jpg") { return "image/jpeg" }
-        if path.hasSuffix(".png") { return "image/png" }
-        if path.hasSuffix(".json") { return "application/json" }
-        if path.hasSuffix(CacheLayout.packSuffix) { return packContentType }
-        if path.hasPrefix(CacheLayout.blobsFolder + "/"), let file,
+        switch CacheKey(path: path) {
+        case .thumbnail(_, _, .jpeg): return "image/jpeg"
+        case .thumbnail(_, _, .png): return "image/png"
+        case .manifest, .partialManifest, .lease: return "application/json"
+        case .pack: return packContentType
+        case .original: break
+        default: return "application/octet-stream"
+        }
+        if let file,
            let head = FileHandle(forReadingAtPath: file.path).flatMap({ try? $0.read(upToCount: ContentKind.sniffLength) }) {
             let kind = ContentKind.sniff([UInt8](head))
             return kind == .html ? ContentKind.unknown.mimeType : kind.mimeType

@@ -9,7 +9,8 @@ import Synchronization
 /// so that pair is the key: a request after a new run reads just that run into the
 /// catalog (an incremental ``PostCatalog/refresh()``), never all the manifests.
 final class CatalogCache: Sendable {
-    private let cacheRoot: URL
+    private let layout: CacheLayout
+    private var cacheRoot: URL { layout.root }
     private let state = Mutex<(key: String, catalog: PostCatalog)?>(nil)
     /// One refresh at a time; requests that find the key changed wait for it.
     private let refreshing = Mutex<Void>(())
@@ -17,7 +18,7 @@ final class CatalogCache: Sendable {
     /// The PDQ near-neighbour index, kept while the catalog has no newer hashes.
     private let perceptual = Mutex<PostCatalog.PerceptualIndex?>(nil)
 
-    init(cacheRoot: URL) { self.cacheRoot = cacheRoot }
+    init(layout: CacheLayout) { self.layout = layout }
 
     /// The catalog's PDQ index, built on first use and again after runs add hashes
     /// (a cheap `max(id)` tells); requests meanwhile wait for the one build.
@@ -50,7 +51,7 @@ final class CatalogCache: Sendable {
     }
 
     private func folderKey() -> String {
-        let folder = CacheLayout(root: cacheRoot).manifestsURL.path
+        let folder = layout.manifestsURL.path
         var info = stat()
         guard stat(folder, &info) == 0 else { return "none" }
         // The count as well as the time: two runs within one timestamp tick still differ.

@@ -1,6 +1,6 @@
 import BlobStore
 import CTweetCache
-import Pipeline
+import CacheCore
 import Foundation
 import ObjectStore
 #if canImport(Glibc)
@@ -18,6 +18,9 @@ import Glibc
 /// a pyramid pack, only the bytes asked for (its head and index, one tile).
 final class CacheFiles: Sendable {
     let root: URL
+    let layout: CacheLayout
+    /// Where what the server makes on request is written.
+    private let derived: DerivedFiles
     private let rootDescriptor: Int32
     let remote: ReadThroughCache?
     /// What whole files read back must hash to; nil checks nothing (tests of the confinement).
@@ -33,10 +36,12 @@ final class CacheFiles: Sendable {
         case corrupt
     }
 
-    init(root: URL, remote: ReadThroughCache? = nil, integrity: IntegrityGuard? = nil) throws {
+    init(layout: CacheLayout, remote: ReadThroughCache? = nil, integrity: IntegrityGuard? = nil) throws {
         self.remote = remote
         self.integrity = integrity
-        self.root = root.standardizedFileURL
+        self.layout = layout
+        derived = DerivedFiles(layout: layout)
+        self.root = layout.root
         let fd = open(self.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             throw TileServerError.cacheUnavailable("\(self.root.path): \(String(cString: strerror(errno)))")
@@ -171,7 +176,7 @@ final class CacheFiles: Sendable {
             return
         }
         try checkConfined(relative)
-        try DerivedFiles(cacheRoot: root).write(bytes, to: relative)
+        try derived.write(bytes, to: relative)
     }
 
     /// Throws when an existing folder on the way to `relative` is a symlink (or

@@ -25,11 +25,12 @@ final class IntegrityGuard: Sendable {
     /// Hashes of thumbnails this server made, for when the index cannot be written.
     private let made = Mutex([String: BlobHash]())
 
-    init(cacheRoot: URL, logger: Logger, metrics: ServerMetrics) {
-        layout = CacheLayout(root: cacheRoot)
-        // Only an index that exists: a server pointed at a folder does not create one.
-        var opened: CacheIndex? = nil
-        if FileManager.default.fileExists(atPath: layout.indexURL.path) {
+    /// `index`: the opened cache's; nil (a cache the server cannot write) opens one
+    /// that exists, read as it is.
+    init(layout: CacheLayout, index given: CacheIndex?, logger: Logger, metrics: ServerMetrics) {
+        self.layout = layout
+        var opened = given
+        if opened == nil, FileManager.default.fileExists(atPath: layout.indexURL.path) {
             do { opened = try CacheIndex(path: layout.indexURL) } catch {
                 // Served all the same: originals are checked against their names; a thumbnail
                 // whose recorded hash cannot be looked up is made again, never served unchecked.
@@ -54,11 +55,12 @@ final class IntegrityGuard: Sendable {
     }
 
     func expectation(for relative: String) -> Expectation {
-        let parts = relative.split(separator: "/")
-        if parts.first == "blobs", let name = parts.last, let hash = BlobHash(hex: name) { return .sha256([hash]) }
-        guard relative.hasPrefix(CacheLayout.derivedFolder + "/"), relative.contains(".thumb-"),
-              let name = parts.last, let owner = CacheLayout.derivedOwner(fileName: String(name))
-        else { return .unchecked }
+        let owner: BlobHash
+        switch CacheKey(path: relative) {
+        case .original(let hash): return .sha256([hash])
+        case .thumbnail(let hash, _, _): owner = hash
+        default: return .unchecked
+        }
         var known = (try? index?.contentHashes(ofDerived: relative, source: owner)) ?? []
         if let mine = made.withLock({ $0[relative] }) { known.insert(mine) }
         return known.isEmpty ? .unknown : .sha256(known)
@@ -78,7 +80,11 @@ final class IntegrityGuard: Sendable {
     /// A file that failed its check: moved aside when it is on disk, logged the
     /// first time, counted every time.
     func corrupt(_ relative: String, source: Source, log: Bool = true) {
-        let kind = relative.hasPrefix("blobs/") ? "original" : relative.hasSuffix(CacheLayout.packSuffix) ? "pack" : "thumbnail"
+        let kind = switch CacheKey(path: relative)?.kind {
+        case .original: "original"
+        case .pack: "pack"
+        default: "thumbnail"
+        }
         metrics.integrityFailure(kind: kind, source: source.rawValue)
         if source == .disk { quarantine(relative) }
         let first = reported.withLock { seen -> Bool in

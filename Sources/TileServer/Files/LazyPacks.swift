@@ -2,7 +2,7 @@ import BlobStore
 import Dispatch
 import Imaging
 import Logging
-import Pipeline
+import CacheCore
 import Synchronization
 
 /// Builds the pyramid pack of an image the first time one of its tiles is made

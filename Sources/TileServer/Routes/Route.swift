@@ -1,7 +1,7 @@
 import Catalog
 import BlobStore
 import Imaging
-import Pipeline
+import CacheCore
 
 /// What a request path asks for, after every part of it has been checked.
 ///

@@ -2,7 +2,7 @@ import BlobStore
 import Foundation
 import Imaging
 import NIOCore
-import Pipeline
+import CacheCore
 
 /// `/dzi/<hash>.dzi` and `/dzi/<hash>_files/<level>/<column>_<row>.jpg` (`.png`
 /// for images with alpha: the descriptor's `Format` says which).

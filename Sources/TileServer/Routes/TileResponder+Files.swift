@@ -4,7 +4,7 @@ import Imaging
 import MediaFetch
 import MediaTypes
 import NIOCore
-import Pipeline
+import CacheCore
 
 /// Thumbnails, originals and manifests.
 extension TileResponder {
@@ -76,7 +76,7 @@ extension TileResponder {
 
     /// `/manifests/`: every run's manifest, newest first.
     func manifestList() throws -> Reply {
-        let folder = CacheLayout(root: files.root).manifestsURL
+        let folder = files.layout.manifestsURL
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .sorted(by: >)

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Imaging
-import Pipeline
+import CacheCore
 
 /// IIIF Image API 3.0 at `/iiif/3/<hash>/…`, compliance level 2.
 ///

@@ -2,7 +2,7 @@ import Catalog
 import BlobStore
 import Foundation
 import Hummingbird
-import Pipeline
+import CacheCore
 
 /// IIIF Presentation 3 (`/iiif/presentation/…`): the documents Mirador, Universal
 /// Viewer and archives' tools open, built from the manifests by the same

@@ -3,7 +3,7 @@ import Catalog
 import Foundation
 import LiveSearch
 import Hummingbird
-import Pipeline
+import CacheCore
 import TweetModel
 
 /// The viewer page, its assets, and the JSON it reads (`/api/tweets`).

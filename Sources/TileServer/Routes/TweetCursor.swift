@@ -1,6 +1,6 @@
 import Catalog
 import Foundation
-import Pipeline
+import CacheCore
 
 /// Where the next page of `/api/tweets` starts: the sort key of the last tweet sent.
 ///

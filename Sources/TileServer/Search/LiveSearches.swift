@@ -1,7 +1,6 @@
 import Foundation
 import LiveSearch
 import Logging
-import Pipeline
 import MediaFetch
 import Synchronization
 
@@ -54,7 +53,7 @@ final class LiveSearches: Sendable {
         var nextWaiter = 0
         var current: Status?
         var running = false
-        var progress: RunProgress?
+        var progress: (any CollectionProgress)?
         var task: Task<Void, Never>?
     }
 
@@ -131,7 +130,7 @@ final class LiveSearches: Sendable {
             client = try SearchClient(query: query, token: configuration.token, options: configuration.search)
             // A search clicked again asks only for what is newer than what the cache holds
             // (a state that cannot be read: the whole query, as a first search asks).
-            if let held = try? SearchState.held(by: client, cacheRoot: configuration.pipeline.cacheRoot) {
+            if let held = configuration.collector.held(by: client) {
                 client.shutdown()
                 var options = configuration.search
                 options.since = held
@@ -196,7 +195,7 @@ final class LiveSearches: Sendable {
             }
         }
         client.shutdown()
-        _ = try? SearchHistory(cacheRoot: configuration.pipeline.cacheRoot).record(outcome, of: client, started: started)
+        _ = try? SearchHistory(cacheRoot: configuration.cacheRoot).record(outcome, of: client, started: started)
         var message: String?
         switch outcome.stop {
         case .countReached, .endOfResults, .reachedHeld: break
@@ -211,26 +210,24 @@ final class LiveSearches: Sendable {
             finish(id, state: "failed", message: message ?? "no results page")
             return
         }
-        let progress = RunProgress()
-        state.withLock { $0.progress = progress }
         update(id) { status in
             status.state = "fetching"
             status.waitUntil = nil
             status.message = message
         }
-        // Read back from the saved files a piece at a time: a long search holds no pages.
-        let inputs = (try? SearchState.inputs(of: outcome, from: client))
-            ?? outcome.pages.compactMap { try? ResultsInput.read($0.file.path) }
         do {
-            _ = try await CachePipeline(options: configuration.pipeline).run(inputs, progress: progress)
+            try await configuration.collector.collect(outcome, of: client) { [self] progress in
+                state.withLock { $0.progress = progress }
+            }
+            let progress = state.withLock { $0.progress }
             update(id) { status in
-                status.fetchTotal = progress.total
-                status.fetchDone = progress.done
-                status.fetchFailed = progress.failed
+                status.fetchTotal = progress?.total ?? 0
+                status.fetchDone = progress?.done ?? 0
+                status.fetchFailed = progress?.failed ?? 0
             }
             finish(id, state: "done", message: message)
         } catch {
-            Self.log.error("live search \(client.query.text.debugDescription): caching its results failed: \(error.description)")
+            Self.log.error("live search \(client.query.text.debugDescription): caching its results failed: \(String(describing: error))")
             finish(id, state: "failed", message: "the results could not be cached (the server's log says why)")
         }
     }

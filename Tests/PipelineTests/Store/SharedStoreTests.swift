@@ -1,3 +1,4 @@
+import CacheCore
 import BlobStore
 import Catalog
 import Foundation

@@ -1,5 +1,5 @@
-import BlobStore
-import Foundation
+public import BlobStore
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,9 +13,9 @@ public struct DerivedFiles: Sendable {
     public let root: URL
     public let layout: CacheLayout
 
-    public init(cacheRoot: URL) {
-        root = cacheRoot
-        layout = CacheLayout(root: cacheRoot)
+    public init(layout: CacheLayout) {
+        root = layout.root
+        self.layout = layout
     }
 
     public func url(_ relative: String) -> URL { layout.url(relative) }
@@ -24,24 +24,21 @@ public struct DerivedFiles: Sendable {
     /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
     /// file can always be made again from its blob. Also used by the tile server
     /// for what it makes on request.
-    public func write(_ bytes: [UInt8], to relative: String) throws {
+    public func write(_ bytes: [UInt8], to relative: String) throws(CacheError) {
         let target = url(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw .unusable("cannot make \(target.deletingLastPathComponent().path): \(error.localizedDescription)")
+        }
         let temporary = target.path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw PipelineError.cache("cannot write \(temporary)")
+            throw CacheError.unusable("cannot write \(temporary)")
         }
         guard rename(temporary, target.path) == 0 else {
             let code = errno
             unlink(temporary)
-            throw PipelineError.cache("cannot rename into \(target.path): \(String(cString: strerror(code)))")
+            throw CacheError.unusable("cannot rename into \(target.path): \(String(cString: strerror(code)))")
         }
     }
-}
-
-/// The `kind` values of derived-file rows in the index.
-public enum DerivedKind {
-    public static let thumbnail = "thumb"
-    /// A pyramid pack; the size parameter is its tile size.
-    public static let pack = "pack"
 }

@@ -16,12 +16,12 @@ public enum DerivedRepair {
     public static func rederive(
         _ hash: BlobHash, records: [DerivedRecord], store: BlobStore, index: CacheIndex, threads: Int = 1,
         rebuildPyramid: Bool = false
-    ) throws(PipelineError) -> [DerivedRecord] {
+    ) throws(CacheError) -> [DerivedRecord] {
         var options = DeriveOptions()
-        options.thumbnailSizes = records.filter { $0.kind == DerivedKind.thumbnail }.compactMap { Int($0.sizeParameter) }
+        options.thumbnailSizes = records.filter { $0.kind == DerivedKind.thumbnail }.compactMap(\.size)
         let tileRecords = records.filter { $0.kind == DerivedKind.pack }
         options.tiles = tileRecords.isEmpty && !rebuildPyramid ? .none : .eager
-        if let size = tileRecords.compactMap({ Int($0.sizeParameter) }).first { options.tileSize = size }
+        if let size = tileRecords.compactMap(\.size).first { options.tileSize = size }
         var records = records
         if rebuildPyramid {
             if let pyramid = existingPyramid(hash, store: store) {
@@ -32,15 +32,15 @@ public enum DerivedRepair {
             try? FileManager.default.removeItem(atPath: store.layout.path(CacheLayout.pack(hash)))
             records.removeAll { $0.kind == DerivedKind.pack }
         }
-        let deriver = Deriver(store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
+        let deriver = Deriver(store: store, files: DerivedFiles(layout: store.layout), options: options,
                               threadsPerImage: max(1, threads))
         let outcome = deriver.derive(DeriveJob(hash: hash, wantsTiles: !tileRecords.isEmpty || rebuildPyramid,
                                                existing: records))
-        if let error = outcome.error { throw .cache("cannot re-derive \(hash.hex): \(error)") }
+        if let error = outcome.error { throw .unusable("cannot re-derive \(hash.hex): \(error)") }
         do {
             try index.recordDerived(outcome.newRecords)
             try index.removeDerived(outcome.obsolete)
-        } catch { throw .cache(error.description) }
+        } catch { throw .unusable(error.description) }
         return outcome.newRecords
     }
 

@@ -4,37 +4,53 @@ import Imaging
 import MediaTypes
 
 /// One image to derive from, and what already exists for it.
-struct DeriveJob: Sendable {
-    var hash: BlobHash
-    var wantsTiles: Bool
-    var existing: [DerivedRecord]
+package struct DeriveJob: Sendable {
+    package var hash: BlobHash
+    package var wantsTiles: Bool
+    package var existing: [DerivedRecord]
     /// The displayed size, when the index knows it (saves reading the header).
-    var knownSize: (width: Int, height: Int)? = nil
+    package var knownSize: (width: Int, height: Int)? = nil
     /// The PDQ signature the index already has; nil has it computed.
-    var knownPDQ: PDQSignature? = nil
+    package var knownPDQ: PDQSignature? = nil
     /// What an earlier decode found wrong with the image, as the index recorded it.
-    var knownDamage: String? = nil
+    package var knownDamage: String? = nil
+
+    package init(hash: BlobHash, wantsTiles: Bool, existing: [DerivedRecord], knownSize: (width: Int, height: Int)? = nil,
+                 knownPDQ: PDQSignature? = nil, knownDamage: String? = nil) {
+        self.hash = hash
+        self.wantsTiles = wantsTiles
+        self.existing = existing
+        self.knownSize = knownSize
+        self.knownPDQ = knownPDQ
+        self.knownDamage = knownDamage
+    }
 }
 
 /// What deriving one image produced.
-struct DeriveOutcome: Sendable {
-    var hash: BlobHash
+package struct DeriveOutcome: Sendable {
+    package var hash: BlobHash
     /// Every derived file the image has now (existing and new).
-    var records: [DerivedRecord]
-    var newRecords: [DerivedRecord]
+    package var records: [DerivedRecord]
+    package var newRecords: [DerivedRecord]
     /// Rows this derivation replaced (a pack of another tile size), deleted once
     /// the new rows are recorded.
-    var obsolete: [DerivedRecord] = []
-    var width: Int?
-    var height: Int?
+    package var obsolete: [DerivedRecord] = []
+    package var width: Int?
+    package var height: Int?
     /// The image's PDQ signature (known or computed now), nil when it could not be decoded.
-    var pdq: PDQSignature?
+    package var pdq: PDQSignature?
     /// Whether ``pdq`` was computed by this derivation (and so is recorded).
-    var pdqIsNew = false
-    var error: String?
+    package var pdqIsNew = false
+    package var error: String?
     /// What is wrong with an image that decoded all the same (``ImageDamage``),
     /// from this decode or an earlier one; recorded in the index and the manifest.
-    var damage: String?
+    package var damage: String?
+
+    package init(hash: BlobHash, records: [DerivedRecord], newRecords: [DerivedRecord]) {
+        self.hash = hash
+        self.records = records
+        self.newRecords = newRecords
+    }
 }
 
 /// Makes the thumbnails and the pyramid pack of one cached image, decoding it once.
@@ -51,16 +67,26 @@ struct DeriveOutcome: Sendable {
 /// reference is fed; an image with nothing else to make, or thumbnails only, is
 /// decoded at full size once for it (and its thumbnails cut from that decode). A
 /// signature the index has is not computed again.
-struct Deriver: Sendable {
-    let store: BlobStore
-    let files: DerivedFiles
-    let options: DeriveOptions
+package struct Deriver: Sendable {
+    package let store: BlobStore
+    package let files: DerivedFiles
+    package let options: DeriveOptions
     /// Threads one image may use: 1 when images run in parallel.
-    let threadsPerImage: Int
+    package let threadsPerImage: Int
     /// Where pack folders wait to be flushed; nil flushes each at once.
-    var pendingDirectories: PendingDirectories? = nil
+    package var pendingDirectories: PendingDirectories? = nil
 
-    func derive(_ job: DeriveJob) -> DeriveOutcome {
+    package init(store: BlobStore, files: DerivedFiles, options: DeriveOptions, threadsPerImage: Int,
+                 pendingDirectories: PendingDirectories? = nil) {
+        self.store = store
+        self.files = files
+        self.options = options
+        self.threadsPerImage = threadsPerImage
+        self.pendingDirectories = pendingDirectories
+    }
+
+
+    package func derive(_ job: DeriveJob) -> DeriveOutcome {
         var outcome = DeriveOutcome(hash: job.hash, records: [], newRecords: [])
         let current = job.existing
         let present = current.filter { FileManager.default.fileExists(atPath: files.url($0.path).path) }
@@ -90,11 +116,11 @@ struct Deriver: Sendable {
             let width = outcome.width ?? 0, height = outcome.height ?? 0
             let sizes = options.thumbnailSizes(width: width, height: height).sorted(by: >)
             let missingSizes = sizes.filter { size in
-                !present.contains { $0.kind == DerivedKind.thumbnail && $0.sizeParameter == "\(size)" }
+                !present.contains { $0.kind == DerivedKind.thumbnail && $0.size == size }
             }
             let wantsPack = job.wantsTiles && options.tiles == .eager
                 && options.wantsPyramid(width: width, height: height)
-                && !present.contains { $0.kind == DerivedKind.pack && $0.sizeParameter == "\(options.tileSize)" }
+                && !present.contains { $0.kind == DerivedKind.pack && $0.size == options.tileSize }
             guard !missingSizes.isEmpty || wantsPack else {
                 if wantsPDQ {
                     let data = try bytes ?? store.read(job.hash)
@@ -151,7 +177,7 @@ struct Deriver: Sendable {
             outcome.records = present.filter { old in !made.contains { $0.kind == old.kind && $0.sizeParameter == old.sizeParameter } } + made
             // One pack per image: a new one replaces rows naming another tile size.
             if made.contains(where: { $0.kind == DerivedKind.pack }) {
-                let stale = current.filter { $0.kind == DerivedKind.pack && $0.sizeParameter != "\(options.tileSize)" }
+                let stale = current.filter { $0.kind == DerivedKind.pack && $0.size != options.tileSize }
                 outcome.obsolete += stale
                 outcome.records.removeAll { row in stale.contains(row) }
             }
@@ -164,7 +190,7 @@ struct Deriver: Sendable {
     private func write(_ thumb: Thumbnail, size: Int, hash: BlobHash) throws -> DerivedRecord {
         let path = CacheLayout.thumbnail(hash, size: size, png: thumb.format == .png)
         try files.write(thumb.encoded, to: path)
-        return DerivedRecord(hash: hash, kind: DerivedKind.thumbnail, sizeParameter: "\(size)", path: path,
+        return DerivedRecord(hash: hash, kind: .thumbnail, sizeParameter: "\(size)", path: path,
                              width: thumb.width, height: thumb.height, bytes: thumb.encoded.count,
                              contentSHA256: BlobHash(hashing: thumb.encoded))
     }
@@ -180,7 +206,7 @@ struct Deriver: Sendable {
         let (bytes, summary) = try TilePyramidBuilder.pack(image: image, options: tileOptions, source: hash.bytes)
         let path = CacheLayout.pack(hash)
         try store.publishDerived(bytes, at: path, deferringDirectorySync: pendingDirectories)
-        return DerivedRecord(hash: hash, kind: DerivedKind.pack, sizeParameter: "\(options.tileSize)", path: path,
+        return DerivedRecord(hash: hash, kind: .pack, sizeParameter: "\(options.tileSize)", path: path,
                              width: summary.width, height: summary.height, bytes: bytes.count)
     }
 }

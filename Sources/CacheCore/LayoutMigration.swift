@@ -30,11 +30,11 @@ public enum LayoutMigration {
         public var failed: [String: String] = [:]
     }
 
-    /// Converts the cache at `cacheRoot` when its layout is older than ``version``;
-    /// nil when there was nothing to do (the common case: one small file read).
+    /// Converts the cache `layout` describes when its layout is older than
+    /// ``version``; nil when there was nothing to do (the common case: one small
+    /// file read). ``Cache/open(_:store:creation:logger:)`` calls it, once per opening.
     @discardableResult
-    public static func runIfNeeded(cacheRoot: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> Report? {
-        let layout = CacheLayout(root: cacheRoot)
+    package static func runIfNeeded(layout: CacheLayout, threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> Report? {
         if isCurrent(layout) { return nil }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root.path, isDirectory: &isFolder), isFolder.boolValue else {
@@ -48,7 +48,7 @@ public enum LayoutMigration {
         var report = Report()
         if FileManager.default.fileExists(atPath: layout.derivedURL.path) {
             // A cache that cannot be opened now is not marked: the next command tries again.
-            guard let store = try? BlobStore(root: layout.root), let index = try? CacheIndex(path: layout.indexURL) else {
+            guard let store = try? BlobStore(layout: layout), let index = try? CacheIndex(path: layout.indexURL) else {
                 return nil
             }
             for entry in store.allDerivedEntries() where entry.isLegacyFolder {
@@ -85,19 +85,19 @@ public enum LayoutMigration {
     /// Where the old layout kept an image's files, for reading them once here.
     static func oldDescriptor(_ hash: BlobHash) -> String { "\(CacheLayout.legacyFolder(hash))/dz/image.dzi" }
     /// Row kinds of the old layout's trees.
-    static let treeKinds: Set<String> = ["dzi", "iiif3"]
+    static let treeKinds: Set<DerivedKind> = [.deepZoomTree, .iiifTree]
 
     /// Converts one image: its thumbnails and, when it had trees, a pack with the
     /// trees' tile size and overlap are made (or kept, when already made) by the
     /// run's own ``Deriver``, recorded, and only then are the old rows and folder dropped.
-    public static func convert(_ hash: BlobHash, store: BlobStore, index: CacheIndex, threads: Int = 1) throws(PipelineError) {
+    public static func convert(_ hash: BlobHash, store: BlobStore, index: CacheIndex, threads: Int = 1) throws(CacheError) {
         let folder = CacheLayout.legacyFolder(hash) + "/"
         let rows: [DerivedRecord]
-        do { rows = try index.derived(for: hash) } catch { throw .cache(error.description) }
+        do { rows = try index.derived(for: hash) } catch { throw .unusable(error.description) }
         let old = rows.filter { $0.path.hasPrefix(folder) }
         let current = rows.filter { !$0.path.hasPrefix(folder) }
         var options = DeriveOptions()
-        options.thumbnailSizes = Array(Set(rows.filter { $0.kind == DerivedKind.thumbnail }.compactMap { Int($0.sizeParameter) }))
+        options.thumbnailSizes = Array(Set(rows.filter { $0.kind == DerivedKind.thumbnail }.compactMap(\.size)))
         let hadTrees = old.contains { treeKinds.contains($0.kind) }
             || FileManager.default.fileExists(atPath: store.layout.path(oldDescriptor(hash)))
         options.tiles = hadTrees ? .eager : .none
@@ -106,14 +106,14 @@ public enum LayoutMigration {
             options.tileSize = descriptor.tileSize
             options.overlap = descriptor.overlap
         }
-        let deriver = Deriver(store: store, files: DerivedFiles(cacheRoot: store.root), options: options,
+        let deriver = Deriver(store: store, files: DerivedFiles(layout: store.layout), options: options,
                               threadsPerImage: max(1, threads))
         let outcome = deriver.derive(DeriveJob(hash: hash, wantsTiles: hadTrees, existing: current))
-        if let error = outcome.error { throw .cache("cannot convert \(hash.hex): \(error)") }
+        if let error = outcome.error { throw .unusable("cannot convert \(hash.hex): \(error)") }
         do {
             try index.recordDerived(outcome.newRecords)
             try index.removeDerived(old)
-        } catch { throw .cache(error.description) }
+        } catch { throw .unusable(error.description) }
         try? FileManager.default.removeItem(at: store.layout.url(CacheLayout.legacyFolder(hash)))
     }
 }

@@ -18,14 +18,17 @@ public enum ObjectCheck {
     /// one of the SHA-256s its makers recorded, or, when none was recorded, at
     /// least be an image.
     public static func judge(_ path: String, bytes: [UInt8], expected: Set<BlobHash>) -> Finding {
-        let name = String(path.split(separator: "/").last ?? "")
-        if path.hasPrefix(CacheLayout.blobsFolder + "/") {
-            guard let hash = BlobHash(hex: name) else { return .unreadable("not a name an original is stored under; left alone") }
+        guard let key = CacheKey(path: path) else { return .unreadable("not a name TweetCache writes; left alone") }
+        return judge(key, bytes: bytes, expected: expected)
+    }
+
+    /// ``judge(_:bytes:expected:)`` for a key already parsed.
+    public static func judge(_ key: CacheKey, bytes: [UInt8], expected: Set<BlobHash>) -> Finding {
+        switch key {
+        case .original(let hash):
             let actual = BlobHash(hashing: bytes)
             return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
-        }
-        guard let owner = CacheLayout.derivedOwner(fileName: name) else { return .unreadable("not a name TweetCache writes; left alone") }
-        if path.hasSuffix(CacheLayout.packSuffix) {
+        case .pack(let owner):
             do {
                 let pack = try PyramidPack(bytes)
                 try pack.checkAll(bytes)
@@ -33,6 +36,8 @@ public enum ObjectCheck {
             } catch {
                 return .wrong("damaged: \(error)")
             }
+        case .thumbnail: break
+        default: return .unreadable("not an object checked by its bytes; left alone")
         }
         if !expected.isEmpty {
             return expected.contains(BlobHash(hashing: bytes)) ? .good
