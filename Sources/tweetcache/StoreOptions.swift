@@ -1,4 +1,5 @@
 import ArgumentParser
+import CacheCore
 import BlobStore
 import Foundation
 import Logging
@@ -52,12 +53,12 @@ struct StoreOptions: ParsableArguments {
 
     /// The bounded local copy of the bucket's objects under `cacheRoot`.
     func readThrough(_ storage: any CacheStorage, cacheRoot: URL) throws -> ReadThroughCache {
+        let layout = CacheLayout(root: cacheRoot)
         do {
-            let layout = CacheLayout(root: cacheRoot)
             return try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: localMaxBytes,
                                         quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         } catch {
-            throw FailureExit.message("cannot use \(CacheLayout(root: cacheRoot).objectsURL.path): \(error)", code: 2)
+            throw FailureExit.message("cannot use \(layout.objectsURL.path): \(error)", code: 2)
         }
     }
 
@@ -70,9 +71,9 @@ struct StoreOptions: ParsableArguments {
         do { _ = try await BucketSync(storage: storage, cacheRoot: cacheRoot).run() } catch {
             throw FailureExit.message(error.description, code: 2)
         }
-        let store: BlobStore
-        do { store = try BlobStore(root: cacheRoot) } catch { throw FailureExit.message("\(error)", code: 2) }
-        let report = await BucketHydrator(storage: storage, store: store).hydrate(paths(CacheLayout(root: cacheRoot)))
+        let cache: Cache
+        do { cache = try Cache.open(cacheRoot) } catch { throw FailureExit.message(error.description, code: 2) }
+        let report = await BucketHydrator(storage: storage, store: cache.blobs).hydrate(paths(cache.layout))
         for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
             StandardStreams.error("tweetcache: \(storage.address)/\(path): \(why)\n")
         }

@@ -294,88 +294,9 @@ public final class S3Client: Sendable {
         guard response.isSuccess else { throw classify(response, key: nil) }
     }
 
-    // MARK: - Multipart
-
-    /// Stores the file at `path` in parts of `partSize` bytes (S3's minimum is 5 MiB,
-    /// but for the last), unless the key exists. The object appears only when the
-    /// last step completes; on any failure the upload is aborted, and a process
-    /// killed before that leaves parts the store expires, never a visible object.
-    public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20, sha256: String? = nil,
-                        contentType: String = "application/octet-stream", replace: Bool = false) async throws(StoreError) -> PutResult {
-        let key = try checkedKey(path)
-        let handle: FileHandle
-        do { handle = try FileHandle(forReadingFrom: file) } catch {
-            throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
-        }
-        defer { try? handle.close() }
-        let total = (try? handle.seekToEnd()).map(Int.init) ?? 0
-        try? handle.seek(toOffset: 0)
-        if total <= partSize {
-            // A file that cannot be read is an error, never an empty object (which
-            // If-None-Match would then keep for good).
-            let bytes: [UInt8]
-            do { bytes = [UInt8](try handle.readToEnd() ?? Data()) } catch {
-                throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
-            }
-            guard bytes.count == total else { throw .invalidLocation("\(file.path) changed while it was read") }
-            return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType, replace: replace)
-        }
-        if !replace, try await size(path) != nil { return .alreadyStored }
-        let objectURL = settings.url(bucket: location.bucket, key: key)
-        let created = try await send(HTTPRequest(
-            url: objectURL + "?uploads=", headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType],
-            body: [], method: "POST"), key: key)
-        guard created.isSuccess else { throw classify(created, key: key) }
-        let uploadID = try S3XML.uploadID(created.body)
-        let upload = "uploadId=\(Self.queryValue(uploadID))"
-        do throws(StoreError) {
-            var parts: [(number: Int, etag: String)] = []
-            var number = 0
-            // The parts are checked by the store one by one; the whole is checked here
-            // against the name it goes under, before the object can appear.
-            var whole = SHA256()
-            while true {
-                let data: Data
-                do { data = try handle.read(upToCount: partSize) ?? Data() } catch {
-                    throw StoreError.invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
-                }
-                if data.isEmpty { break }
-                number += 1
-                let bytes = [UInt8](data)
-                whole.update(data: bytes)
-                let response = try await send(HTTPRequest(
-                    url: objectURL + "?partNumber=\(number)&\(upload)",
-                    headers: ["x-amz-content-sha256": Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: "PUT"),
-                    key: key)
-                guard response.isSuccess, let etag = response.header("etag") else { throw classify(response, key: key) }
-                parts.append((number, etag))
-            }
-            if let sha256 {
-                let actual = BlobHash(digest: whole.finalize()).hex
-                guard actual == sha256 else { throw StoreError.integrity(key: key) }
-            }
-            let xml = "<CompleteMultipartUpload>" + parts.map {
-                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
-            }.joined() + "</CompleteMultipartUpload>"
-            let body = Array(xml.utf8)
-            let completed = try await send(HTTPRequest(
-                url: objectURL + "?\(upload)",
-                headers: ["x-amz-content-sha256": Self.sha256(body), "Content-Type": "application/xml"],
-                body: body, method: "POST"), key: key)
-            // CompleteMultipartUpload can fail inside a 200: the error is in the body.
-            if !completed.isSuccess || S3XML.error(completed.body) != nil { throw classify(completed, key: key) }
-            return .stored
-        } catch {
-            _ = try? await send(HTTPRequest(
-                url: objectURL + "?\(upload)", headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"),
-                key: key)
-            throw error
-        }
-    }
-
     // MARK: - Requests
 
-    private func checkedKey(_ path: String) throws(StoreError) -> String {
+    func checkedKey(_ path: String) throws(StoreError) -> String {
         let key = location.key(path)
         guard !path.isEmpty, key.utf8.count <= 1024, key.utf8.allSatisfy(S3Location.keyByte),
               !path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
@@ -388,7 +309,7 @@ public final class S3Client: Sendable {
     /// everything else not 2xx is classified here. With ``health``, a store marked
     /// down is not asked at all, and a request that gets no answer counts towards
     /// marking it down.
-    private func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(StoreError) -> HTTPResponse {
+    func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(StoreError) -> HTTPResponse {
         if !probing { try health?.admit() }
         var request = request
         request.signing = try await settings.signature()
@@ -443,7 +364,7 @@ public final class S3Client: Sendable {
         return error
     }
 
-    private func classify(_ response: HTTPResponse, key: String?) -> StoreError {
+    func classify(_ response: HTTPResponse, key: String?) -> StoreError {
         let parsed = S3XML.error(response.body)
         let code = parsed?.code ?? ""
         let message = parsed?.message ?? ""
@@ -467,46 +388,3 @@ public final class S3Client: Sendable {
     }
 }
 
-/// A local file's SHA-256 and MD5 digests, whole and by part, read once: what a
-/// store's checksum or ETag is compared with.
-struct LocalDigests {
-    var size: Int
-    var sha256Base64: String
-    var md5: String
-    var partMD5s: [[UInt8]]
-
-    init(bytes: [UInt8]) {
-        size = bytes.count
-        sha256Base64 = Data(SHA256.hash(data: bytes)).base64EncodedString()
-        md5 = Data(Insecure.MD5.hash(data: bytes)).map { String(format: "%02x", $0) }.joined()
-        partMD5s = [Array(Insecure.MD5.hash(data: bytes))]
-    }
-
-    init?(file: URL, partSize: Int) {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-        defer { try? handle.close() }
-        var whole = SHA256()
-        var wholeMD5 = Insecure.MD5()
-        var parts: [[UInt8]] = []
-        var total = 0
-        while let chunk = try? handle.read(upToCount: partSize), !chunk.isEmpty {
-            whole.update(data: chunk)
-            wholeMD5.update(data: chunk)
-            parts.append(Array(Insecure.MD5.hash(data: chunk)))
-            total += chunk.count
-        }
-        size = total
-        sha256Base64 = Data(whole.finalize()).base64EncodedString()
-        md5 = Data(wholeMD5.finalize()).map { String(format: "%02x", $0) }.joined()
-        partMD5s = parts
-    }
-
-    /// The ETag S3 gives these bytes: the MD5 of a single PUT, or the MD5 of the
-    /// parts' MD5s and the part count for a multipart upload.
-    func etag(parts multipart: Bool) -> String? {
-        guard multipart else { return md5 }
-        guard partMD5s.count > 1 else { return nil }
-        let joined = Insecure.MD5.hash(data: partMD5s.flatMap { $0 })
-        return Data(joined).map { String(format: "%02x", $0) }.joined() + "-\(partMD5s.count)"
-    }
-}

@@ -56,7 +56,7 @@ public struct BucketHydrator: BlobSource {
     public func hydrate(_ paths: [String]) async -> Report {
         var report = Report()
         let paths = paths.filter { CacheKey(path: $0)?.isShared == true }
-        let layout = CacheLayout(root: store.root)
+        let layout = store.layout
         let missing = paths.filter { !FileManager.default.fileExists(atPath: layout.path($0)) }
         report.present = paths.count - missing.count
         await concurrently(missing, width: concurrency, { path in (path, await copy(path)) }) { path, problem in

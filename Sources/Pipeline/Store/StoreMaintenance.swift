@@ -295,61 +295,6 @@ public struct StoreMaintenance: Sendable {
         }
     }
 
-    // MARK: - Stats
-
-    public struct Stats: Sendable, Codable, Equatable {
-        public var location: String
-        public var originals = 0
-        public var originalBytes = 0
-        public var packs = 0
-        public var packBytes = 0
-        public var thumbnails = 0
-        public var thumbnailBytes = 0
-        public var manifests = 0
-        public var other = 0
-
-        enum CodingKeys: String, CodingKey {
-            case location, originals, packs, thumbnails, manifests, other
-            case originalBytes = "original_bytes"
-            case packBytes = "pack_bytes"
-            case thumbnailBytes = "thumbnail_bytes"
-        }
-
-        public var text: String {
-            """
-            store      \(location)
-            originals  \(originals) (\(ByteCount.format(originalBytes)))
-            packs      \(packs) (\(ByteCount.format(packBytes)))
-            thumbnails \(thumbnails) (\(ByteCount.format(thumbnailBytes)))
-            manifests  \(manifests)\(other > 0 ? "\nother      \(other) objects TweetCache did not write" : "")
-
-            """
-        }
-    }
-
-    /// Counts and sizes of what the bucket holds, from one listing.
-    public func stats() async throws(StoreError) -> Stats {
-        var stats = Stats(location: storage.address)
-        for object in try await storage.list("") {
-            switch CacheKey(path: object.key)?.kind {
-            case .original:
-                stats.originals += 1
-                stats.originalBytes += object.size
-            case .pack:
-                stats.packs += 1
-                stats.packBytes += object.size
-            case .thumbnail:
-                stats.thumbnails += 1
-                stats.thumbnailBytes += object.size
-            case .manifest:
-                stats.manifests += 1
-            default:
-                stats.other += 1
-            }
-        }
-        return stats
-    }
-
     // MARK: - Garbage collection
 
     public struct CollectReport: Sendable, Codable, Equatable {
@@ -365,6 +310,9 @@ public struct StoreMaintenance: Sendable {
         public var blockedBy: [String] = []
         /// Objects under `leases/` no run wrote (a failed write check, junk): ignored.
         public var ignoredLeases: [String] = []
+        /// Leases of runs that stopped renewing them (killed, or with keys that may
+        /// not delete): removed, since no live writer holds them.
+        public var expiredLeases: [String] = []
         /// Objects under `manifests/` that do not read and were skipped, with why.
         public var skippedManifests: [String] = []
         /// Damaged manifests of runs with no copy here: nothing is collected while one exists.
@@ -377,12 +325,14 @@ public struct StoreMaintenance: Sendable {
             case dryRun = "dry_run"
             case blockedBy = "blocked_by"
             case ignoredLeases = "ignored_leases"
+            case expiredLeases = "expired_leases"
             case skippedManifests = "skipped_manifests"
             case unreadableManifests = "unreadable_manifests"
         }
 
         public var text: String {
             var lines = ignoredLeases.map { "bucket: \($0) is not a run's lease; ignored" }
+                + expiredLeases.map { "bucket: \($0): \(dryRun ? "would remove" : "removed") the lease of a run that stopped renewing it" }
                 + skippedManifests.map { "bucket: \($0)" }
             if !blockedBy.isEmpty {
                 lines.append("bucket: runs are uploading (\(blockedBy.joined(separator: ", "))); nothing collected, try later")
@@ -416,6 +366,17 @@ public struct StoreMaintenance: Sendable {
         report.ignoredLeases = leases.junk
         report.blockedBy = Self.live(leases.runs, now: now)
         if !report.blockedBy.isEmpty { return report }
+        // No writer is alive: every run lease left is a dead run's (in a bucket, a
+        // writer's lock is the lease it renews), removed so it is not listed forever.
+        for key in leases.runs.map(\.key).sorted() {
+            if !dryRun {
+                do { try await storage.delete(key) } catch {
+                    report.skippedManifests.append("\(key): could not remove this dead run's lease: \(error.description)")
+                    continue
+                }
+            }
+            report.expiredLeases.append(key)
+        }
         let named = try await namedObjects()
         var referenced = Set(named.objects.keys)
         for (key, why) in named.unreadable {

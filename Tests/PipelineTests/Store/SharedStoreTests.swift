@@ -289,7 +289,15 @@ import TestSupport
         let expired = try await maintenance.collect(
             grace: 3600, now: Date().addingTimeInterval(StoreMaintenance.leaseLifetime + 3600), dryRun: true)
         #expect(expired.blockedBy.isEmpty && expired.removed == [stray])
-        try await storage.delete(lease)
+        #expect(expired.expiredLeases == [lease] && expired.text.contains("would remove the lease of a run that stopped"))
+        #expect(try await storage.size(lease) != nil, "a dry run removes no lease")
+        // A real collection removes the dead run's lease, so it is not listed forever.
+        let swept = try await maintenance.collect(
+            grace: 3600, now: Date().addingTimeInterval(StoreMaintenance.leaseLifetime + 3600), dryRun: false)
+        #expect(swept.expiredLeases == [lease])
+        #expect(try await storage.size(lease) == nil)
+        #expect(try await storage.size(stray) == nil)
+        _ = try await storage.store(stray, bytes: [9, 9, 9], sha256: nil, contentType: "application/octet-stream", replace: false)
         let dry = try await maintenance.collect(grace: 3600, now: Date().addingTimeInterval(7200), dryRun: true)
         #expect(dry.removed == [stray])
         #expect(try await storage.size(stray) != nil)

@@ -1,0 +1,86 @@
+import BlobStore
+import Crypto
+import Foundation
+import MediaFetch
+
+extension S3Client {
+    // MARK: - Multipart
+
+    /// Stores the file at `path` in parts of `partSize` bytes (S3's minimum is 5 MiB,
+    /// but for the last), unless the key exists. The object appears only when the
+    /// last step completes; on any failure the upload is aborted, and a process
+    /// killed before that leaves parts the store expires, never a visible object.
+    public func putFile(_ path: String, file: URL, partSize: Int = 8 << 20, sha256: String? = nil,
+                        contentType: String = "application/octet-stream", replace: Bool = false) async throws(StoreError) -> PutResult {
+        let key = try checkedKey(path)
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: file) } catch {
+            throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+        }
+        defer { try? handle.close() }
+        let total = (try? handle.seekToEnd()).map(Int.init) ?? 0
+        try? handle.seek(toOffset: 0)
+        if total <= partSize {
+            // A file that cannot be read is an error, never an empty object (which
+            // If-None-Match would then keep for good).
+            let bytes: [UInt8]
+            do { bytes = [UInt8](try handle.readToEnd() ?? Data()) } catch {
+                throw .invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+            }
+            guard bytes.count == total else { throw .invalidLocation("\(file.path) changed while it was read") }
+            return try await put(path, bytes: bytes, sha256: sha256, contentType: contentType, replace: replace)
+        }
+        if !replace, try await size(path) != nil { return .alreadyStored }
+        let objectURL = settings.url(bucket: location.bucket, key: key)
+        let created = try await send(HTTPRequest(
+            url: objectURL + "?uploads=", headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType],
+            body: [], method: "POST"), key: key)
+        guard created.isSuccess else { throw classify(created, key: key) }
+        let uploadID = try S3XML.uploadID(created.body)
+        let upload = "uploadId=\(Self.queryValue(uploadID))"
+        do throws(StoreError) {
+            var parts: [(number: Int, etag: String)] = []
+            var number = 0
+            // The parts are checked by the store one by one; the whole is checked here
+            // against the name it goes under, before the object can appear.
+            var whole = SHA256()
+            while true {
+                let data: Data
+                do { data = try handle.read(upToCount: partSize) ?? Data() } catch {
+                    throw StoreError.invalidLocation("cannot read \(file.path): \((error as NSError).localizedDescription)")
+                }
+                if data.isEmpty { break }
+                number += 1
+                let bytes = [UInt8](data)
+                whole.update(data: bytes)
+                let response = try await send(HTTPRequest(
+                    url: objectURL + "?partNumber=\(number)&\(upload)",
+                    headers: ["x-amz-content-sha256": Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: "PUT"),
+                    key: key)
+                guard response.isSuccess, let etag = response.header("etag") else { throw classify(response, key: key) }
+                parts.append((number, etag))
+            }
+            if let sha256 {
+                let actual = BlobHash(digest: whole.finalize()).hex
+                guard actual == sha256 else { throw StoreError.integrity(key: key) }
+            }
+            let xml = "<CompleteMultipartUpload>" + parts.map {
+                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
+            }.joined() + "</CompleteMultipartUpload>"
+            let body = Array(xml.utf8)
+            let completed = try await send(HTTPRequest(
+                url: objectURL + "?\(upload)",
+                headers: ["x-amz-content-sha256": Self.sha256(body), "Content-Type": "application/xml"],
+                body: body, method: "POST"), key: key)
+            // CompleteMultipartUpload can fail inside a 200: the error is in the body.
+            if !completed.isSuccess || S3XML.error(completed.body) != nil { throw classify(completed, key: key) }
+            return .stored
+        } catch {
+            _ = try? await send(HTTPRequest(
+                url: objectURL + "?\(upload)", headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"),
+                key: key)
+            throw error
+        }
+    }
+
+}
