@@ -42,6 +42,7 @@ extension HTTPFetcher {
             return .failure(error)
         }
         if let timeout = request.timeout { transfer.deadline = .now + max(timeout, .milliseconds(1)) }
+        if let onFirstByte = request.onFirstByte { transfer.onHead = { status, _ in onFirstByte(status) } }
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (cont: CheckedContinuation<CurlOutcome, Never>) in
                 transfer.onComplete = { outcome in cont.resume(returning: outcome) }

@@ -21,7 +21,10 @@ extension HTTPFetcher {
     /// by ending its iteration or cancelling its task. The connect timeout still holds,
     /// as do the request checks of ``perform(_:)``. Nothing is retried: a stream's
     /// reader reconnects on its own terms (with a cursor, after a backoff).
-    public func stream(_ request: HTTPRequest) -> AsyncStream<HTTPStreamPart> {
+    ///
+    /// `stallAfter` ends a response that sends nothing for that long (a large object
+    /// read from a slow store: any total limit would cut it, silence means it died).
+    public func stream(_ request: HTTPRequest, stallAfter: Duration? = nil) -> AsyncStream<HTTPStreamPart> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             if let problem = Self.validate(request.url) {
                 continuation.yield(.end(status: 0, headers: [:], failure: problem))
@@ -38,6 +41,10 @@ extension HTTPFetcher {
             var limits = configuration
             limits.totalTimeout = .zero  // libcurl: no limit
             limits.lowSpeedLimit = 0  // libcurl: no low-speed check
+            if let stallAfter {
+                limits.lowSpeedLimit = 1
+                limits.lowSpeedTime = max(stallAfter, .seconds(1))
+            }
             limits.maxBytes = Int.max
             limits.byteCounter = nil
             var unbounded = request

@@ -27,6 +27,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
     /// shorter than the fetcher's limits: the rest of a caller's deadline (a tile
     /// server's request asking a bucket).
     public var timeout: Duration?
+    /// Told the status when the answer's first body byte arrives: a caller whose
+    /// request then times out knows the server answered, only slowly (a slow
+    /// object store is not a store that is down).
+    public var onFirstByte: (@Sendable (Int) -> Void)?
 
     public init(url: String, headers: [String: String] = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20,
                 method: String? = nil, signing: AWSSignature? = nil, timeout: Duration? = nil) {

@@ -1,4 +1,5 @@
 import BlobStore
+import Crypto
 import Foundation
 import Synchronization
 
@@ -114,6 +115,67 @@ public final class ReadThroughCache: Sendable {
         }
         keep(name, result.bytes)
         return result.bytes
+    }
+
+    /// The object at `path` as its bytes arrive, for answering before a large
+    /// object is whole: the local copy when it is sound, else the store's
+    /// (``CacheStorage/stream(_:maxBytes:stall:)``); nil when the store has none.
+    ///
+    /// The bytes must hash to one of `expecting`, and the check holds as far as a
+    /// stream can: every piece but the last is passed on as it comes, the last only
+    /// once the whole hashed right. Bytes that do not end the stream with
+    /// ``StoreError/corrupt(key:)`` one piece short, so a reader told the size
+    /// never takes them for the object; they are neither kept nor remembered.
+    public func stream(_ path: String, limit: Int, expecting: Set<BlobHash>, stall: Duration)
+        async throws(StoreError) -> ObjectStream?
+    {
+        let name = Self.fileName(path, range: nil)
+        if let bytes = hit(name) {
+            if Self.sound(bytes, expecting) {
+                return ObjectStream(size: bytes.count, chunks: AsyncThrowingStream { continuation in
+                    continuation.yield(bytes)
+                    continuation.finish()
+                })
+            }
+            counters.withLock { $0.corrupt += 1 }
+            forget(path)
+        }
+        counters.withLock { $0.misses += 1 }
+        guard let source = try await storage.stream(path, maxBytes: limit, stall: stall) else { return nil }
+        let (chunks, output) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let relay = Task { [self] in
+            var hasher = SHA256()
+            var whole: [UInt8] = []
+            whole.reserveCapacity(source.size)
+            var held: [UInt8]? = nil
+            do {
+                for try await chunk in source.chunks where !chunk.isEmpty {
+                    if let previous = held { output.yield(previous) }
+                    hasher.update(data: chunk)
+                    whole += chunk
+                    held = chunk
+                }
+            } catch {
+                output.finish(throwing: error)
+                return
+            }
+            // A reader that left ends the loop early: what came is not the object.
+            guard !Task.isCancelled, whole.count == source.size else {
+                output.finish(throwing: CancellationError())
+                return
+            }
+            guard expecting.contains(BlobHash(digest: hasher.finalize())) else {
+                counters.withLock { $0.corrupt += 1 }
+                keepInQuarantine(path, whole)
+                output.finish(throwing: StoreError.corrupt(key: path))
+                return
+            }
+            if let held { output.yield(held) }
+            keep(name, whole)
+            output.finish()
+        }
+        output.onTermination = { _ in relay.cancel() }
+        return ObjectStream(size: source.size, chunks: chunks)
     }
 
     static func sound(_ bytes: [UInt8], _ expecting: Set<BlobHash>?) -> Bool {

@@ -44,6 +44,10 @@ public struct TileServerConfiguration: Sendable {
     /// A request that has not been answered by then gets 503 (the work goes on and
     /// its result is kept for the next request).
     public var requestTimeout: Duration = .seconds(30)
+    /// From this size up, a cold original of a bucket is answered on `/blob` as its
+    /// bytes arrive (its first within ``requestTimeout``, the rest while they keep
+    /// coming): over a slow store, waiting for the whole would outlast the deadline.
+    var streamedOriginalBytes = 4 << 20
     /// What the request time limit is measured on; tests give a clock they drive.
     public var clock: any WallClock = SystemWallClock()
     /// A keep-alive connection with no request for this long is closed.

@@ -24,6 +24,8 @@ public final class TCPProxy: @unchecked Sendable {
         var sockets: Set<Int32> = []
         var waiters: [(Int, CheckedContinuation<Bool, Never>)] = []
         var pauseAt: Int?
+        /// Answers relayed at most this many bytes at a time, a pause between (a slow gateway).
+        var throttle: (bytes: Int, pause: Duration)?
     }
 
     /// Held by pumps while paused.
@@ -58,6 +60,12 @@ public final class TCPProxy: @unchecked Sendable {
 
     /// Past `bytes` sent by clients, nothing more is relayed (either way) until ``resume()``.
     public func pause(afterSending bytes: Int) { state.withLock { $0.pauseAt = bytes } }
+
+    /// From now on, answers come `bytes` at a time with `pause` between: a gateway
+    /// that answers at once but slowly (``unthrottle()`` ends it).
+    public func throttleAnswers(bytes: Int, every pause: Duration) { state.withLock { $0.throttle = (max(1, bytes), pause) } }
+
+    public func unthrottle() { state.withLock { $0.throttle = nil } }
 
     public func resume() {
         state.withLock { $0.pauseAt = nil }
@@ -160,7 +168,9 @@ public final class TCPProxy: @unchecked Sendable {
     private func pump(from source: Int32, to destination: Int32, counted: Bool) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            let throttle = counted ? nil : state.withLock { $0.throttle }
+            if let throttle { usleep(useconds_t(throttle.pause.components.seconds * 1_000_000 + throttle.pause.components.attoseconds / 1_000_000_000_000)) }
+            let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, min($0.count, throttle?.bytes ?? $0.count)) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { break }
             var offset = 0

@@ -82,12 +82,13 @@ import Glibc
 
     /// A second machine's server over the bucket: its catalog synced, nothing else local.
     static func secondMachine(_ published: Published, name: String = "second", health: StoreHealth? = nil,
-                              timeout: Duration = .seconds(30), log: RecordedLog = RecordedLog()) async throws -> TileServer {
+                              timeout: Duration = .seconds(30), log: RecordedLog = RecordedLog(), settings: S3Settings? = nil,
+                              streamFrom: Int? = nil) async throws -> TileServer {
         let root = published.scratch.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let storage: any CacheStorage
         if let bucket = published.client {
-            storage = try S3Client(location: bucket.location, settings: bucket.settings, health: health)
+            storage = try S3Client(location: bucket.location, settings: settings ?? bucket.settings, health: health)
         } else {
             storage = try LocalStorage(root: published.scratch.appendingPathComponent("shared"))
         }
@@ -97,6 +98,7 @@ import Glibc
         configuration.port = 0
         configuration.buildsPacks = false
         configuration.requestTimeout = timeout
+        if let streamFrom { configuration.streamedOriginalBytes = streamFrom }
         configuration.store = try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: 64 << 20,
                                                    quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         var logger = Logger(label: "test") { _ in log }
@@ -182,6 +184,75 @@ import Glibc
     /// answered. Every request ends within its deadline, the store is marked down
     /// (503 with Retry-After at once, `/healthz` degraded, one log line, a metric),
     /// warm objects are still served, and it is found back within 2 s of returning.
+    /// A gateway that answers at once but slowly (a piece every 50 ms, as a busy
+    /// one sends them): a large cold original is answered as it arrives, past the
+    /// request's deadline, the store is never marked down, and the checked copy is
+    /// kept. Bytes that are not the original are cut one piece short, so the client
+    /// told the length never takes them whole, and they are quarantined, not kept.
+    @Test func aSlowStoreStreamsALargeOriginalPastTheDeadlineAndStaysUp() async throws {
+        let rgw = try await RGWServer.running()
+        let published = try await Self.publish("slow", environment: rgw.environment)
+        defer { published.storage.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
+        let bucket = try #require(published.client)
+        func bytes(_ seed: UInt32) -> [UInt8] {
+            (0..<(1_536 << 10)).map { UInt8(truncatingIfNeeded: (UInt32($0) &+ seed) &* 2_654_435_761 >> 13) }
+        }
+        let large = bytes(1), garbage = bytes(2)
+        let hash = BlobHash(hashing: large), planted = BlobHash(hashing: bytes(3))
+        #expect(try await bucket.store(CacheLayout.blob(hash), bytes: large, sha256: hash.hex, contentType: "image/jpeg",
+                                       replace: false) == .stored)
+        // Under another original's name: what a damaged or planted object is.
+        #expect(try await bucket.store(CacheLayout.blob(planted), bytes: garbage, sha256: nil, contentType: "image/jpeg",
+                                       replace: false) == .stored)
+        let endpoint = try #require(URLComponents(string: rgw.endpoint))
+        let proxy = try TCPProxy(upstreamPort: try #require(endpoint.port))
+        defer { proxy.stop() }
+        var environment = rgw.environment
+        environment["AWS_ENDPOINT_URL"] = proxy.baseURL
+        let health = StoreHealth(failureThreshold: 1)
+        let timeout = Duration.milliseconds(500)
+        let server = try await Self.secondMachine(published, health: health, timeout: timeout,
+                                                  settings: try S3Settings.fromEnvironment(environment), streamFrom: 1 << 20)
+        try await withServer(server) { (server: TileServer) async throws in
+            let root = published.scratch.appendingPathComponent("second")
+            proxy.throttleAnswers(bytes: 64 << 10, every: .milliseconds(50))
+            let clock = ContinuousClock()
+            let started = clock.now
+            let answer = try await fetch(server, "/blob/\(hash.hex)")
+            let took = clock.now - started
+            #expect(answer.status == 200 && answer.body == large, "\(answer.status) \(answer.body.count)")
+            #expect(took > timeout, "24 pieces 50 ms apart: longer than the deadline (\(took))")
+            #expect(answer.header("content-length") == String(large.count), "told the length: \(answer.headers)")
+            #expect(health.state == .up, "a store that answers slowly is not down")
+            #expect(try await metric(server, "tweetcache_store_up") == 1)
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + CacheLayout.blob(hash)).path),
+                    "kept once checked")
+            proxy.unthrottle()
+            #expect(try await fetch(server, "/blob/\(hash.hex)?again").body == large, "from the kept copy")
+
+            proxy.throttleAnswers(bytes: 64 << 10, every: .milliseconds(50))
+            // The head promised the length; the connection ends before it (a client that
+            // checks lengths, as every HTTP client does, never takes the bytes whole).
+            let cut = try await fetch(server, "/blob/\(planted.hex)")
+            #expect(cut.status == 200 && cut.header("content-length") == String(garbage.count))
+            #expect(cut.body.count < garbage.count, "cut short, never whole")
+            // A range is answered from the whole, checked object: over this store it
+            // outlasts the deadline (503), but the store answered, so it is not down.
+            let other = bytes(4), otherHash = BlobHash(hashing: bytes(4))
+            #expect(try await bucket.store(CacheLayout.blob(otherHash), bytes: other, sha256: otherHash.hex,
+                                           contentType: "image/jpeg", replace: false) == .stored)
+            let ranged = try await fetch(server, "/blob/\(otherHash.hex)", headers: ["Range": "bytes=0-9"])
+            #expect(ranged.status == 503, "\(ranged.status)")
+            #expect(health.state == .up, "slow, not down")
+            proxy.unthrottle()
+            let path = CacheLayout.blob(planted)
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/" + path).path), "never kept")
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("quarantine/bucket/" + path).path))
+            #expect(try await metric(server, "tweetcache_integrity_failures_total{kind=\"original\",source=\"bucket\"}") == 1)
+            #expect(health.state == .up)
+        }
+    }
+
     @Test func aHungStoreIsAnsweredWithinTheDeadlineAndFoundBack() async throws {
         let rgw = try await RGWServer.startOwn()
         let published = try await Self.publish("hung", environment: rgw.environment)

@@ -2,6 +2,7 @@ import BlobStore
 import Crypto
 import Foundation
 import MediaFetch
+import Synchronization
 
 /// Talks to one bucket of an S3-compatible store: every request is signed by
 /// libcurl (`CURLOPT_AWS_SIGV4`) and carries the SHA-256 of its body in
@@ -16,7 +17,7 @@ import MediaFetch
 public final class S3Client: Sendable {
     public let location: S3Location
     public let settings: S3Settings
-    private let fetcher: HTTPFetcher
+    let fetcher: HTTPFetcher
     private let clock: any WallClock
     /// With one, a store that stops answering is marked down after a few failures
     /// and requests fail at once until a probe finds it back (`serve`).
@@ -313,6 +314,10 @@ public final class S3Client: Sendable {
         if !probing { try health?.admit() }
         var request = request
         request.signing = try await settings.signature()
+        // A request that timed out after its first body bytes came was answered, only
+        // slowly: a slow store is not a store that is down.
+        let answered = FirstByteSeen()
+        request.onFirstByte = { _ in answered.mark() }
         let deadline = S3Deadline.current
         var attempt = 0
         while true {
@@ -334,6 +339,7 @@ public final class S3Client: Sendable {
                     throw .untrustedCertificate(endpoint: settings.endpointDescription, reason: why)
                 }
                 error = .unreachable(endpoint: settings.endpointDescription, reason: failure.description)
+                if answered.seen, !probing { health?.succeeded() }
             case let .success(response):
                 if response.status < 500, !probing { health?.succeeded() }
                 if response.isSuccess || [304, 412, 416].contains(response.status) {
@@ -345,7 +351,7 @@ public final class S3Client: Sendable {
             let backoff = RetryPolicy(base: settings.backoffBase, cap: settings.backoffBase * 1024).backoff(afterAttempt: attempt)
             let timeLeft = deadline.map { $0 - ContinuousClock.now > backoff } ?? true
             guard error.isTransient, attempt < (probing ? 1 : settings.attempts), timeLeft, !Task.isCancelled else {
-                throw error.isTransient ? noAnswer(error, probing: probing) : error
+                throw error.isTransient && !answered.seen ? noAnswer(error, probing: probing) : error
             }
             try? await clock.sleep(for: backoff)
         }
@@ -353,7 +359,7 @@ public final class S3Client: Sendable {
 
     /// A request that got no usable answer: counted towards marking the store
     /// down (and probing starts when this one did).
-    private func noAnswer(_ error: StoreError, probing: Bool) -> StoreError {
+    func noAnswer(_ error: StoreError, probing: Bool) -> StoreError {
         guard let health, !probing else { return error }
         if health.failed(error.description) {
             let timeout = health.probeTimeout
@@ -388,3 +394,9 @@ public final class S3Client: Sendable {
     }
 }
 
+/// Whether an attempt's first body byte arrived (set on the transfer thread).
+final class FirstByteSeen: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func mark() { flag.store(true, ordering: .relaxed) }
+    var seen: Bool { flag.load(ordering: .relaxed) }
+}

@@ -23,6 +23,13 @@ public protocol CacheStorage: Sendable {
     /// throws ``StoreError/tooLarge(key:limit:)``.
     func read(_ path: String, range: Range<Int>?, maxBytes: Int) async throws(StoreError) -> ObjectBytes?
 
+    /// The object's bytes as they arrive, for answering before a large object is
+    /// whole; nil when there is no such object. The first bytes must come by the
+    /// caller's deadline (``S3Deadline``), else the store counts as not answering;
+    /// after them the body has no total limit (a slow store that answers is not
+    /// down) and ends with an error when nothing arrives for `stall`.
+    func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream?
+
     /// Copies the object into `file` in bounded memory; false when there is no such object.
     func download(_ path: String, to file: URL) async throws(StoreError) -> Bool
 
@@ -60,6 +67,15 @@ public protocol CacheStorage: Sendable {
 extension CacheStorage {
     public func read(_ path: String, maxBytes: Int = 256 << 20) async throws(StoreError) -> ObjectBytes? {
         try await read(path, range: nil, maxBytes: maxBytes)
+    }
+
+    /// A store read whole is handed over as one piece (a folder answers at once).
+    public func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream? {
+        guard let found = try await read(path, range: nil, maxBytes: maxBytes) else { return nil }
+        return ObjectStream(size: found.objectSize, chunks: AsyncThrowingStream { continuation in
+            continuation.yield(found.bytes)
+            continuation.finish()
+        })
     }
 
     /// The whole object, or nil when there is none.

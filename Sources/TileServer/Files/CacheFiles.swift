@@ -103,6 +103,48 @@ final class CacheFiles: Sendable {
         return found
     }
 
+    /// What ``openStreaming(_:hash:limit:streamFrom:stall:)`` found.
+    enum Opened: Sendable {
+        /// Read whole and checked (a local file, or a small object).
+        case whole([UInt8])
+        /// Arriving from the bucket, checked as it ends (``ReadThroughCache/stream(_:limit:expecting:stall:)``).
+        case streaming(ObjectStream)
+    }
+
+    /// The original at `relative`: from the disk, else from the bucket, as a stream
+    /// when it is `streamFrom` bytes or more. Its first bytes must come by the
+    /// request's deadline; a store that sends nothing for `stall` after them ends the stream.
+    func openStreaming(_ relative: String, hash: BlobHash, limit: Int = 64 << 20, streamFrom: Int, stall: Duration)
+        async throws(Failure) -> Opened
+    {
+        // On disk, or already copied from the bucket: read whole and checked as any file is.
+        guard let remote, !FileManager.default.fileExists(atPath: layout.path(relative)), remote.local(relative) == nil else {
+            return .whole(try await load(relative, limit: limit))
+        }
+        let stream: ObjectStream?
+        do { stream = try await remote.stream(relative, limit: limit, expecting: [hash], stall: stall) } catch {
+            switch error {
+            case let .tooLarge(_, limit): throw .tooLarge(limit)
+            default: throw .remote(error)
+            }
+        }
+        guard let stream else { throw .missing }
+        guard stream.size < streamFrom else { return .streaming(stream) }
+        // Small: read whole, so bytes that fail their check get an error, not a cut answer.
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in stream.chunks { bytes += chunk }
+        } catch StoreError.corrupt {
+            integrity?.corrupt(relative, source: .bucket)
+            throw .corrupt
+        } catch let error as StoreError {
+            throw .remote(error)
+        } catch {
+            throw .remote(.unreachable(endpoint: remote.storage.address, reason: "cancelled"))
+        }
+        return .whole(bytes)
+    }
+
     /// `length` bytes at `offset` of the file at `relative` and its size: the local
     /// file's, else a ranged read of the bucket's object (never the whole object).
     func load(_ relative: String, offset: Int, length: Int) async throws(Failure) -> (bytes: [UInt8], fileSize: Int) {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import ObjectStore
 
 /// A response before HTTP details (HEAD, conditional requests, common headers)
 /// are applied, which happens once, in ``TileResponder``.
@@ -14,6 +15,9 @@ struct Reply: Sendable {
     var headers: HTTPFields = [:]
     /// Answers `Range` requests (originals: a video is sought, a large image resumed).
     var acceptsRanges = false
+    /// A body sent as it arrives (a large original read cold from a bucket), in
+    /// place of ``body``; never kept by the hot cache.
+    var stream: ObjectStream?
 
     /// For what a hash names: the bytes behind a URL never change.
     static let immutable = "public, max-age=31536000, immutable"

@@ -4,6 +4,7 @@ import Imaging
 import MediaFetch
 import MediaTypes
 import NIOCore
+import ObjectStore
 import CacheCore
 
 /// Thumbnails, originals and manifests.
@@ -59,6 +60,53 @@ extension TileResponder {
     /// server once claimed.
     func blob(_ hash: BlobHash) async throws -> Reply {
         blobReply(try await sources.bytes(hash), hash)
+    }
+
+    /// `/blob/<hash>` over a bucket: a large cold original is answered as its bytes
+    /// arrive, its first within `--timeout` and the rest as long as they keep
+    /// coming; anything else as ``blob(_:)`` answers it.
+    func streamedBlob(_ hash: BlobHash) async throws -> Reply {
+        let opened: CacheFiles.Opened
+        do {
+            opened = try await files.openStreaming(CacheLayout.blob(hash), hash: hash, streamFrom: configuration.streamedOriginalBytes,
+                                                   stall: configuration.requestTimeout)
+        } catch {
+            throw SourceImages.failure(error, hash)
+        }
+        switch opened {
+        case let .whole(bytes):
+            return blobReply(bytes, hash)
+        case let .streaming(stream):
+            // Typed by its first piece, as a whole original is by its first bytes.
+            let (first, rest) = await Self.splitFirst(stream.chunks)
+            var reply = Reply(bytes: [], contentType: Self.sniffType(first), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
+            reply.acceptsRanges = true
+            reply.stream = ObjectStream(size: stream.size, chunks: rest)
+            return reply
+        }
+    }
+
+    /// The first piece of `chunks` (empty when it fails or ends at once) and a stream
+    /// of every piece, that one included, ending as `chunks` ends.
+    static func splitFirst(_ chunks: AsyncThrowingStream<[UInt8], any Error>)
+        async -> (first: [UInt8], all: AsyncThrowingStream<[UInt8], any Error>)
+    {
+        nonisolated(unsafe) var iterator = chunks.makeAsyncIterator()
+        let first: Result<[UInt8]?, any Error>
+        do { first = .success(try await iterator.next()) } catch { first = .failure(error) }
+        let (all, output) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let relay = Task {
+            do {
+                guard let piece = try first.get() else { return output.finish() }
+                output.yield(piece)
+                while let next = try await iterator.next() { output.yield(next) }
+                output.finish()
+            } catch {
+                output.finish(throwing: error)
+            }
+        }
+        output.onTermination = { _ in relay.cancel() }
+        return ((try? first.get()).flatMap { $0 } ?? [], all)
     }
 
     func blobReply(_ bytes: [UInt8], _ hash: BlobHash) -> Reply {

@@ -102,7 +102,7 @@ struct TileResponder: HTTPResponder {
         let response = finish(reply, request: request)
         // The hot cache keeps immutable answers (HotStoreMiddleware, with the headers
         // the middleware adds).
-        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable {
+        if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable, reply.stream == nil {
             context.notes.keep = .init(body: reply.body, label: context.parsedRoute?.metricLabel ?? "unknown")
         }
         return response
@@ -119,6 +119,22 @@ struct TileResponder: HTTPResponder {
            ConditionalRequest.matches(request.headers[.ifNoneMatch], etag: etag) {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers, body: .init())
+        }
+        if let stream = reply.stream, reply.status == .ok {
+            headers[.acceptRanges] = "bytes"
+            headers[.contentLength] = String(stream.size)
+            if request.method == .head { return Response(status: .ok, headers: headers, body: .init()) }
+            let relative = CacheLayout.blob(BlobHash(hex: reply.etag?.trimmingCharacters(in: ["\""]) ?? "") ?? BlobHash(hashing: []))
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: stream.size) { [files] writer in
+                do {
+                    for try await chunk in stream.chunks { try await writer.write(ByteBuffer(bytes: chunk)) }
+                } catch StoreError.corrupt {
+                    // Cut one piece short: the client, told the length, never takes it whole.
+                    files.integrity?.corrupt(relative, source: .bucket)
+                    throw HTTPFailure.corrupt(relative)
+                }
+                try await writer.finish(nil)
+            })
         }
         var status = reply.status
         var body = reply.body
@@ -186,6 +202,9 @@ struct TileResponder: HTTPResponder {
         case let .blob(hash):
             // A large original on disk is read off the event loop; a bucket's is awaited.
             if files.remote == nil { return try await offload { try blobReply(try sources.localBytes(hash), hash) } }
+            // A whole GET may be answered as the bucket's bytes arrive; a range or a
+            // HEAD is answered from the whole, checked object.
+            if request.method == .get, request.headers[.range] == nil { return try await streamedBlob(hash) }
             return try await blob(hash)
         case .manifestList:
             return try manifestList()

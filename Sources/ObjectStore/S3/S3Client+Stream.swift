@@ -1,0 +1,138 @@
+import Foundation
+import MediaFetch
+import Synchronization
+
+extension S3Client {
+    /// The object's bytes as they arrive (one GET, no ranges): for a tile server
+    /// answering `/blob` of a large original before it is whole. The first bytes
+    /// must come by the caller's deadline (``S3Deadline``): a store that sends
+    /// nothing by then counts towards marking it down, as any request does. After
+    /// them the body has no total limit, since a slow store that answers is not
+    /// down, and ends with an error after `stall` without a byte.
+    public func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream? {
+        try health?.admit()
+        let key = try checkedKey(path)
+        var request = HTTPRequest(url: settings.url(bucket: location.bucket, key: key),
+                                  headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: maxBytes)
+        request.signing = try await settings.signature()
+        let parts = fetcher.stream(request, stallAfter: stall)
+        let opening = StreamOpening()
+        let (chunks, output) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let endpoint = settings.endpointDescription
+        let pump = Task {
+            var size: Int? = nil, received = 0
+            var answer: (status: Int, headers: [String: String], body: [UInt8])? = nil
+            for await part in parts {
+                switch part {
+                case let .head(status, headers):
+                    if status == 200, let length = headers["content-length"].flatMap({ Int($0) }), length <= maxBytes {
+                        size = length
+                        opening.open(.streaming(size: length))
+                    } else if status == 200 {
+                        opening.open(.failed(.tooLarge(limit: maxBytes)))
+                        return
+                    } else {
+                        answer = (status, headers, [])
+                    }
+                case let .bytes(bytes):
+                    if let size {
+                        received += bytes.count
+                        guard received <= size else {
+                            output.finish(throwing: StoreError.unreachable(endpoint: endpoint, reason: "more bytes than its Content-Length"))
+                            return
+                        }
+                        output.yield(bytes)
+                    } else if var error = answer, error.body.count < 64 << 10 {
+                        error.body += bytes
+                        answer = error
+                    }
+                case let .end(status, headers, failure):
+                    if let size {
+                        if let failure {
+                            output.finish(throwing: StoreError.unreachable(endpoint: endpoint, reason: "the transfer broke: \(failure.description)"))
+                        } else if received != size {
+                            output.finish(throwing: StoreError.unreachable(endpoint: endpoint, reason: "it ended after \(received) of \(size) bytes"))
+                        } else {
+                            output.finish()
+                        }
+                    } else if let failure {
+                        opening.open(.failed(failure))
+                    } else {
+                        opening.open(.answer(HTTPResponse(status: answer?.status ?? status, headers: answer?.headers ?? headers,
+                                                          body: answer?.body ?? [], effectiveURL: "")))
+                    }
+                    return
+                }
+            }
+            // Cancelled: the reader left, or no answer came by the deadline.
+            opening.open(.failed(.cancelled))
+            output.finish(throwing: CancellationError())
+        }
+        output.onTermination = { _ in pump.cancel() }
+        switch await opening.wait(until: S3Deadline.current) {
+        case let .streaming(size):
+            health?.succeeded()
+            return ObjectStream(size: size, chunks: chunks)
+        case let .answer(response):
+            if response.status < 500 { health?.succeeded() }
+            if response.status == 404, S3XML.error(response.body)?.code != "NoSuchBucket" { return nil }
+            throw classify(response, key: key)
+        case let .failed(failure):
+            pump.cancel()
+            if case let .tooLarge(limit) = failure { throw .tooLarge(key: key, limit: limit) }
+            if case let .untrustedCertificate(why) = failure { throw .untrustedCertificate(endpoint: endpoint, reason: why) }
+            throw noAnswer(.unreachable(endpoint: endpoint, reason: failure.description), probing: false)
+        case .timedOut:
+            pump.cancel()
+            throw noAnswer(.unreachable(endpoint: endpoint, reason: "no answer within the deadline"), probing: false)
+        }
+    }
+}
+
+/// How a streamed GET opened, decided once: by its first body bytes, by an answer
+/// that is not the object (a 404, an error document), by a failure, or by the
+/// caller's deadline passing first.
+final class StreamOpening: Sendable {
+    enum Outcome: Sendable {
+        case streaming(size: Int)
+        case answer(HTTPResponse)
+        case failed(FetchFailure)
+        case timedOut
+    }
+
+    private struct State {
+        var outcome: Outcome?
+        var waiter: CheckedContinuation<Outcome, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// Settles the opening; later calls are ignored.
+    func open(_ outcome: Outcome) {
+        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// The outcome, or ``Outcome/timedOut`` once `deadline` passes first.
+    func wait(until deadline: ContinuousClock.Instant?) async -> Outcome {
+        let timer = deadline.map { deadline in
+            Task { [self] in
+                try await Task.sleep(until: deadline, clock: .continuous)
+                open(.timedOut)
+            }
+        }
+        defer { timer?.cancel() }
+        return await withCheckedContinuation { continuation in
+            let settled = state.withLock { state -> Outcome? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let settled { continuation.resume(returning: settled) }
+        }
+    }
+}
