@@ -32,11 +32,7 @@ extension S3Client {
         }
         if !replace, try await size(path) != nil { return .alreadyStored }
         let objectURL = settings.url(bucket: location.bucket, key: key)
-        let created = try await send(HTTPRequest(
-            url: objectURL + "?uploads=", headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType],
-            body: [], method: "POST"), key: key)
-        guard created.isSuccess else { throw classify(created, key: key) }
-        let uploadID = try S3XML.uploadID(created.body)
+        let uploadID = try await beginUpload(path, contentType: contentType)
         let upload = "uploadId=\(Self.queryValue(uploadID))"
         do throws(StoreError) {
             var parts: [(number: Int, etag: String)] = []
@@ -83,4 +79,65 @@ extension S3Client {
         }
     }
 
+}
+
+/// A multipart upload begun and neither completed nor aborted: a writer killed
+/// mid-file leaves one, whose parts the bucket keeps (and bills) but never shows.
+public struct UnfinishedUpload: Sendable, Equatable {
+    /// The object's key in the bucket (``S3Client/unfinishedUploads(_:)`` gives cache paths).
+    public var key: String
+    public var id: String
+    public var initiated: Date?
+
+    public init(key: String, id: String, initiated: Date?) {
+        self.key = key
+        self.id = id
+        self.initiated = initiated
+    }
+}
+
+extension S3Client {
+    /// Begins a multipart upload of `path`; its ID.
+    public func beginUpload(_ path: String, contentType: String = "application/octet-stream") async throws(StoreError) -> String {
+        let key = try checkedKey(path)
+        let created = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key) + "?uploads=",
+            headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType], body: [], method: "POST"), key: key)
+        guard created.isSuccess else { throw classify(created, key: key) }
+        return try S3XML.uploadID(created.body)
+    }
+
+    /// The unfinished multipart uploads below `path` (a cache-relative folder, or
+    /// empty for all), keyed by cache path.
+    public func unfinishedUploads(_ path: String = "") async throws(StoreError) -> [UnfinishedUpload] {
+        let prefix = location.key(path)
+        guard prefix.utf8.allSatisfy(S3Location.keyByte) else { throw .invalidLocation("bad prefix \(path)") }
+        var markers: (key: String, id: String)? = nil
+        var found: [UnfinishedUpload] = []
+        repeat {
+            var query = "max-uploads=1000&prefix=\(Self.queryValue(prefix))&uploads="
+            if let markers {
+                query = "key-marker=\(Self.queryValue(markers.key))&" + query + "&upload-id-marker=\(Self.queryValue(markers.id))"
+            }
+            let response = try await send(HTTPRequest(
+                url: settings.url(bucket: location.bucket, query: query),
+                headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 64 << 20), key: nil)
+            guard response.isSuccess else { throw classify(response, key: nil) }
+            let page = try S3XML.uploads(response.body)
+            found += page.uploads.compactMap { upload in
+                location.path(ofKey: upload.key).map { UnfinishedUpload(key: $0, id: upload.id, initiated: upload.initiated) }
+            }
+            if page.truncated, let key = page.nextKeyMarker, let id = page.nextUploadIDMarker { markers = (key, id) } else { markers = nil }
+        } while markers != nil
+        return found
+    }
+
+    /// Aborts an unfinished upload: its parts are freed. One already gone is not an error.
+    public func abort(_ upload: UnfinishedUpload) async throws(StoreError) {
+        let key = try checkedKey(upload.key)
+        let response = try await send(HTTPRequest(
+            url: settings.url(bucket: location.bucket, key: key) + "?uploadId=\(Self.queryValue(upload.id))",
+            headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"), key: key)
+        guard response.isSuccess || response.status == 404 else { throw classify(response, key: key) }
+    }
 }

@@ -3,8 +3,9 @@ import Foundation
 import FoundationXML
 #endif
 
-/// Reads the two XML documents S3 answers with that TweetCache needs, with
-/// Foundation's `XMLParser`: a ListObjectsV2 page, and an error's code and message.
+/// Reads the XML documents S3 answers with that TweetCache needs, with Foundation's
+/// `XMLParser`: a ListObjectsV2 page, a ListMultipartUploads page, a new upload's
+/// ID, and an error's code and message.
 enum S3XML {
     struct Listing: Sendable {
         var objects: [StoredObject] = []
@@ -29,6 +30,31 @@ enum S3XML {
                      lastModified: record["LastModified"].flatMap(timestamp))
         }.filter { !$0.key.isEmpty }
         return listing
+    }
+
+    struct Uploads: Sendable {
+        var uploads: [UnfinishedUpload] = []
+        var truncated = false
+        var nextKeyMarker: String?
+        var nextUploadIDMarker: String?
+    }
+
+    /// A ListMultipartUploads page: keys are the bucket's (the caller maps them to paths).
+    static func uploads(_ bytes: [UInt8]) throws(StoreError) -> Uploads {
+        let reader = ElementReader(recordPath: ["ListMultipartUploadsResult", "Upload"])
+        try reader.parse(bytes)
+        guard reader.values.keys.contains(where: { $0.hasPrefix("ListMultipartUploadsResult/") }) || !reader.records.isEmpty else {
+            throw .malformed("the endpoint answered a list of uploads with something that is not one (is it an S3 endpoint?)")
+        }
+        var page = Uploads()
+        page.truncated = reader.values["ListMultipartUploadsResult/IsTruncated"]?.first == "true"
+        page.nextKeyMarker = reader.values["ListMultipartUploadsResult/NextKeyMarker"]?.first
+        page.nextUploadIDMarker = reader.values["ListMultipartUploadsResult/NextUploadIdMarker"]?.first
+        page.uploads = reader.records.compactMap { record in
+            guard let key = record["Key"], let id = record["UploadId"], !key.isEmpty, !id.isEmpty else { return nil }
+            return UnfinishedUpload(key: key, id: id, initiated: record["Initiated"].flatMap(timestamp))
+        }
+        return page
     }
 
     /// `2026-11-25T05:00:00.000Z`, with or without the fraction.
@@ -59,6 +85,10 @@ enum S3XML {
     private final class ElementReader: NSObject, XMLParserDelegate {
         var values: [String: [String]] = [:]
         var records: [[String: String]] = []
+        /// The element each of whose children's text is one record.
+        private let recordPath: [String]
+
+        init(recordPath: [String] = ["ListBucketResult", "Contents"]) { self.recordPath = recordPath }
         private var path: [String] = []
         private var text = ""
         private var record: [String: String]?
@@ -88,16 +118,16 @@ enum S3XML {
                     attributes: [String: String] = [:]) {
             path.append(name)
             text = ""
-            if path == ["ListBucketResult", "Contents"] { record = [:] }
+            if path == recordPath { record = [:] }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            if path == ["ListBucketResult", "Contents"], let record {
+            if path == recordPath, let record {
                 records.append(record)
                 self.record = nil
-            } else if path.count == 3, path.prefix(2) == ["ListBucketResult", "Contents"] {
+            } else if path.count == recordPath.count + 1, Array(path.prefix(recordPath.count)) == recordPath {
                 record?[name] = text
             } else {
                 values[path.joined(separator: "/"), default: []].append(text)

@@ -57,6 +57,13 @@ public protocol CacheStorage: Sendable {
     /// Checks these credentials may write (read-only keys stop a run before it starts).
     func checkWritable() async throws(StoreError)
 
+    /// Writes begun and never finished (a bucket's multipart uploads of a writer that
+    /// was killed), below `path`; a store whose writes are whole or nothing has none.
+    func unfinishedUploads(_ path: String) async throws(StoreError) -> [UnfinishedUpload]
+
+    /// Frees what an unfinished write holds.
+    func abort(_ upload: UnfinishedUpload) async throws(StoreError)
+
     /// The store's up/down state when it is watched (`serve`), else nil.
     var health: StoreHealth? { get }
 
@@ -68,6 +75,10 @@ extension CacheStorage {
     public func read(_ path: String, maxBytes: Int = 256 << 20) async throws(StoreError) -> ObjectBytes? {
         try await read(path, range: nil, maxBytes: maxBytes)
     }
+
+    /// A folder writes whole files by renaming: nothing is ever left half-written.
+    public func unfinishedUploads(_ path: String) async throws(StoreError) -> [UnfinishedUpload] { [] }
+    public func abort(_ upload: UnfinishedUpload) async throws(StoreError) {}
 
     /// A store read whole is handed over as one piece (a folder answers at once).
     public func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream? {

@@ -313,6 +313,9 @@ public struct StoreMaintenance: Sendable {
         /// Leases of runs that stopped renewing them (killed, or with keys that may
         /// not delete): removed, since no live writer holds them.
         public var expiredLeases: [String] = []
+        /// Uploads of dead runs, begun and never finished (parts the bucket keeps but
+        /// never shows): aborted.
+        public var abortedUploads: [String] = []
         /// Objects under `manifests/` that do not read and were skipped, with why.
         public var skippedManifests: [String] = []
         /// Damaged manifests of runs with no copy here: nothing is collected while one exists.
@@ -326,6 +329,7 @@ public struct StoreMaintenance: Sendable {
             case blockedBy = "blocked_by"
             case ignoredLeases = "ignored_leases"
             case expiredLeases = "expired_leases"
+            case abortedUploads = "aborted_uploads"
             case skippedManifests = "skipped_manifests"
             case unreadableManifests = "unreadable_manifests"
         }
@@ -333,6 +337,7 @@ public struct StoreMaintenance: Sendable {
         public var text: String {
             var lines = ignoredLeases.map { "bucket: \($0) is not a run's lease; ignored" }
                 + expiredLeases.map { "bucket: \($0): \(dryRun ? "would remove" : "removed") the lease of a run that stopped renewing it" }
+                + abortedUploads.map { "bucket: \($0): \(dryRun ? "would abort" : "aborted") the unfinished upload of a dead run" }
                 + skippedManifests.map { "bucket: \($0)" }
             if !blockedBy.isEmpty {
                 lines.append("bucket: runs are uploading (\(blockedBy.joined(separator: ", "))); nothing collected, try later")
@@ -376,6 +381,18 @@ public struct StoreMaintenance: Sendable {
                 }
             }
             report.expiredLeases.append(key)
+        }
+        // Uploads no live run can be making: begun before any lease now alive could be.
+        let cutoff = now.addingTimeInterval(-Self.leaseLifetime)
+        for upload in try await storage.unfinishedUploads("") where (upload.initiated ?? .distantPast) < cutoff {
+            if !dryRun {
+                do { try await storage.abort(upload) } catch {
+                    report.skippedManifests.append("\(upload.key): could not abort a dead run's upload: \(error.description)")
+                    continue
+                }
+            }
+            let begun = upload.initiated.map { "begun \($0.formatted(.iso8601))" } ?? "begun at an unknown time"
+            report.abortedUploads.append("\(upload.key) (\(begun))")
         }
         let named = try await namedObjects()
         var referenced = Set(named.objects.keys)

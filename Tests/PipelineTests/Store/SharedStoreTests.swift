@@ -364,4 +364,30 @@ import TestSupport
         #expect(report.remaining == 1)
         #expect(report.text.contains("missing until a machine that has it fetches again"))
     }
+
+    /// A run killed mid-upload leaves a multipart upload the bucket keeps (and bills)
+    /// but never shows: `gc --store` aborts those of dead runs, and keeps one a live
+    /// run may be making.
+    @Test func gcAbortsTheUnfinishedUploadsOfDeadRuns() async throws {
+        let server = try await RGWServer.running()
+        let bucket = try S3Client(location: S3Location(bucket: RGWServer.bucketName("uploads"), prefix: "tc"),
+                                  settings: try S3Settings.fromEnvironment(server.environment))
+        defer { bucket.shutdown() }
+        try await bucket.createBucket()
+        let original = CacheLayout.blob(BlobHash(hashing: [7, 7, 7]))
+        let id = try await bucket.beginUpload(original)
+        let unfinished = try await bucket.unfinishedUploads()
+        #expect(unfinished.map(\.key) == [original] && unfinished.map(\.id) == [id])
+        let maintenance = StoreMaintenance(storage: bucket)
+        let fresh = try await maintenance.collect(grace: 3600, now: Date(), dryRun: false)
+        #expect(fresh.abortedUploads.isEmpty, "begun just now: a run may be making it")
+        let later = Date().addingTimeInterval(StoreMaintenance.leaseLifetime + 60)
+        let dry = try await maintenance.collect(grace: 3600, now: later, dryRun: true)
+        #expect(dry.abortedUploads.count == 1 && dry.text.contains("would abort the unfinished upload of a dead run"))
+        #expect(try await bucket.unfinishedUploads().count == 1)
+        let collected = try await maintenance.collect(grace: 3600, now: later, dryRun: false)
+        #expect(collected.abortedUploads.count == 1 && collected.abortedUploads[0].hasPrefix(original + " (begun "))
+        #expect(try await bucket.unfinishedUploads().isEmpty)
+        #expect(try await bucket.size(original) == nil, "no object appears")
+    }
 }
