@@ -46,6 +46,9 @@ public final class CachePipeline: Sendable {
         public var summary: RunSummary
         public var sources: [Manifest.Source]
         public var manifestURL: URL
+        /// What the run's own settings got wrong (a `--mirror` no URL matched), for
+        /// the `--json` problems beside the inputs' own.
+        public var configurationProblems: [Manifest.Problem] = []
 
         /// The whole manifest, read back from its file: for small runs and tests. A
         /// large run's is read a post at a time (``ManifestFile``).
@@ -196,13 +199,17 @@ public final class CachePipeline: Sendable {
         let fromStore = (copied: ledger.copiedFromStore, bytes: ledger.bytesFromStore)
         // A mirror no URL of the run went through was most likely mistyped (a host that
         // never matches, a port the URLs do not name): said, not silently ignored.
+        var unusedMirrors: [Manifest.Problem] = []
         for host in options.fetch.mirrors.hosts where !ledger.mirrorsUsed.contains(host) && summary.urls > 0 {
-            logger.warning("--mirror \(host)=…: no URL of this run has that host\(host.contains(":") ? " and port" : ""); every URL went to its own host")
+            let why = "no URL of this run has that host\(host.contains(":") ? " and port" : ""); every URL went to its own host"
+            logger.warning("--mirror \(host)=…: \(why)")
+            unusedMirrors.append(Manifest.Problem(source: "--mirror", location: host, message: why))
         }
         ledger = RunLedger()
         loader.shutdown()
-        let result = try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
+        var result = try await finish(writer: writer, summary: summary, sources: sources, generatedAt: generatedAt,
                                       started: started, fromStore: fromStore, copy: copy)
+        result.configurationProblems = unusedMirrors
         // A forget while the run went: what the run wrote before it knew is removed from
         // its manifest now (the forget could not see a manifest not yet written).
         // The pages a search saved for this run still hold the posts it left out.

@@ -15,6 +15,8 @@ enum RunCommand {
         var sources: [Manifest.Source]
         /// Read back from the manifest, without its posts.
         var failures: [Manifest.Failure]
+        /// What the run's settings got wrong (``CachePipeline/RunResult/configurationProblems``).
+        var configurationProblems: [Manifest.Problem] = []
         /// A run whose files did not all reach the store is not done, strict or not.
         func failed(strict: Bool) -> Bool {
             (summary.store?.failed ?? 0) > 0 || strict && (summary.failed > 0 || summary.problems > 0)
@@ -56,7 +58,8 @@ enum RunCommand {
         ticker.cancel()
         _ = await ticker.result
         display.finish()
-        let report = Report(summary: result.summary, sources: result.sources, failures: (try? result.failures()) ?? [])
+        let report = Report(summary: result.summary, sources: result.sources, failures: (try? result.failures()) ?? [],
+                            configurationProblems: result.configurationProblems)
         if !summary {
         } else if flags.json {
             print(String(decoding: try SummaryJSON.encode(report), as: UTF8.self))

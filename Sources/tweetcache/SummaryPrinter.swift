@@ -21,6 +21,6 @@ enum SummaryJSON {
     static func encode(_ m: RunCommand.Report) throws -> Data {
         let e = JSONEncoder()
         e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try e.encode(Payload(summary: m.summary, failures: m.failures, problems: m.sources.flatMap(\.problems)))
+        return try e.encode(Payload(summary: m.summary, failures: m.failures, problems: m.configurationProblems + m.sources.flatMap(\.problems)))
     }
 }

@@ -132,6 +132,11 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect(run.stderr.contains("--mirror pbs.twimg.com:8443=…: no URL of this run has that host and port"), "\(run.stderr)")
         #expect(!run.stderr.contains("--mirror pbs.twimg.com="), "the mirror in use is not mentioned")
         #expect((try summary(run)["downloaded"] as? Int ?? 0) > 0, "the used mirror still served")
+        // And in the --json problems, for scripts.
+        let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        let problems = try #require(json?["problems"] as? [[String: Any]])
+        #expect(problems.filter { $0["source"] as? String == "--mirror" }.compactMap { $0["location"] as? String }.sorted()
+            == ["pbs.twimg.com:8443", "pbs.twimg.con"], "\(problems)")
     }
 
     @Test func refusesBadArgumentsClearly() async throws {
