@@ -31,6 +31,8 @@ public struct CacheStats: Sendable, Codable, Equatable {
     public var largest: [Largest]
     public var failuresByReason: [String: Int]
     public var manifestProblems: [String]
+    /// The cache's files by kind, counted as `stats --store` counts a bucket's objects.
+    public var objects: ObjectTally
 
     enum CodingKeys: String, CodingKey {
         case tweets, manifests, blobs, urls, largest
@@ -43,6 +45,7 @@ public struct CacheStats: Sendable, Codable, Equatable {
         case derivedBytes = "derived_bytes"
         case failuresByReason = "failures_by_reason"
         case manifestProblems = "manifest_problems"
+        case objects
     }
 
     public init(snapshot: CacheSnapshot, largestCount: Int = 5) throws(InspectError) {
@@ -84,6 +87,11 @@ public struct CacheStats: Sendable, Codable, Equatable {
             let derived = snapshot.store.allDerivedEntries()
             derivedFiles = derived.count
             derivedBytes = derived.reduce(0) { $0 + $1.bytes }
+            let manifestNames = (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? []
+            objects = ObjectTally.counting(
+                sizes.map { (path: CacheLayout.blob($0.0), size: $0.1) } + derived.map { (path: $0.path, size: $0.bytes) }
+                    + manifestNames.map { (path: CacheLayout.manifest($0), size: 0) },
+                at: snapshot.root.path)
             urls = try snapshot.index.urlCount()
             var reasons: [String: Int] = [:]
             for failure in try snapshot.index.allFailures() {

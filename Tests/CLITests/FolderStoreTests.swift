@@ -58,6 +58,15 @@ import TestSupport
         let counts = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
         #expect((counts["originals"] as? Int ?? 0) > 0)
         #expect(counts["manifests"] as? Int == 1)
+        // The first machine's own cache, counted by `stats` as `stats --store` counts the
+        // folder: the same originals, the same bytes, the same manifest.
+        let local = try await CommandRunner.run(bin, ["stats", "--cache", first.path, "--json"])
+        #expect(local.status == 0, "\(local.stderr)")
+        let own = try #require((try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [String: Any])?["objects"]
+            as? [String: Any])
+        for key in ["originals", "original_bytes", "manifests"] {
+            #expect(own[key] as? Int == counts[key] as? Int, "\(key): \(own) against \(counts)")
+        }
 
         let sync = try await CommandRunner.run(bin, ["sync", "--cache", second.path], environment: environment)
         #expect(sync.status == 0, "\(sync.stderr)")
