@@ -57,9 +57,9 @@ struct GcCommand: AsyncParsableCommand {
             if !report.unreadableManifests.isEmpty { throw ExitCode(1) }
             return
         }
-        // A killed run's unfinished manifest and its spills (no run holds them any more).
-        if !dryRun { ManifestStreamWriter.sweep(CacheLayout(root: options.cacheURL).manifestsURL) }
         let snapshot = try options.snapshot()
+        // A killed run's unfinished manifest and its spills (no run holds them any more).
+        if !dryRun { ManifestStreamWriter.sweep(snapshot.cache.layout.manifestsURL) }
         var gcOptions = GarbageCollector.Options(maxBytes: maxSize?.bytes, olderThan: olderThan?.seconds, dryRun: dryRun)
         if let grace { gcOptions.gracePeriod = max(0, grace) }
         let report: GarbageCollector.Report

@@ -1,4 +1,5 @@
 import BlobStore
+import CacheCore
 import Catalog
 import ArgumentParser
 import Foundation
@@ -39,12 +40,12 @@ enum RunCommand {
             do { _ = try await BucketSync(storage: store, cacheRoot: options.cacheRoot).run() } catch {
                 StandardStreams.error("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n")
             }
-            if let blobs = try? BlobStore(root: options.cacheRoot) {
-                options.blobSource = BucketHydrator(storage: store, store: blobs)
-            }
         }
-        let pipeline: CachePipeline
-        do { pipeline = try CachePipeline(options: options) } catch { throw FailureExit.message(error.description, code: 2) }
+        // The cache, opened once for the run (and what reads from the bucket instead of the origin).
+        let cache: Cache
+        do { cache = try Cache.open(options.cacheRoot) } catch { throw FailureExit.message(error.description, code: 2) }
+        if let store { options.blobSource = BucketHydrator(storage: store, store: cache.blobs) }
+        let pipeline = CachePipeline(cache: cache, options: options)
         let progress = RunProgress()
         let display = ProgressDisplay(progress: progress, enabled: summary && !flags.quiet && !flags.json)
         let ticker = Task { await display.run() }

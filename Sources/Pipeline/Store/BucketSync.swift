@@ -41,7 +41,7 @@ public struct BucketSync: Sendable {
         var report = Report()
         var copiedNames = Set<String>()
         let objects = try await storage.list(CacheLayout.manifestsFolder + "/")
-            .filter { $0.key.hasSuffix(".json") && !$0.key.dropFirst(CacheLayout.manifestsFolder.count + 1).contains("/") }
+            .filter { CacheKey(path: $0.key)?.kind == .manifest }
         report.listed = objects.count
         do {
             try FileManager.default.createDirectory(at: layout.manifestsURL, withIntermediateDirectories: true)
@@ -96,7 +96,10 @@ public struct BucketSync: Sendable {
         }
         arrivals.finish()
         progress?.setPhase("reading the last runs into the catalog")
-        await cataloged?.value
+        if let why = await cataloged?.value {
+            // Said, not swallowed: the runs are in place and the next reader's refresh reads them.
+            report.failed[PostCatalog.fileName] = "the catalog could not read the runs just copied (\(why)); the next command that reads it does"
+        }
         if let recorder {
             recordOwed(recorder)
             report.urls = recorder.recorded
@@ -132,16 +135,19 @@ public struct BucketSync: Sendable {
     /// (blocking work, kept off the tasks' threads), `observer` seeing each post's
     /// fetched objects; the task ends when it has.
     private static func readIntoCatalog(_ arrivals: ManifestArrivals, root: URL, bytes: Int,
-                                        observer: (any FetchedObjectsObserver)?) -> Task<Void, Never> {
+                                        observer: (any FetchedObjectsObserver)?) -> Task<String?, Never> {
         Task {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
                 let thread = Thread {
-                    if let catalog = try? PostCatalog(cacheRoot: root) {
-                        _ = try? catalog.add(manifestsArriving: arrivals.take, bytes: bytes, observer: observer)
+                    var failure: String? = nil
+                    do {
+                        _ = try PostCatalog(cacheRoot: root).add(manifestsArriving: arrivals.take, bytes: bytes, observer: observer)
+                    } catch {
+                        failure = String(describing: error)
                     }
                     // Whatever is left (the catalog could not open) is taken, so nothing waits.
                     while arrivals.take() != nil {}
-                    done.resume()
+                    done.resume(returning: failure)
                 }
                 thread.name = "catalog"
                 thread.start()

@@ -245,7 +245,7 @@ public struct StoreMaintenance: Sendable {
     /// The local cache's own copy of the manifest stored under `key`, when it has one that reads.
     static func localManifest(_ key: String, in localRoot: URL?) -> URL? {
         guard let localRoot, CacheKey(path: key)?.kind == .manifest else { return nil }
-        let file = CacheLayout(root: localRoot).url(key)
+        let file = localRoot.appendingPathComponent(key)
         var ignored: [String: Set<BlobHash>] = [:]
         guard FileManager.default.fileExists(atPath: file.path), (try? read(manifestAt: file, into: &ignored)) != nil else { return nil }
         return file
@@ -255,7 +255,7 @@ public struct StoreMaintenance: Sendable {
     /// object under that name must pass; true when it did.
     private func putBack(_ key: String, expected: Set<BlobHash>, from localRoot: URL?) async -> Bool {
         guard let localRoot, let parsed = CacheKey(path: key), parsed.isShared else { return false }
-        let file = CacheLayout(root: localRoot).url(key)
+        let file = localRoot.appendingPathComponent(key)
         guard let bytes = FileManager.default.contents(atPath: file.path).map({ [UInt8]($0) }) else { return false }
         switch ObjectCheck.judge(key, bytes: bytes, expected: expected) {
         case .good: break
