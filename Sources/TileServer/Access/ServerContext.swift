@@ -50,9 +50,17 @@ final class ReplyNotes: Sendable {
     }
 
     private let kept = Mutex<Keep?>(nil)
+    private let wholeBody = Mutex<ByteBuffer?>(nil)
 
     var keep: Keep? {
         get { kept.withLock { $0 } }
         set { kept.withLock { $0 = newValue } }
+    }
+
+    /// The whole body of an answer that takes `Range` requests, for
+    /// ``ConditionalMiddleware`` to cut (a response's body is a writer, not bytes).
+    var rangeable: ByteBuffer? {
+        get { wholeBody.withLock { $0 } }
+        set { wholeBody.withLock { $0 = newValue } }
     }
 }

@@ -99,7 +99,7 @@ struct TileResponder: HTTPResponder {
             refused.headers[.allow] = "GET, HEAD, OPTIONS"
             reply = refused
         }
-        let response = finish(reply, request: request)
+        let response = finish(reply, request: request, context: context)
         // The hot cache keeps immutable answers (HotStoreMiddleware, with the headers
         // the middleware adds).
         if request.method == .get, response.status == .ok, reply.cacheControl == Reply.immutable, reply.stream == nil {
@@ -108,22 +108,19 @@ struct TileResponder: HTTPResponder {
         return response
     }
 
-    /// Applies what every response shares, then HEAD and `If-None-Match`.
-    private func finish(_ reply: Reply, request: Request) -> Response {
+    /// Applies what every response shares: its type, caching and validator.
+    /// Validators, ranges and HEAD are HTTP's rules for every answer alike
+    /// (``ConditionalMiddleware``); an answer that takes ranges leaves its whole body
+    /// for that middleware to cut.
+    private func finish(_ reply: Reply, request: Request, context: Context) -> Response {
         var headers = reply.headers
         headers[.contentType] = reply.contentType
         headers[.cacheControl] = reply.cacheControl
         headers[Self.contentTypeOptions] = "nosniff"
         if let etag = reply.etag { headers[.eTag] = etag }
-        if reply.status == .ok, let etag = reply.etag,
-           ConditionalRequest.matches(request.headers[.ifNoneMatch], etag: etag) {
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers, body: .init())
-        }
+        if reply.acceptsRanges, reply.status == .ok { headers[.acceptRanges] = "bytes" }
         if let stream = reply.stream, reply.status == .ok {
-            headers[.acceptRanges] = "bytes"
             headers[.contentLength] = String(stream.size)
-            if request.method == .head { return Response(status: .ok, headers: headers, body: .init()) }
             let relative = CacheLayout.blob(BlobHash(hex: reply.etag?.trimmingCharacters(in: ["\""]) ?? "") ?? BlobHash(hashing: []))
             return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: stream.size) { [files] writer in
                 do {
@@ -136,36 +133,8 @@ struct TileResponder: HTTPResponder {
                 try await writer.finish(nil)
             })
         }
-        var status = reply.status
-        var body = reply.body
-        if reply.acceptsRanges {
-            headers[.acceptRanges] = "bytes"
-            // If-Range with another validator (or a date, which a hash-named body never
-            // needs) means the client's copy is stale: the whole body instead.
-            let current = request.headers[.ifRange].map { $0 == reply.etag } ?? true
-            if reply.status == .ok, current, let range = request.headers[.range] {
-                let length = body.readableBytes
-                switch ByteRange.parse(range, length: length) {
-                case let .satisfiable(bytes):
-                    status = .partialContent
-                    headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(length)"
-                    body = body.getSlice(at: body.readerIndex + bytes.lowerBound, length: bytes.count) ?? body
-                case .unsatisfiable:
-                    headers[.contentRange] = "bytes */\(length)"
-                    headers[.contentType] = "text/plain; charset=utf-8"
-                    headers[.cacheControl] = "no-store"
-                    headers[.eTag] = nil
-                    return Response(status: .rangeNotSatisfiable, headers: headers,
-                                    body: .init(byteBuffer: ByteBuffer(string: "the range starts past the end (\(length) bytes)\n")))
-                case .ignored: break
-                }
-            }
-        }
-        if request.method == .head {
-            headers[.contentLength] = String(body.readableBytes)
-            return Response(status: status, headers: headers, body: .init())
-        }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+        if reply.acceptsRanges, reply.status == .ok { context.notes.rangeable = reply.body }
+        return Response(status: reply.status, headers: headers, body: .init(byteBuffer: reply.body))
     }
 
     private func reply(to route: Route, request: Request, context: Context) async throws -> Reply {
