@@ -55,6 +55,23 @@ import TestSupport
         #expect(try whole.manifest(.hashtag("big"))?.items.count == 8)
     }
 
+    /// A run's result file and a listing of the same photos say the same: the posts
+    /// counted are those the photos come from, not every post of the file.
+    @Test func aRunFileAndAListingCountThePostsOfTheirPhotosAlike() throws {
+        let root = try ScratchDirectory.make("tc-labels")
+        let posts = (1...10).map { Self.post($0, photo: $0 % 4 != 0) }
+        try PostCatalogTests.write(posts, at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        let links = PresentationBuilder.Links(base: "https://x.example/p", imageService: "https://x.example/iiif/3",
+                                              thumbnail: { sha, _ in "https://x.example/thumb/\(sha)" })
+        let builder = PresentationBuilder(catalog: catalog, links: links, pageSize: 20)
+        let listing = try #require(try builder.manifest(.hashtag("big")))
+        let run = PostCatalogTests.manifest(posts, at: 1, root: root)
+        let file = try #require(builder.runFileManifest(stamp: "20261205T000000Z", index: 0, run: run))
+        #expect(listing.summary == ["en": ["8 photos from 8 posts by 1 author"]])
+        #expect(file.summary == listing.summary, "\(String(describing: file.summary))")
+    }
+
     @Test func pageAddressesParseBackAndOnlyOneWay() {
         for target in [PresentationTarget.pages(.user("eve")), .page(.search("a b"), 2), .page(.hashtag("x"), 12)] {
             #expect(PresentationTarget.parse(target.path.split(separator: "/").map(String.init)) == target)

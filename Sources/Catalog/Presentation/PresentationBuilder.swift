@@ -182,10 +182,13 @@ public struct PresentationBuilder: Sendable {
         let id = url(target)
         let items = canvases(of: tweets, in: id)
         guard !items.isEmpty else { return nil }
-        let authors = Set(tweets.map { $0.author.screenName.lowercased() }).count
+        // The posts the photos come from, counted alike whatever the Manifest gathers: a
+        // run's result file holds posts without photos, a search's listing does not.
+        let posting = tweets.filter { Self.hasPhoto([$0]) }
+        let authors = Set(posting.map { $0.author.screenName.lowercased() }).count
         var manifest = PresentationManifest(
             id: id, label: .en(label),
-            summary: .en("\(items.count) photo\(items.count == 1 ? "" : "s") from \(tweets.count) post\(tweets.count == 1 ? "" : "s") by \(authors) author\(authors == 1 ? "" : "s")"),
+            summary: .en("\(items.count) photo\(items.count == 1 ? "" : "s") from \(posting.count) post\(posting.count == 1 ? "" : "s") by \(authors) author\(authors == 1 ? "" : "s")"),
             metadata: nil, thumbnail: items.first?.thumbnail, homepage: nil, items: items)
         if let page = links.viewer?(target) {
             manifest.homepage = [Homepage(id: page, label: .en("\(label) in the TweetCache viewer"))]
