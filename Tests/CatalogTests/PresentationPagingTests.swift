@@ -72,6 +72,29 @@ import TestSupport
         #expect(file.summary == listing.summary, "\(String(describing: file.summary))")
     }
 
+    /// From the top Collection every page of a paged search is reachable: it lists the
+    /// search by the Collection of its pages (viewers do not follow `partOf`).
+    @Test func theTopCollectionListsAPagedSearchByItsPages() throws {
+        let root = try ScratchDirectory.make("tc-top")
+        let posts = (1...10).map { n in
+            var post = Self.post(n, photo: true)
+            post.query = "#big"
+            return post
+        }
+        try PostCatalogTests.write(posts, at: 1, name: "a.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        let links = PresentationBuilder.Links(base: "https://x.example/p", imageService: "https://x.example/iiif/3",
+                                              thumbnail: { sha, _ in "https://x.example/thumb/\(sha)" })
+        let paged = try PresentationBuilder(catalog: catalog, links: links, pageSize: 3).collection()
+        let search = try #require(paged.items.first { $0.label == ["en": ["Search: #big"]] })
+        #expect(search.type == "Collection")
+        let pages = try #require(try PresentationBuilder(catalog: catalog, links: links, pageSize: 3).pagesCollection(.search("#big")))
+        #expect(search.id == pages.id && pages.items.count == 4)
+        let whole = try PresentationBuilder(catalog: catalog, links: links, pageSize: 20).collection()
+        let one = try #require(whole.items.first { $0.label == ["en": ["Search: #big"]] })
+        #expect(one.type == "Manifest" && one.id.hasSuffix("/manifest.json"))
+    }
+
     @Test func pageAddressesParseBackAndOnlyOneWay() {
         for target in [PresentationTarget.pages(.user("eve")), .page(.search("a b"), 2), .page(.hashtag("x"), 12)] {
             #expect(PresentationTarget.parse(target.path.split(separator: "/").map(String.init)) == target)

@@ -54,8 +54,13 @@ public struct PresentationBuilder: Sendable {
         var items: [PresentationReference] = []
         for search in try catalog.searches() where search.withPhotos > 0 {
             let first = try catalog.posts(PostFilter(query: search.query), limit: 100)
-            items.append(PresentationReference(id: url(.search(search.query)), type: "Manifest",
-                                               label: .en("Search: \(search.query)"), thumbnail: firstThumbnail(first)))
+            // A paged search is listed by the Collection of its pages: viewers (Mirador,
+            // Universal Viewer) do not follow a Manifest's `partOf`, so page 1 alone
+            // would leave the others unreachable from here.
+            let paged = try pages(of: .search(search.query)) > 1
+            items.append(PresentationReference(
+                id: url(paged ? .pages(.search(search.query)) : .search(search.query)), type: paged ? "Collection" : "Manifest",
+                label: .en("Search: \(search.query)"), thumbnail: firstThumbnail(first)))
         }
         for run in try catalog.runs().reversed() {
             let stamp = Self.stamp(of: run.path)
@@ -110,7 +115,7 @@ public struct PresentationBuilder: Sendable {
     }
 
     /// How many Manifests a search, hashtag or user has (0 without photos).
-    public func pages(of listing: PresentationTarget) throws -> Int {
+    public func pages(of listing: PresentationTarget) throws(CatalogError) -> Int {
         guard let (filter, _) = Self.listing(listing) else { return 0 }
         return try pageCount(filter)
     }
@@ -129,7 +134,7 @@ public struct PresentationBuilder: Sendable {
             })
     }
 
-    private func pageCount(_ filter: PostFilter) throws -> Int {
+    private func pageCount(_ filter: PostFilter) throws(CatalogError) -> Int {
         (try catalog.count(filter) + pageSize - 1) / pageSize
     }
 
