@@ -215,7 +215,7 @@ public final class CachePipeline: Sendable {
         // The pages a search saved for this run still hold the posts it left out.
         if tombstones.size != tombstonesAtStart || (result.summary.forgotten ?? 0) > 0 {
             do {
-                try await Forgetter(cacheRoot: layout.root).applyToRun(manifestName: result.manifestURL.lastPathComponent)
+                try await Forgetter(layout: layout).applyToRun(manifestName: result.manifestURL.lastPathComponent)
             } catch {
                 logger.error("could not remove forgotten posts from this run's files: \(error)")
             }

@@ -107,12 +107,13 @@ public final class TileServer: Sendable {
         // Opened once (a cache of the layout before packs is converted before anything
         // is served). A cache the server cannot write is served all the same, with
         // tiles cut on request.
-        let cache: Cache?
-        do { cache = try Cache.open(configuration.cacheRoot, logger: logger) } catch {
-            logger.notice("the cache cannot be written (\(error)); tiles are cut on request and no packs are kept")
-            cache = nil
+        var cache = configuration.cache
+        if cache == nil {
+            do { cache = try Cache.open(configuration.cacheRoot, logger: logger) } catch {
+                logger.notice("the cache cannot be written (\(error)); tiles are cut on request and no packs are kept")
+            }
         }
-        let layout = cache?.layout ?? CacheLayout(root: configuration.cacheRoot)
+        let layout = cache?.layout ?? configuration.readOnlyLayout
         let integrity = IntegrityGuard(layout: layout, index: cache?.index, logger: logger, metrics: metrics)
         let files = try CacheFiles(layout: layout, remote: configuration.store, integrity: integrity)
         let pool = RenderPool(width: configuration.renderConcurrency)

@@ -1,4 +1,6 @@
 import Foundation
+public import BlobStore
+public import CacheCore
 public import ObjectStore
 public import MediaFetch
 
@@ -48,6 +50,11 @@ public struct TileServerConfiguration: Sendable {
     /// bytes arrive (its first within ``requestTimeout``, the rest while they keep
     /// coming): over a slow store, waiting for the whole would outlast the deadline.
     var streamedOriginalBytes = 4 << 20
+    /// The cache, opened by the caller (`serve`); nil has the server open it, and
+    /// serve it read-only when it cannot be written.
+    public var cache: Cache?
+    /// The layout of a cache that could not be opened for writing, read as it is.
+    public var readOnlyLayout: CacheLayout { CacheLayout(root: cacheRoot) }
     /// What the request time limit is measured on; tests give a clock they drive.
     public var clock: any WallClock = SystemWallClock()
     /// A keep-alive connection with no request for this long is closed.

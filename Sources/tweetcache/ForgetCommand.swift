@@ -1,3 +1,4 @@
+import CacheCore
 import ArgumentParser
 import Catalog
 import Foundation
@@ -89,7 +90,9 @@ struct ForgetCommand: AsyncParsableCommand {
             problems += read.problems
         }
         var shared: (any CacheStorage)?
-        var forgetter = Forgetter(cacheRoot: root)
+        let cache: Cache
+        do { cache = try Cache.open(root) } catch { throw FailureExit.message(error.description, code: 2) }
+        var forgetter = Forgetter(layout: cache.layout)
         // Tests of a forget killed midway (kill -9 after N files rewritten).
         if let stop = ProcessInfo.processInfo.environment["TWEETCACHE_FORGET_KILL_AFTER"].flatMap(Int.init) {
             forgetter.stopAfterRewrites = stop

@@ -1,3 +1,4 @@
+import CacheCore
 import ArgumentParser
 import BlobStore
 import Catalog
@@ -44,7 +45,9 @@ struct GcCommand: AsyncParsableCommand {
         if let shared = try await storage.open(explicit: true) {
             defer { shared.shutdown() }
             // Opening the local copy trims it to --local-max.
-            _ = try storage.readThrough(shared, cacheRoot: options.cacheURL)
+            let cache: Cache
+            do { cache = try Cache.open(options.cacheURL) } catch { throw FailureExit.message(error.description, code: 2) }
+            _ = try storage.readThrough(shared, layout: cache.layout)
             let report: StoreMaintenance.CollectReport
             do {
                 report = try await StoreMaintenance(storage: shared).collect(

@@ -32,19 +32,20 @@ enum RunCommand {
         var options = options
         let store = try await flags.storage.open(writes: true)
         defer { store?.shutdown() }
-        if let store {
-            options.manifestTag = StorePublisher.manifestTag()
-            options.publisher = StorePublisher(storage: store, cacheRoot: options.cacheRoot).session()
-            // What other machines stored is known by URL first (their new manifests,
-            // copied incrementally), then read from the bucket instead of the origin.
-            do { _ = try await BucketSync(storage: store, cacheRoot: options.cacheRoot).run() } catch {
-                StandardStreams.error("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n")
-            }
-        }
-        // The cache, opened once for the run (and what reads from the bucket instead of the origin).
+        // The cache, opened once for the run: its layout for the bucket's publisher and
+        // sync, its blobs for what is read from the bucket instead of the origin.
         let cache: Cache
         do { cache = try Cache.open(options.cacheRoot) } catch { throw FailureExit.message(error.description, code: 2) }
-        if let store { options.blobSource = BucketHydrator(storage: store, store: cache.blobs) }
+        if let store {
+            options.manifestTag = StorePublisher.manifestTag()
+            options.publisher = StorePublisher(storage: store, layout: cache.layout).session()
+            // What other machines stored is known by URL first (their new manifests,
+            // copied incrementally), then read from the bucket instead of the origin.
+            do { _ = try await BucketSync(storage: store, layout: cache.layout).run() } catch {
+                StandardStreams.error("tweetcache: could not read the bucket's runs (\(error.description)); fetching from the origins\n")
+            }
+            options.blobSource = BucketHydrator(storage: store, store: cache.blobs)
+        }
         let pipeline = CachePipeline(cache: cache, options: options)
         let progress = RunProgress()
         let display = ProgressDisplay(progress: progress, enabled: summary && !flags.quiet && !flags.json)

@@ -1,3 +1,5 @@
+import BlobStore
+import CacheCore
 import Catalog
 import ArgumentParser
 import Foundation
@@ -114,13 +116,19 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         configuration.liveSearch = try liveSearch(root)
+        // The cache, opened once and handed to the server; one it cannot write is
+        // served all the same (read-only: tiles cut on request, no packs kept).
+        do { configuration.cache = try Cache.open(root) } catch {
+            StandardStreams.error("serve: \(error.description); serving it read-only\n")
+        }
+        let layout = configuration.cache?.layout ?? configuration.readOnlyLayout
         var syncing: Task<Void, Never>? = nil
         if let shared = try await storage.open(health: StoreHealth()) {
             // Its files are read on demand; its runs become this server's catalog in the
             // background, so a slow store does not keep the server from listening.
-            configuration.store = try storage.readThrough(shared, cacheRoot: root)
+            configuration.store = try storage.readThrough(shared, layout: layout)
             let deadline = max(30, timeout)
-            syncing = Task.detached { await Self.syncForever(shared, cacheRoot: root, deadline: deadline) }
+            syncing = Task.detached { await Self.syncForever(shared, layout: layout, deadline: deadline) }
         }
         try await Self.serve(configuration)
         syncing?.cancel()
@@ -134,12 +142,12 @@ struct ServeCommand: AsyncParsableCommand {
     /// Copies the store's runs this cache lacks, at once and every ``syncInterval``,
     /// each sync bounded by `deadline` seconds; says what it found, and every run it
     /// could not read (tried again at the next sync), on standard error.
-    static func syncForever(_ shared: any CacheStorage, cacheRoot: URL, deadline: Int) async {
+    static func syncForever(_ shared: any CacheStorage, layout: CacheLayout, deadline: Int) async {
         while !Task.isCancelled {
             var wait = syncInterval
             do {
                 let report = try await S3Deadline.$current.withValue(.now + .seconds(deadline)) {
-                    try await BucketSync(storage: shared, cacheRoot: cacheRoot).run()
+                    try await BucketSync(storage: shared, layout: layout).run()
                 }
                 StandardStreams.error("serve: \(shared.address): \(report.listed) runs, \(report.copied) new\n")
                 for (key, why) in report.failed.sorted(by: { $0.key < $1.key }) {

@@ -51,9 +51,8 @@ struct StoreOptions: ParsableArguments {
     /// Where settings came from, at debug level (`TWEETCACHE_LOG=debug`): sources, never values.
     static let logger = Logger(label: "tweetcache.store")
 
-    /// The bounded local copy of the bucket's objects under `cacheRoot`.
-    func readThrough(_ storage: any CacheStorage, cacheRoot: URL) throws -> ReadThroughCache {
-        let layout = CacheLayout(root: cacheRoot)
+    /// The bounded local copy of the bucket's objects in the cache `layout` describes.
+    func readThrough(_ storage: any CacheStorage, layout: CacheLayout) throws -> ReadThroughCache {
         do {
             return try ReadThroughCache(storage: storage, folder: layout.objectsURL, capacity: localMaxBytes,
                                         quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
@@ -68,11 +67,11 @@ struct StoreOptions: ParsableArguments {
     func hydrate(cacheRoot: URL, paths: @escaping (CacheLayout) -> [String]) async throws {
         guard let storage = try await open() else { return }
         defer { storage.shutdown() }
-        do { _ = try await BucketSync(storage: storage, cacheRoot: cacheRoot).run() } catch {
-            throw FailureExit.message(error.description, code: 2)
-        }
         let cache: Cache
         do { cache = try Cache.open(cacheRoot) } catch { throw FailureExit.message(error.description, code: 2) }
+        do { _ = try await BucketSync(storage: storage, layout: cache.layout).run() } catch {
+            throw FailureExit.message(error.description, code: 2)
+        }
         let report = await BucketHydrator(storage: storage, store: cache.blobs).hydrate(paths(cache.layout))
         for (path, why) in report.failed.sorted(by: { $0.key < $1.key }) {
             StandardStreams.error("tweetcache: \(storage.address)/\(path): \(why)\n")

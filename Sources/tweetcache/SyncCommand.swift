@@ -1,3 +1,4 @@
+import CacheCore
 import ArgumentParser
 import BlobStore
 import Foundation
@@ -32,7 +33,9 @@ struct SyncCommand: AsyncParsableCommand {
         let report: BucketSync.Report
         let progress = WorkProgress(unit: .bytes)
         let display = WorkProgressDisplay("sync", progress: progress, enabled: !options.json)
-        do { report = try await BucketSync(storage: shared, cacheRoot: root).run(progress: progress) } catch {
+        let cache: Cache
+        do { cache = try Cache.open(root) } catch { throw FailureExit.message(error.description, code: 2) }
+        do { report = try await BucketSync(storage: shared, layout: cache.layout).run(progress: progress) } catch {
             display.finish()
             throw FailureExit.message(error.description, code: 2)
         }

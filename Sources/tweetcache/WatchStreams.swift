@@ -1,3 +1,4 @@
+import CacheCore
 import ArgumentParser
 import Catalog
 import Foundation
@@ -165,7 +166,12 @@ struct BatchFlush: Sendable {
             return false
         }
         guard !keys.isEmpty else { return true }
-        var forgetter = Forgetter(cacheRoot: cache)
+        let opened: Cache
+        do { opened = try Cache.open(cache) } catch {
+            StandardStreams.error("watch: \(error.description)\n")
+            return false
+        }
+        var forgetter = Forgetter(layout: opened.layout)
         let store: (any CacheStorage)?
         do { store = try await command.options.storage.open(writes: true) } catch {
             StandardStreams.error("watch: \(error)\n")

@@ -66,7 +66,7 @@ import Glibc
         var derive = DeriveOptions()
         derive.tiles = .eager
         options.derive = derive
-        options.publisher = StorePublisher(storage: storage, cacheRoot: options.cacheRoot).session()
+        options.publisher = StorePublisher(storage: storage, layout: CacheLayout(root: options.cacheRoot)).session()
         let page = """
             {"statuses":[{"id_str":"1","created_at":"Wed Oct 10 20:19:24 +0000 2018","full_text":"#zoom",
              "extended_entities":{"media":[{"id_str":"m1","type":"photo","media_url_https":"https://pbs.twimg.com/media/Photo1.jpg"}]},
@@ -92,7 +92,7 @@ import Glibc
         } else {
             storage = try LocalStorage(root: published.scratch.appendingPathComponent("shared"))
         }
-        _ = try await BucketSync(storage: storage, cacheRoot: root).run()
+        _ = try await BucketSync(storage: storage, layout: CacheLayout(root: root)).run()
         let layout = CacheLayout(root: root)
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0

@@ -426,7 +426,7 @@ public final class PostCatalog: Sendable {
     }
 
     func manifestFiles() throws(CatalogError) -> [ListedFile] {
-        let directory = CacheLayout(root: cacheRoot).manifestsURL
+        let directory = cacheRoot.appendingPathComponent(CacheLayout.manifestsFolder, isDirectory: true)
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)

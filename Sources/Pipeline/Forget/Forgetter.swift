@@ -30,8 +30,9 @@ public struct Forgetter: Sendable {
     package var stopAfterRewrites: Int?
     package var killsAtStop = false
 
-    public init(cacheRoot: URL, storage: (any CacheStorage)? = nil) {
-        layout = CacheLayout(root: cacheRoot)
+    /// Forgets in the cache `layout` describes (``Cache/layout``), and in `storage` when it shares a bucket.
+    public init(layout: CacheLayout, storage: (any CacheStorage)? = nil) {
+        self.layout = layout
         self.storage = storage
     }
 

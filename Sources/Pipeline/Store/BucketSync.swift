@@ -15,9 +15,10 @@ public struct BucketSync: Sendable {
     public let storage: any CacheStorage
     public let layout: CacheLayout
 
-    public init(storage: any CacheStorage, cacheRoot: URL) {
+    /// Syncs `storage` into the cache `layout` describes (``Cache/layout``).
+    public init(storage: any CacheStorage, layout: CacheLayout) {
         self.storage = storage
-        layout = CacheLayout(root: cacheRoot)
+        self.layout = layout
     }
 
     public struct Report: Sendable, Equatable, Codable {
@@ -108,7 +109,7 @@ public struct BucketSync: Sendable {
         // that this machine's log names (a run published before its machine knew).
         progress?.setPhase("applying tombstones")
         do {
-            let forgotten = try await Forgetter(cacheRoot: layout.root, storage: storage)
+            let forgotten = try await Forgetter(layout: layout, storage: storage)
                 .applyBucketTombstones(newManifests: copiedNames)
             report.tombstones = forgotten.tombstones
             report.forgotten = forgotten.posts

@@ -23,9 +23,10 @@ public struct StorePublisher: Sendable {
     /// PUTs in flight at once.
     public var concurrency = 16
 
-    public init(storage: any CacheStorage, cacheRoot: URL) {
+    /// Publishes the cache `layout` describes (``Cache/layout``) to `storage`.
+    public init(storage: any CacheStorage, layout: CacheLayout) {
         self.storage = storage
-        layout = CacheLayout(root: cacheRoot)
+        self.layout = layout
     }
 
     /// A tag for manifest names that no other machine or run picks: the host name

@@ -87,7 +87,7 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
         let store = try BlobStore(root: cache)
         #expect(store.contains(zebra) && !store.derivedEntries(of: zebra).isEmpty)
 
-        let report = try await Forgetter(cacheRoot: cache).run([Forgetter.Request(key: PostIdentity(network: .x, id: "301"), reason: "deleted")])
+        let report = try await Forgetter(layout: CacheLayout(root: cache)).run([Forgetter.Request(key: PostIdentity(network: .x, id: "301"), reason: "deleted")])
         #expect(report.posts == ["x:301"])
         #expect(report.reposts == ["x:304"])
         #expect(report.manifestsRewritten == 2)
@@ -188,7 +188,7 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
         let avatarOne = BlobHash(hashing: jpegLike(5_000, seed: 501))
         let store = try BlobStore(root: cache)
         #expect(store.contains(avatarOne))
-        let report = try await Forgetter(cacheRoot: cache).run([Forgetter.Request(key: PostIdentity(network: .x, id: "502"), reason: "deleted")])
+        let report = try await Forgetter(layout: CacheLayout(root: cache)).run([Forgetter.Request(key: PostIdentity(network: .x, id: "502"), reason: "deleted")])
         #expect(report.posts == ["x:502"])
         #expect(report.blobsDeleted == 0)
         #expect(store.contains(avatarOne), "run 1's copy of the kept post still names it")
@@ -199,7 +199,7 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
     @Test func aDryRunSaysWhatWouldGoAndChangesNothing() async throws {
         let (cache, _, _) = try await forgetCache()
         let before = try snapshot(cache)
-        let report = try await Forgetter(cacheRoot: cache).run(
+        let report = try await Forgetter(layout: CacheLayout(root: cache)).run(
             [Forgetter.Request(key: PostIdentity(network: .x, id: "301"), reason: "deleted"),
              Forgetter.Request(key: PostIdentity(network: .x, id: "999"), reason: "deleted")], dryRun: true)
         #expect(report.dryRun)
@@ -217,7 +217,7 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
 
     @Test func aForgetCutShortIsFinishedByTheNext() async throws {
         let (cache, _, page) = try await forgetCache()
-        var forgetter = Forgetter(cacheRoot: cache)
+        var forgetter = Forgetter(layout: CacheLayout(root: cache))
         forgetter.stopAfterRewrites = 1
         await #expect(throws: ForgetError.stopped) {
             try await forgetter.run([Forgetter.Request(key: PostIdentity(network: .x, id: "301"), reason: "deleted")])
@@ -234,14 +234,14 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
         #expect(try PostCatalog.open(cacheRoot: cache).catalog.known([PostIdentity(network: .x, id: "302")]).count == 1)
 
         // `forget` with nothing asked finishes the job.
-        let report = try await Forgetter(cacheRoot: cache).run([])
+        let report = try await Forgetter(layout: CacheLayout(root: cache)).run([])
         #expect(report.resumed)
         #expect(report.posts == ["x:301"])
         #expect(!TombstoneLog(cacheRoot: cache).isPending)
         for text in ["Zebracorn", "Zebra301"] { #expect(filesHolding(text, under: cache) == [], "\(text)") }
         #expect(try Data(contentsOf: page).range(of: Data("Zebracorn".utf8)) == nil)
         // And once done, there is nothing left to do.
-        let idle = try await Forgetter(cacheRoot: cache).run([])
+        let idle = try await Forgetter(layout: CacheLayout(root: cache)).run([])
         #expect(!idle.resumed && idle.posts.isEmpty)
     }
 

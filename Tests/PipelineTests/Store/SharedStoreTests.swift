@@ -66,7 +66,7 @@ import TestSupport
         derive.thumbnailSizes = [150, 600]
         derive.tiles = .eager
         options.derive = derive
-        options.publisher = StorePublisher(storage: storage, cacheRoot: cache).session()
+        options.publisher = StorePublisher(storage: storage, layout: CacheLayout(root: cache)).session()
         options.blobSource = source
         return try await CachePipeline(options: options).run([ResultsInput(name: "p.json", data: Data(derivePage.utf8))])
     }
@@ -121,7 +121,7 @@ import TestSupport
         defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
         let second = published.scratch.appendingPathComponent("second")
         try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
-        let report = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        let report = try await BucketSync(storage: published.storage, layout: CacheLayout(root: second)).run()
         #expect(report.listed == 1 && report.copied == 1)
         #expect(report.urls >= 2)
         let index = try CacheIndex(path: CacheLayout(root: second).indexURL)
@@ -138,7 +138,7 @@ import TestSupport
         #expect(try index.contentHashes(ofDerived: thumbnail.path, source: published.photo).map(\.hex) == [thumbnail.sha256])
         #expect(Self.markers(second).isEmpty, "no run's URLs are left owed")
         // Incremental: nothing new, nothing copied.
-        let again = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        let again = try await BucketSync(storage: published.storage, layout: CacheLayout(root: second)).run()
         #expect(again.listed == 1 && again.copied == 0)
     }
 
@@ -164,7 +164,7 @@ import TestSupport
         let url = try #require(published.manifest.tweets[0].media[0].url)
         #expect(try CacheIndex(path: second.indexURL).lookup(url: url) == nil)
 
-        let report = try await BucketSync(storage: published.storage, cacheRoot: second.root).run()
+        let report = try await BucketSync(storage: published.storage, layout: CacheLayout(root: second.root)).run()
         #expect(report.copied == 0)
         #expect(report.urls >= 2)
         #expect(try CacheIndex(path: second.indexURL).lookup(url: url)?.hash == published.photo)
@@ -177,7 +177,7 @@ import TestSupport
         let before = published.requests.count
         let second = published.scratch.appendingPathComponent("second")
         try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
-        _ = try await BucketSync(storage: published.storage, cacheRoot: second).run()
+        _ = try await BucketSync(storage: published.storage, layout: CacheLayout(root: second)).run()
         let hydrator = BucketHydrator(storage: published.storage, store: try BlobStore(root: second))
         let run = try await Self.run(cache: second, origin: published.origin, storage: published.storage, source: hydrator)
         #expect(published.requests.count == before)
