@@ -112,6 +112,10 @@ public struct CacheVerifier: Sendable {
                 if case .pack = entry.key { return packProblem(entry.hash, store: store) }
                 // Thumbnails are judged as `verify --store` judges a bucket's (``ObjectCheck``).
                 guard let bytes = try? store.readDerived(entry.path) else { return "cannot be read" }
+                // What an interrupted write left beside an image's files (`….thumb-150.jpg.tmp-42`)
+                // has no name of its own: kept when it is whole, reported (and so removed
+                // by a repair) when it is not even an image.
+                guard entry.key != nil else { return (try? ImageDecoder.info(of: bytes)) == nil ? "not an image" : nil }
                 let expected = (try? index.contentHashes(ofDerived: entry.path, source: entry.hash)) ?? []
                 if case let .wrong(why) = ObjectCheck.judge(entry.path, bytes: bytes, expected: expected) { return why }
                 return nil
