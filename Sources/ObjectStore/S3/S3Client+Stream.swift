@@ -29,7 +29,10 @@ extension S3Client {
                         size = length
                         opening.open(.streaming(size: length))
                     } else if status == 200 {
-                        opening.open(.failed(.tooLarge(limit: maxBytes)))
+                        // Larger than allowed, or of no said length (S3 always says it).
+                        let length = headers["content-length"].flatMap { Int($0) }
+                        opening.open(.failed(length == nil ? .transport(code: -1, message: "an answer without a Content-Length")
+                                                           : .tooLarge(limit: maxBytes)))
                         return
                     } else {
                         answer = (status, headers, [])
