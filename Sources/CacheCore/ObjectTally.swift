@@ -27,7 +27,12 @@ public struct ObjectTally: Sendable, Codable, Equatable {
 
     /// Counts the object at `path` (cache-relative) of `size` bytes.
     public mutating func add(_ path: String, size: Int) {
-        switch CacheKey(path: path)?.kind {
+        add(CacheKey(path: path)?.kind, size: size)
+    }
+
+    /// Counts an object of `kind` (nil: one TweetCache did not write) of `size` bytes.
+    public mutating func add(_ kind: CacheKey.Kind?, size: Int) {
+        switch kind {
         case .original:
             originals += 1
             originalBytes += size

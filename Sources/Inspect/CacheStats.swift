@@ -87,11 +87,14 @@ public struct CacheStats: Sendable, Codable, Equatable {
             let derived = snapshot.store.allDerivedEntries()
             derivedFiles = derived.count
             derivedBytes = derived.reduce(0) { $0 + $1.bytes }
-            let manifestNames = (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? []
-            objects = ObjectTally.counting(
-                sizes.map { (path: CacheLayout.blob($0.0), size: $0.1) } + derived.map { (path: $0.path, size: $0.bytes) }
-                    + manifestNames.map { (path: CacheLayout.manifest($0), size: 0) },
-                at: snapshot.root.path)
+            // Counted from what was walked above, by kind: originals are known as such.
+            var tally = ObjectTally(location: snapshot.root.path)
+            for (_, size) in sizes { tally.add(.original, size: size) }
+            for entry in derived { tally.add(entry.key?.kind, size: entry.bytes) }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [] {
+                tally.add(CacheLayout.manifest(name), size: 0)
+            }
+            objects = tally
             urls = try snapshot.index.urlCount()
             var reasons: [String: Int] = [:]
             for failure in try snapshot.index.allFailures() {

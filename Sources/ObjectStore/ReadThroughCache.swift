@@ -129,54 +129,83 @@ public final class ReadThroughCache: Sendable {
     public func stream(_ path: String, limit: Int, expecting: Set<BlobHash>, stall: Duration)
         async throws(StoreError) -> ObjectStream?
     {
+        func whole(_ bytes: [UInt8]) -> ObjectStream {
+            ObjectStream(size: bytes.count, chunks: AsyncThrowingStream { continuation in
+                continuation.yield(bytes)
+                continuation.finish()
+            })
+        }
         let name = Self.fileName(path, range: nil)
         if let bytes = hit(name) {
-            if Self.sound(bytes, expecting) {
-                return ObjectStream(size: bytes.count, chunks: AsyncThrowingStream { continuation in
-                    continuation.yield(bytes)
-                    continuation.finish()
-                })
-            }
+            if Self.sound(bytes, expecting) { return whole(bytes) }
             counters.withLock { $0.corrupt += 1 }
             forget(path)
         }
-        counters.withLock { $0.misses += 1 }
-        guard let source = try await storage.stream(path, maxBytes: limit, stall: stall) else { return nil }
+        // Each stream holds its object in memory until it is checked, and is not shared:
+        // past a few at once, readers share one whole read (``object(_:limit:expecting:)``)
+        // as before, so many visitors asking cold originals cannot multiply the memory.
+        let admitted = streaming.withLock { count -> Bool in
+            guard count < Self.maxStreams else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            return try await object(path, limit: limit, expecting: expecting).map(whole)
+        }
+        let source: ObjectStream?
+        do { source = try await storage.stream(path, maxBytes: limit, stall: stall) } catch {
+            streaming.withLock { $0 -= 1 }
+            throw error
+        }
+        guard let source else {
+            streaming.withLock { $0 -= 1 }
+            return nil
+        }
         let (chunks, output) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let relay = Task { [self] in
-            var hasher = SHA256()
-            var whole: [UInt8] = []
-            whole.reserveCapacity(source.size)
-            var held: [UInt8]? = nil
-            do {
-                for try await chunk in source.chunks where !chunk.isEmpty {
-                    if let previous = held { output.yield(previous) }
-                    hasher.update(data: chunk)
-                    whole += chunk
-                    held = chunk
-                }
-            } catch {
-                output.finish(throwing: error)
-                return
-            }
-            // A reader that left ends the loop early: what came is not the object.
-            guard !Task.isCancelled, whole.count == source.size else {
-                output.finish(throwing: CancellationError())
-                return
-            }
-            guard expecting.contains(BlobHash(digest: hasher.finalize())) else {
-                counters.withLock { $0.corrupt += 1 }
-                keepInQuarantine(path, whole)
-                output.finish(throwing: StoreError.corrupt(key: path))
-                return
-            }
-            if let held { output.yield(held) }
-            keep(name, whole)
-            output.finish()
+            let failure = await pass(source, to: output, path: path, expecting: expecting)
+            // The slot is free before the reader sees the end, so its next stream is admitted.
+            streaming.withLock { $0 -= 1 }
+            if let failure { output.finish(throwing: failure) } else { output.finish() }
         }
         output.onTermination = { _ in relay.cancel() }
         return ObjectStream(size: source.size, chunks: chunks)
     }
+
+    /// Passes `source` on to `output`, every piece but the last as it comes, the last
+    /// once the whole hashed to one of `expecting` (then the copy is kept); the error it
+    /// ends with, if any.
+    private func pass(_ source: ObjectStream, to output: AsyncThrowingStream<[UInt8], any Error>.Continuation, path: String,
+                      expecting: Set<BlobHash>) async -> (any Error)? {
+        var hasher = SHA256()
+        var whole: [UInt8] = []
+        whole.reserveCapacity(source.size)
+        var held: [UInt8]? = nil
+        do {
+            for try await chunk in source.chunks where !chunk.isEmpty {
+                if let previous = held { output.yield(previous) }
+                hasher.update(data: chunk)
+                whole += chunk
+                held = chunk
+            }
+        } catch {
+            return error
+        }
+        // A reader that left ends the loop early: what came is not the object.
+        guard !Task.isCancelled, whole.count == source.size else { return CancellationError() }
+        guard expecting.contains(BlobHash(digest: hasher.finalize())) else {
+            counters.withLock { $0.corrupt += 1 }
+            keepInQuarantine(path, whole)
+            return StoreError.corrupt(key: path)
+        }
+        keep(Self.fileName(path, range: nil), whole)
+        if let held { output.yield(held) }
+        return nil
+    }
+
+    /// Streams from the store at once (``stream(_:limit:expecting:stall:)``).
+    static let maxStreams = 4
+    private let streaming = Mutex(0)
 
     static func sound(_ bytes: [UInt8], _ expecting: Set<BlobHash>?) -> Bool {
         guard let expecting else { return true }

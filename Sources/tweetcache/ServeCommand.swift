@@ -116,11 +116,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         configuration.liveSearch = try liveSearch(root)
-        // The cache, opened once and handed to the server; one it cannot write is
-        // served all the same (read-only: tiles cut on request, no packs kept).
-        do { configuration.cache = try Cache.open(root) } catch {
-            StandardStreams.error("serve: \(error.description); serving it read-only\n")
-        }
+        // The cache, opened once and handed to the server. One that cannot be opened
+        // for writing is left to the server, which says so and serves it read-only.
+        configuration.cache = try? Cache.open(root)
         let layout = configuration.cache?.layout ?? configuration.readOnlyLayout
         var syncing: Task<Void, Never>? = nil
         if let shared = try await storage.open(health: StoreHealth()) {

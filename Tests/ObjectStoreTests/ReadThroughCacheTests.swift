@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import ObjectStore
 import TestSupport
@@ -48,6 +49,51 @@ import Testing
         #expect(reopened.statistics.hits == 1)
     }
 
+    /// Each stream holds its object until it is checked: past a few arriving at once,
+    /// readers get the one shared whole read instead, so many visitors asking cold
+    /// originals cannot multiply the memory.
+    @Test func streamsPastAFewAtOnceBecomeOneSharedWholeRead() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rtc-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("store"), withIntermediateDirectories: true)
+        let storage = HeldStreams(try LocalStorage(root: root.appendingPathComponent("store")))
+        let objects = (0..<6).map { n -> (path: String, bytes: [UInt8], hash: BlobHash) in
+            let bytes = [UInt8](repeating: UInt8(n), count: 50_000)
+            let hash = BlobHash(hashing: bytes)
+            return ("blobs/sha256/\(hash.shard)/\(hash.hex)", bytes, hash)
+        }
+        for object in objects {
+            _ = try await storage.store(object.path, bytes: object.bytes, sha256: object.hash.hex, contentType: "image/jpeg", replace: false)
+        }
+        let cache = try ReadThroughCache(storage: storage, folder: root.appendingPathComponent("copy"), capacity: 1 << 20)
+        func open(_ n: Int) async throws -> ObjectStream {
+            try #require(try await cache.stream(objects[n].path, limit: 1 << 20, expecting: [objects[n].hash], stall: .seconds(10)))
+        }
+        func read(_ stream: ObjectStream) async throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            for try await chunk in stream.chunks { bytes += chunk }
+            return bytes
+        }
+        // Four still arriving from the store: the fifth reader gets a whole, checked read.
+        var arriving: [ObjectStream] = []
+        for n in 0..<4 { arriving.append(try await open(n)) }
+        #expect(storage.opened == 4)
+        let fifth = try await open(4)
+        #expect(storage.opened == 4, "not streamed")
+        #expect(cache.local(objects[4].path) == objects[4].bytes, "read whole, checked and kept first")
+        #expect(try await read(fifth) == objects[4].bytes)
+        // One stream ends (its copy kept): the next reader streams again.
+        storage.release(objects[0].path)
+        #expect(try await read(arriving[0]) == objects[0].bytes)
+        #expect(cache.local(objects[0].path) == objects[0].bytes)
+        let sixth = try await open(5)
+        #expect(storage.opened == 5)
+        storage.release(objects[5].path)
+        #expect(try await read(sixth) == objects[5].bytes)
+        for n in 1..<4 { storage.release(objects[n].path) }
+        for n in 1..<4 { #expect(try await read(arriving[n]) == objects[n].bytes) }
+    }
+
     @Test func rangesAreFetchedOnceAndCarryTheObjectsSize() async throws {
         let (client, folder) = try await setUp("ranges")
         defer { client.shutdown(); try? FileManager.default.removeItem(at: folder) }
@@ -77,4 +123,55 @@ import Testing
         try await clock.sleep(for: .seconds(31))
         #expect(try await cache.object("derived/cd/late.thumb-150.jpg", limit: 1 << 20) == [1, 2, 3])
     }
+}
+
+/// A folder whose streams send their bytes only when the test says: what a store
+/// still sending looks like.
+final class HeldStreams: CacheStorage, @unchecked Sendable {
+    let base: LocalStorage
+    private let lock = NSLock()
+    private var waiting: [String: (bytes: [UInt8], continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation)] = [:]
+    private var streams = 0
+    /// Streams opened so far.
+    var opened: Int { lock.withLock { streams } }
+
+    init(_ base: LocalStorage) { self.base = base }
+
+    func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream? {
+        guard let found = try await base.read(path, range: nil, maxBytes: maxBytes) else { return nil }
+        let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        lock.withLock {
+            streams += 1
+            waiting[path] = (found.bytes, continuation)
+        }
+        return ObjectStream(size: found.objectSize, chunks: chunks)
+    }
+
+    /// Sends the held stream of `path` its bytes, in two pieces, and ends it.
+    func release(_ path: String) {
+        guard let held = lock.withLock({ waiting.removeValue(forKey: path) }) else { return }
+        let half = held.bytes.count / 2
+        held.continuation.yield(Array(held.bytes[..<half]))
+        held.continuation.yield(Array(held.bytes[half...]))
+        held.continuation.finish()
+    }
+
+    var address: String { base.address }
+    func list(_ folder: String) async throws(StoreError) -> [StoredObject] { try await base.list(folder) }
+    func read(_ path: String, range: Range<Int>?, maxBytes: Int) async throws(StoreError) -> ObjectBytes? {
+        try await base.read(path, range: range, maxBytes: maxBytes)
+    }
+    func download(_ path: String, to file: URL) async throws(StoreError) -> Bool { try await base.download(path, to: file) }
+    func size(_ path: String) async throws(StoreError) -> Int? { try await base.size(path) }
+    func store(_ path: String, file: URL, sha256: String?, contentType: String) async throws(StoreError) -> PutOutcome {
+        try await base.store(path, file: file, sha256: sha256, contentType: contentType)
+    }
+    func store(_ path: String, bytes: [UInt8], sha256: String?, contentType: String, replace: Bool) async throws(StoreError) -> PutOutcome {
+        try await base.store(path, bytes: bytes, sha256: sha256, contentType: contentType, replace: replace)
+    }
+    func delete(_ path: String) async throws(StoreError) { try await base.delete(path) }
+    func probe() async throws(StoreError) { try await base.probe() }
+    func checkWritable() async throws(StoreError) { try await base.checkWritable() }
+    var health: StoreHealth? { nil }
+    func shutdown() {}
 }

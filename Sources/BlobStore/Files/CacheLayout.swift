@@ -73,12 +73,6 @@ public struct CacheLayout: Sendable, Hashable {
             .flatMap { fileName.count == 64 || fileName.dropFirst(64).first == "." ? $0 : nil }
     }
 
-    /// The key of the file `fileName` in the derived shard `shard` (`ab`): a pack, a
-    /// thumbnail or an old-layout folder; nil for anything TweetCache does not write.
-    public static func derivedKey(shard: some StringProtocol, fileName: some StringProtocol) -> CacheKey? {
-        CacheKey(path: "\(derivedFolder)/\(shard)/\(fileName)")
-    }
-
     /// `relative` as a file URL under the root.
     public func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
     /// `relative` as a file-system path under the root.

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(Glibc)
 internal import Glibc
@@ -40,7 +41,7 @@ public final class ManifestStreamWriter {
     public init(directory: URL, generatedAt: Date, tool: String, cacheRoot: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         Self.sweep(directory)
-        let stem = ".partial-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        let stem = CacheKey.partialPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
         temporaryURL = directory.appendingPathComponent(stem + ".json")
         file = try Self.create(temporaryURL)
         // Held while this writer lives: a sweep leaves this run's files alone.
@@ -141,7 +142,7 @@ public final class ManifestStreamWriter {
     package static func sweep(_ directory: URL, olderThan age: TimeInterval = 86_400, now: Date = Date()) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         var abandoned: [Substring: Bool] = [:]
-        for name in names where name.hasPrefix(".partial-") {
+        for name in names where name.hasPrefix(CacheKey.partialPrefix) {
             let stem = name.dropFirst().prefix { $0 != "." }
             let gone = abandoned[stem] ?? Self.abandoned(directory.appendingPathComponent(".\(stem).json"))
             abandoned[stem] = gone

@@ -307,15 +307,9 @@ public struct StoreMaintenance: Sendable {
     func leases() async throws(StoreError) -> (runs: [StoredObject], junk: [String]) {
         var runs: [StoredObject] = [], junk: [String] = []
         for object in try await storage.list(CacheLayout.leasesFolder + "/") {
-            if Self.isRunLease(object.key) { runs.append(object) } else { junk.append(object.key) }
+            if case .lease = CacheKey(path: object.key) { runs.append(object) } else { junk.append(object.key) }
         }
         return (runs, junk)
-    }
-
-    static func isRunLease(_ key: String) -> Bool {
-        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == CacheLayout.leasesFolder, let name = parts.last else { return false }
-        return name.hasSuffix(".json") && name.count > 5 && !name.hasPrefix(".write-check-")
     }
 
     /// The leases renewed within ``leaseLifetime`` of `now`, each with how long ago.

@@ -117,14 +117,18 @@ final class CacheFiles: Sendable {
     func openStreaming(_ relative: String, hash: BlobHash, limit: Int = 64 << 20, streamFrom: Int, stall: Duration)
         async throws(Failure) -> Opened
     {
-        // On disk, or already copied from the bucket: read whole and checked as any file is.
-        guard let remote, !FileManager.default.fileExists(atPath: layout.path(relative)), remote.local(relative) == nil else {
+        // On disk: read whole and checked as any file is. (A copy kept from the bucket is
+        // checked and handed over by the read-through cache's stream.)
+        guard let remote, !FileManager.default.fileExists(atPath: layout.path(relative)) else {
             return .whole(try await load(relative, limit: limit))
         }
         let stream: ObjectStream?
         do { stream = try await remote.stream(relative, limit: limit, expecting: [hash], stall: stall) } catch {
             switch error {
             case let .tooLarge(_, limit): throw .tooLarge(limit)
+            case .corrupt:
+                integrity?.corrupt(relative, source: .bucket)
+                throw .corrupt
             default: throw .remote(error)
             }
         }

@@ -77,8 +77,12 @@ extension TileResponder {
         case let .whole(bytes):
             return blobReply(bytes, hash)
         case let .streaming(stream):
-            // Typed by its first piece, as a whole original is by its first bytes.
-            let (first, rest) = await Self.splitFirst(stream.chunks)
+            // Typed by its first piece, as a whole original is by its first bytes; bytes
+            // that prove not to be the original are counted and logged as any are.
+            let relative = CacheLayout.blob(hash)
+            let (first, rest) = await Self.splitFirst(stream.chunks) { [files] error in
+                if case StoreError.corrupt = error { files.integrity?.corrupt(relative, source: .bucket) }
+            }
             var reply = Reply(bytes: [], contentType: Self.sniffType(first), etag: "\"\(hash.hex)\"", cacheControl: Reply.immutable)
             reply.acceptsRanges = true
             reply.stream = ObjectStream(size: stream.size, chunks: rest)
@@ -87,8 +91,9 @@ extension TileResponder {
     }
 
     /// The first piece of `chunks` (empty when it fails or ends at once) and a stream
-    /// of every piece, that one included, ending as `chunks` ends.
-    static func splitFirst(_ chunks: AsyncThrowingStream<[UInt8], any Error>)
+    /// of every piece, that one included, ending as `chunks` ends; `onError` sees the
+    /// error it ends with.
+    static func splitFirst(_ chunks: AsyncThrowingStream<[UInt8], any Error>, onError: @escaping @Sendable (any Error) -> Void)
         async -> (first: [UInt8], all: AsyncThrowingStream<[UInt8], any Error>)
     {
         nonisolated(unsafe) var iterator = chunks.makeAsyncIterator()
@@ -102,6 +107,7 @@ extension TileResponder {
                 while let next = try await iterator.next() { output.yield(next) }
                 output.finish()
             } catch {
+                onError(error)
                 output.finish(throwing: error)
             }
         }
