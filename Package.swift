@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "CacheCore",
             dependencies: [
-                "BlobStore", "Catalog", "Imaging", "MediaTypes", "ObjectStore",
+                "BlobStore", "Catalog", "Imaging", "MediaTypes", "MediaFetch", "ObjectStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -169,7 +169,7 @@ let package = Package(
         ),
 
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
-        .target(name: "TestSupport", dependencies: ["MediaFetch"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["MediaFetch", "BlobStore"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(
             name: "CatalogTests",
@@ -200,7 +200,7 @@ let package = Package(
             ]
         ),
         // A child process for BlobStoreTests: writes slowly so tests can kill it mid-blob.
-        .executableTarget(name: "tc-stress", dependencies: ["BlobStore"], path: "Tests/StressTool"),
+        .executableTarget(name: "tc-stress", dependencies: ["BlobStore", "TestSupport"], path: "Tests/StressTool"),
         // CTweetCache: the tests' PNGRawEncoder writes every PNG variant through the shim's raw PNG writer.
         // Fixture encoders (GIF, AVIF/HEIC with orientation, nclx and HDR, ICC profiles) for
         // tests, test tools and fuzz seeds: kept out of the Imaging library users link.

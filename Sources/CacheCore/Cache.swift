@@ -18,6 +18,9 @@ public final class Cache: Sendable {
     public let blobs: BlobStore
     public let index: CacheIndex
     public let derived: DerivedFiles
+    /// The cache directory as one more ``CacheStorage``: `verify` judges its objects
+    /// with the same ``ObjectAudit`` that judges a bucket's.
+    public let folder: LocalStorage
     /// The bucket shared with other machines (`--store`), when there is one.
     public let store: (any CacheStorage)?
     /// What opening converted of a cache written before packs (nil: nothing to do).
@@ -35,9 +38,10 @@ public final class Cache: Sendable {
         case mustExist
     }
 
-    private init(layout: CacheLayout, blobs: BlobStore, index: CacheIndex, store: (any CacheStorage)?,
+    private init(layout: CacheLayout, blobs: BlobStore, index: CacheIndex, folder: LocalStorage, store: (any CacheStorage)?,
                  migration: LayoutMigration.Report?) {
         self.layout = layout
+        self.folder = folder
         self.blobs = blobs
         self.index = index
         self.derived = DerivedFiles(layout: layout)
@@ -51,7 +55,7 @@ public final class Cache: Sendable {
         _ root: URL, store: (any CacheStorage)? = nil, creation: Creation = .createIfMissing,
         logger: Logger = Logger(label: "tweetcache.cache")
     ) throws(CacheError) -> Cache {
-        let layout = CacheLayout(root: root)
+        let layout = layout(at: root)
         if creation == .mustExist {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: layout.root.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -62,11 +66,24 @@ public final class Cache: Sendable {
         do {
             let blobs = try BlobStore(layout: layout)
             let index = try CacheIndex(path: layout.indexURL)
-            return Cache(layout: layout, blobs: blobs, index: index, store: store, migration: migration)
-        } catch {
+            let folder = try LocalStorage(root: layout.root)
+            return Cache(layout: layout, blobs: blobs, index: index, folder: folder, store: store, migration: migration)
+        } catch let error as BlobStoreError {
             throw .unusable(error.description)
+        } catch let error as StoreError {
+            throw .unusable(error.description)
+        } catch {
+            throw .unusable(String(describing: error))
         }
     }
+
+    /// The layout of a cache that cannot be opened for writing (a read-only mount
+    /// `serve` still answers from), read as it is: nothing migrated or created.
+    public static func readOnlyLayout(_ root: URL) -> CacheLayout { layout(at: root) }
+
+    /// The one place a ``CacheLayout`` is made from a directory: everything else
+    /// receives this one, through the ``Cache``.
+    private static func layout(at root: URL) -> CacheLayout { CacheLayout(root: root) }
 
     /// The catalog of posts, opened on first use and then shared. `refreshed`
     /// brings it up to date with the manifests first (only the runs it has not read).

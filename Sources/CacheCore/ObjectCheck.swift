@@ -22,12 +22,16 @@ public enum ObjectCheck {
         return judge(key, bytes: bytes, expected: expected)
     }
 
+    /// An original whose bytes were hashed as they streamed (``CacheStorage/digest(_:stall:)``).
+    public static func judge(original name: BlobHash, hashing actual: BlobHash) -> Finding {
+        actual == name ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
+    }
+
     /// ``judge(_:bytes:expected:)`` for a key already parsed.
     public static func judge(_ key: CacheKey, bytes: [UInt8], expected: Set<BlobHash>) -> Finding {
         switch key {
         case .original(let hash):
-            let actual = BlobHash(hashing: bytes)
-            return actual == hash ? .good : .wrong("its bytes hash to \(actual.hex), not to its name")
+            return judge(original: hash, hashing: BlobHash(hashing: bytes))
         case .pack(let owner):
             do {
                 let pack = try PyramidPack(bytes)

@@ -1,13 +1,10 @@
 import BlobStore
 import Catalog
-import Dispatch
 import Foundation
-import Imaging
 import CacheCore
 
-/// `tweetcache verify`: the store's ``CacheVerification`` with what only the
-/// imaging and pipeline layers know (how a pyramid pack is checked, how derived
-/// files are made again), and its report for a terminal.
+/// `tweetcache verify`: ``CacheVerification`` of the cache, with the manifests
+/// checked against the index, and its report for a terminal.
 public struct CacheVerifier: Sendable {
     public typealias ProblemKind = CacheVerification.ProblemKind
     public typealias Problem = CacheVerification.Problem
@@ -48,19 +45,17 @@ public struct CacheVerifier: Sendable {
         self.lanes = max(1, lanes)
     }
 
-    public func run(repair: Bool, progress: WorkProgress? = nil) throws(InspectError) -> Report {
+    public func run(repair: Bool, progress: WorkProgress? = nil) async throws(InspectError) -> Report {
         let started = ContinuousClock.now
-        let store = snapshot.store, index = snapshot.index
-        let checks = Self.checks(store: store, index: index, lanes: lanes)
         let plan: CacheVerification.Plan
         do {
-            plan = try CacheVerification.plan(store: store, index: index, lanes: lanes, checks: checks, progress: progress)
+            plan = try await CacheVerification.plan(cache: snapshot.cache, lanes: lanes, progress: progress)
         } catch {
             throw .cache(error.description)
         }
         if repair { progress?.setPhase("repairing") }
-        var problems = repair ? CacheVerification.repair(plan, store: store, index: index, checks: checks) : plan.problems
-        problems += Self.manifestDisagreements(layout: store.layout, index: index)
+        var problems = repair ? CacheVerification.repair(plan, cache: snapshot.cache, lanes: lanes) : plan.problems
+        problems += Self.manifestDisagreements(layout: snapshot.cache.layout, index: snapshot.index)
         return Report(blobsChecked: plan.blobsChecked, bytesHashed: plan.bytesHashed, derivedChecked: plan.derivedChecked,
                       seconds: (ContinuousClock.now - started).secondsDouble, problems: problems,
                       remaining: problems.filter { $0.repaired == nil }.count)
@@ -101,42 +96,5 @@ public struct CacheVerifier: Sendable {
             return Problem(kind: .manifestDisagrees, sha256: pair.sha256, path: file.path,
                            detail: "says \(pair.url) is \(pair.sha256.prefix(12)); the index fetched \(record.hash.hex.prefix(12)) from it")
         }
-    }
-
-    /// Packs are checked tile by tile; derived files are made again by the
-    /// pipeline's ``DerivedRepair``, with a pack even where the index recorded
-    /// none (the tile server makes packs it records nowhere).
-    static func checks(store: BlobStore, index: CacheIndex, lanes: Int) -> CacheVerification.Checks {
-        CacheVerification.Checks(
-            derivedFile: { entry, _ in
-                if case .pack = entry.key { return packProblem(entry.hash, store: store) }
-                // Thumbnails are judged as `verify --store` judges a bucket's (``ObjectCheck``).
-                guard let bytes = try? store.readDerived(entry.path) else { return "cannot be read" }
-                // What an interrupted write left beside an image's files (`….thumb-150.jpg.tmp-42`)
-                // has no name of its own: kept when it is whole, reported (and so removed
-                // by a repair) when it is not even an image.
-                guard entry.key != nil else { return (try? ImageDecoder.info(of: bytes)) == nil ? "not an image" : nil }
-                let expected = (try? index.contentHashes(ofDerived: entry.path, source: entry.hash)) ?? []
-                if case let .wrong(why) = ObjectCheck.judge(entry.path, bytes: bytes, expected: expected) { return why }
-                return nil
-            },
-            rederive: { hash, rows, pyramid in
-                // A folder of the layout before packs that its first opening could not
-                // convert (the original was missing then) is converted now.
-                if FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.legacyFolder(hash))) {
-                    try LayoutMigration.convert(hash, store: store, index: index, threads: lanes)
-                    return
-                }
-                _ = try DerivedRepair.rederive(hash, records: rows, store: store, index: index, threads: lanes,
-                                               rebuildPyramid: pyramid)
-            })
-    }
-
-    /// Why the pack of `hash` cannot be served, or nil when every tile checks out.
-    static func packProblem(_ hash: BlobHash, store: BlobStore) -> String? {
-        let bytes: [UInt8]
-        do { bytes = try store.readDerived(CacheLayout.pack(hash)) } catch { return String(describing: error) }
-        if case let .wrong(why) = ObjectCheck.judge(CacheLayout.pack(hash), bytes: bytes, expected: []) { return why }
-        return nil
     }
 }

@@ -16,7 +16,11 @@ import Synchronization
 final class CurlMultiLoop: @unchecked Sendable {
     private struct Shared {
         var pending: [CurlTransfer] = []
-        var cancelled: [ObjectIdentifier] = []
+        /// Held, not named by `ObjectIdentifier`: a transfer that ended and was freed
+        /// before the loop looked would leave its address to the next one allocated,
+        /// which its stale cancel would then end (a stream's reader cancels on leaving,
+        /// after the end too).
+        var cancelled: [CurlTransfer] = []
         var stopping = false
     }
 
@@ -70,7 +74,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Asks the loop to abandon a transfer; it completes with `.cancelled`.
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
-        shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }
+        shared.withLock { $0.cancelled.append(transfer) }
         curl_multi_wakeup(multi)
     }
 
@@ -101,7 +105,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                     waiting.append(t)
                 }
             }
-            if !cancels.isEmpty { cancelTransfers(Set(cancels)) }
+            if !cancels.isEmpty { cancelTransfers(Set(cancels.map(ObjectIdentifier.init))) }
             if stopping {
                 cancelTransfers(nil)
                 break

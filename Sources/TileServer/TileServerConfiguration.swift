@@ -54,7 +54,7 @@ public struct TileServerConfiguration: Sendable {
     /// serve it read-only when it cannot be written.
     public var cache: Cache?
     /// The layout of a cache that could not be opened for writing, read as it is.
-    public var readOnlyLayout: CacheLayout { CacheLayout(root: cacheRoot) }
+    public var readOnlyLayout: CacheLayout { Cache.readOnlyLayout(cacheRoot) }
     /// What the request time limit is measured on; tests give a clock they drive.
     public var clock: any WallClock = SystemWallClock()
     /// A keep-alive connection with no request for this long is closed.

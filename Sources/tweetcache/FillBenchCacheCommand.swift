@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlobStore
+import CacheCore
 import Foundation
 
 /// Hidden: fills a cache with N small generated blobs and their index rows, for
@@ -13,8 +14,8 @@ struct FillBenchCacheCommand: ParsableCommand {
     @Option(name: .long, help: "Bytes per blob.") var size: Int = 16_384
 
     func run() throws {
-        let store = try BlobStore(root: location.url)
-        let index = try CacheIndex(store: store)
+        let cache = try Cache.open(location.url)
+        let store = cache.blobs, index = cache.index
         var urls: [URLRecord] = []
         var blobs: [BlobRecord] = []
         var bytes = [UInt8](repeating: 0, count: max(16, size))

@@ -48,7 +48,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let report: CacheVerifier.Report
         let progress = WorkProgress(unit: .items("blobs"))
         let display = WorkProgressDisplay("verify", progress: progress, enabled: !options.json)
-        do { report = try verifier.run(repair: repair, progress: progress) } catch {
+        do { report = try await verifier.run(repair: repair, progress: progress) } catch {
             display.finish()
             throw InspectFailure.exit(error)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BlobStore
+import TestSupport
 
 /// The group flush with its two flushes injected: what must hold whatever the timing.
 @Suite struct GroupSyncTests {

@@ -1,8 +1,9 @@
 import BlobStore
+import TestSupport
 import Foundation
 import Testing
 
-/// Garbage collection and verification as the store's plan/apply pairs, in process:
+/// Garbage collection as the store's plan/apply pair, in process:
 /// a fixed clock, files and rows made here, no CLI.
 @Suite struct MaintenanceTests {
     let directory: TemporaryDirectory
@@ -110,39 +111,6 @@ import Testing
         let plan = try GarbageCollection.plan(store: store, index: index, referenced: [], newestManifest: 0, options: .init())
         #expect(plan.removals.isEmpty && plan.protected == 1)
     }
-
-    @Test func verificationFindsDamageAndRepairsIt() throws {
-        let good = try put("good", derived: 64)
-        let bad = try put("bad")
-        let damaged = try put("damaged-pack", derived: 64)
-        // Bytes changed behind the store's back.
-        try Data("BAD".utf8).write(to: store.path(for: bad))
-        let calls = Calls()
-        let checks = CacheVerification.Checks(
-            derivedFile: { entry, _ in entry.hash == damaged && calls.rebuilt.isEmpty ? "fails its checksum" : nil },
-            rederive: { hash, _, pyramid in calls.add(hash, pyramid) })
-        let plan = try CacheVerification.plan(store: store, index: index, lanes: 2, checks: checks)
-        #expect(plan.blobsChecked == 3)
-        #expect(Set(plan.problems.map(\.kind)) == [.corruptBlob, .corruptPack])
-        #expect(plan.problems.first { $0.kind == .corruptBlob }?.sha256 == bad.hex)
-        #expect(store.contains(bad), "a plan touches nothing")
-
-        let repaired = CacheVerification.repair(plan, store: store, index: index, checks: checks)
-        #expect(repaired.allSatisfy { $0.repaired != nil }, "\(repaired)")
-        #expect(!store.contains(bad))
-        #expect(FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.quarantined(bad))))
-        #expect(try index.lookup(url: "https://x/bad") == nil)
-        #expect(calls.rebuilt == [damaged: true], "the damaged pack is rebuilt as a pyramid")
-        #expect(store.contains(good))
-    }
-}
-
-/// What a test's rederive closure was asked to do.
-final class Calls: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made: [BlobHash: Bool] = [:]
-    var rebuilt: [BlobHash: Bool] { lock.withLock { made } }
-    func add(_ hash: BlobHash, _ pyramid: Bool) { lock.withLock { made[hash] = pyramid } }
 }
 
 @Suite struct WorkProgressTests {

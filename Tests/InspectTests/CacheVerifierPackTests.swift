@@ -50,14 +50,14 @@ import TestSupport
         let packURL = cache.appendingPathComponent(CacheLayout.pack(hash))
         let good = try Self.damage(packURL)
 
-        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        let found = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
         #expect(found.problems.map(\.kind) == [.corruptPack])
         #expect(found.problems.first?.detail.contains("checksum") == true)
-        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        let repaired = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
         #expect(repaired.remaining == 0)
         #expect(repaired.problems.first?.repaired == "rebuilt from the original")
         #expect(try Data(contentsOf: packURL) == good)
-        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
+        #expect(try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
     }
 
     @Test func aDamagedPackAndAMissingThumbnailOfOneImageAreBothRepairedWithThePacksSettings() async throws {
@@ -70,7 +70,7 @@ import TestSupport
         let good = try Self.damage(packURL)
         try FileManager.default.removeItem(at: cache.appendingPathComponent(CacheLayout.thumbnail(hash, size: 150, png: false)))
 
-        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        let repaired = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
         #expect(Set(repaired.problems.map(\.kind)) == [.missingDerived, .corruptPack])
         #expect(repaired.remaining == 0, "\(repaired.problems)")
         #expect(try Data(contentsOf: packURL) == good, "rebuilt with the pack's own overlap and quality")
@@ -90,18 +90,18 @@ import TestSupport
         let other = try JPEGEncoder.encode(try PixelBuffer(width: 150, height: 105, channels: 3, bytes: pixels), quality: 80)
         try Data(other).write(to: thumbnail)
 
-        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        let found = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
         #expect(found.problems.map(\.kind) == [.corruptDerived])
         #expect(found.problems.first?.detail.contains("recorded") == true)
-        let repaired = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
+        let repaired = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true)
         #expect(repaired.remaining == 0, "\(repaired.problems)")
         #expect(try Data(contentsOf: thumbnail) == good)
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("quarantine/" + thumbnail.lastPathComponent).path))
-        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
+        #expect(try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false).problems.isEmpty)
 
         // Not an image at all: the same.
         try Data("garbage".utf8).write(to: thumbnail)
-        #expect(try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true).remaining == 0)
+        #expect(try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: true).remaining == 0)
         #expect(try Data(contentsOf: thumbnail) == good)
     }
 
@@ -126,7 +126,7 @@ import TestSupport
         try? FileManager.default.removeItem(at: cache.appendingPathComponent(LayoutMigration.markerFile))
 
         // The first command that opens it (here `verify`) converts it before reading it.
-        let found = try CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
+        let found = try await CacheVerifier(snapshot: try CacheSnapshot(root: cache)).run(repair: false)
         #expect(found.problems.isEmpty, "\(found.problems)")
         #expect(try Data(contentsOf: packURL) == pack, "the pack a fresh run makes, byte for byte")
         #expect(!FileManager.default.fileExists(atPath: legacy.path))

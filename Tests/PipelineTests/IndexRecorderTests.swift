@@ -1,4 +1,5 @@
 @testable import BlobStore
+import TestSupport
 import Foundation
 import Logging
 import Testing

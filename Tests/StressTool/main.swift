@@ -19,6 +19,7 @@
 // Prints "published <hash>" per blob on stdout; errors go to stderr, exit 1.
 
 import BlobStore
+import TestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -39,24 +39,16 @@ public final class BlobStore: Sendable {
     /// Flushes streamed blobs to disk in groups (see ``GroupSync``).
     let groupSync: GroupSync
 
-    /// Opens (creating if needed) the store under `root`, then removes
-    /// temporary files left by dead processes or older than an hour.
-    public convenience init(root: URL) throws(BlobStoreError) {
-        try self.init(layout: CacheLayout(root: root), allowUnnamedFiles: true)
-    }
-
     /// The store of the cache `layout` describes (``Cache`` opens it this way, with
     /// the one layout every part of the cache shares).
     public convenience init(layout: CacheLayout) throws(BlobStoreError) {
         try self.init(layout: layout, allowUnnamedFiles: true)
     }
 
-    /// `allowUnnamedFiles: false` writes named temporary files even where unnamed ones
-    /// work, so tests cover the path other systems take.
-    convenience init(root: URL, allowUnnamedFiles: Bool) throws(BlobStoreError) {
-        try self.init(layout: CacheLayout(root: root), allowUnnamedFiles: allowUnnamedFiles)
-    }
-
+    /// Opens (creating if needed) the store of `layout`, then removes temporary files
+    /// left by dead processes or older than an hour. `allowUnnamedFiles: false` writes
+    /// named temporary files even where unnamed ones work, so tests cover the path
+    /// other systems take.
     init(layout: CacheLayout, allowUnnamedFiles: Bool) throws(BlobStoreError) {
         let rootPath = layout.root.path
         self.root = layout.root

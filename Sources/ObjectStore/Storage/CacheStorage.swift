@@ -1,4 +1,6 @@
 public import Foundation
+public import BlobStore
+import Crypto
 
 /// Where a cache's shared files live: originals, packs, thumbnails, manifests and
 /// run leases, under the same cache-relative paths ``CacheLayout`` gives them on
@@ -29,6 +31,11 @@ public protocol CacheStorage: Sendable {
     /// after them the body has no total limit (a slow store that answers is not
     /// down) and ends with an error when nothing arrives for `stall`.
     func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream?
+
+    /// The SHA-256 of the object's bytes and how many there were, read in bounded
+    /// memory (an original is any size): what `verify` checks an original's name
+    /// against. Nil when there is no such object.
+    func digest(_ path: String, stall: Duration) async throws(StoreError) -> (hash: BlobHash, size: Int)?
 
     /// Copies the object into `file` in bounded memory; false when there is no such object.
     func download(_ path: String, to file: URL) async throws(StoreError) -> Bool
@@ -87,6 +94,24 @@ extension CacheStorage {
             continuation.yield(found.bytes)
             continuation.finish()
         })
+    }
+
+    /// Hashed as it arrives, a piece at a time.
+    public func digest(_ path: String, stall: Duration) async throws(StoreError) -> (hash: BlobHash, size: Int)? {
+        guard let found = try await stream(path, maxBytes: .max, stall: stall) else { return nil }
+        var hasher = SHA256()
+        var size = 0
+        do {
+            for try await piece in found.chunks {
+                hasher.update(data: piece)
+                size += piece.count
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .io(path: path, reason: String(describing: error))
+        }
+        return (BlobHash(digest: hasher.finalize()), size)
     }
 
     /// The whole object, or nil when there is none.

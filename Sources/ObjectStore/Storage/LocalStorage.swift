@@ -103,6 +103,14 @@ public final class LocalStorage: CacheStorage {
         return true
     }
 
+    /// Hashed from the file in pooled chunks (``FileSystem/hashContents(_:size:path:)``),
+    /// as the cache's own blobs are.
+    public func digest(_ path: String, stall: Duration) async throws(StoreError) -> (hash: BlobHash, size: Int)? {
+        guard let (fd, size) = try openRegular(path) else { return nil }
+        defer { close(fd) }
+        return (try Self.io(path) { () throws(BlobStoreError) in try FileSystem.hashContents(fd, size: size, path: path) }, size)
+    }
+
     public func size(_ path: String) async throws(StoreError) -> Int? {
         guard let (fd, size) = try openRegular(path) else { return nil }
         close(fd)

@@ -328,7 +328,7 @@ public struct Forgetter: Sendable {
         report.manifestsRewritten = found.count
         report.pagesRewritten = pages.count
         report.blobsShared = media.shared
-        let store = try? BlobStore(root: layout.root)
+        let store = try? BlobStore(layout: layout)
         if dryRun {
             report.blobsDeleted = media.unused.count
             report.bytesFreed = media.unused.reduce(0) { total, hash in total + bytes(of: hash, store: store) }

@@ -37,8 +37,6 @@ public struct StoreMaintenance: Sendable {
         }
     }
 
-    typealias Finding = ObjectCheck.Finding
-
     /// The largest object re-hashed (in memory, `concurrency` at a time).
     public static let maxVerifiedBytes = 512 << 20
 
@@ -117,39 +115,25 @@ public struct StoreMaintenance: Sendable {
         let named = found.objects
         report.named = named.count
         let listed = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
-        enum Kind: Sendable { case blob, pack, thumbnail }
-        var jobs: [(StoredObject, Kind)] = []
-        for object in listed {
-            switch CacheKey(path: object.key) {
-            case .original: jobs.append((object, .blob))
-            case .pack: jobs.append((object, .pack))
-            case .thumbnail: jobs.append((object, .thumbnail))
-            default:
-                report.problems.append(Problem(path: object.key, message: "not a name TweetCache writes; left alone",
-                                               unverified: true, deleted: false))
-            }
+        let (checked, foreign) = ObjectAudit.sort(listed)
+        for object in foreign {
+            report.problems.append(Problem(path: object.key, message: "not a name TweetCache writes; left alone",
+                                           unverified: true, deleted: false))
         }
-        var outcomes: [(String, Kind, Int, Finding)] = []
-        await concurrently(jobs, width: concurrency, { [storage] job -> (String, Kind, Int, Finding) in
-            let (object, kind) = job
-            let finding: Finding
-            switch kind {
-            case .blob: finding = await Self.checkBlob(storage, object)
-            case .pack: finding = await Self.checkPack(storage, object)
-            case .thumbnail: finding = await Self.checkThumbnail(storage, object, expected: named[object.key] ?? [])
-            }
-            return (object.key, kind, object.size, finding)
-        }) { outcomes.append($0) }
+        var audit = ObjectAudit(storage: storage, width: concurrency)
+        audit.maxReadBytes = Self.maxVerifiedBytes
+        let verdicts = await audit.judge(checked, expected: { named[$0.path] ?? [] })
         let present = Set(listed.map(\.key))
-        for (key, kind, size, finding) in outcomes.sorted(by: { $0.0 < $1.0 }) {
-            switch kind {
-            case .blob:
+        for verdict in verdicts {
+            let key = verdict.object.key
+            switch verdict.kind {
+            case .original:
                 report.blobsChecked += 1
-                if case .good = finding { report.bytesHashed += size }
+                if case .good = verdict.finding { report.bytesHashed += verdict.object.size }
             case .pack: report.packsChecked += 1
             case .thumbnail: report.thumbnailsChecked += 1
             }
-            switch finding {
+            switch verdict.finding {
             case .good: continue
             case let .unreadable(why):
                 report.problems.append(Problem(path: key, message: why, unverified: true, deleted: false))
@@ -264,35 +248,6 @@ public struct StoreMaintenance: Sendable {
         let hex = if case .original(let hash) = parsed { hash.hex } else { String?.none }
         return (try? await storage.store(key, bytes: bytes, sha256: hex, contentType: StorePublisher.contentType(key, file: file),
                                         replace: true)) != nil
-    }
-
-    private static func checkBlob(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
-        guard case .original = CacheKey(path: object.key) else {
-            return .unreadable("not a name an original is stored under; left alone")
-        }
-        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
-    }
-
-    private static func checkPack(_ storage: any CacheStorage, _ object: StoredObject) async -> Finding {
-        guard case .pack = CacheKey(path: object.key) else { return .unreadable("not a pack's name; left alone") }
-        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: []) }
-    }
-
-    private static func checkThumbnail(_ storage: any CacheStorage, _ object: StoredObject, expected: Set<BlobHash>) async -> Finding {
-        guard case .thumbnail = CacheKey(path: object.key) else { return .unreadable("not a thumbnail's name; left alone") }
-        return await read(storage, object) { ObjectCheck.judge(object.key, bytes: $0, expected: expected) }
-    }
-
-    private static func read(_ storage: any CacheStorage, _ object: StoredObject, _ judge: ([UInt8]) -> Finding) async -> Finding {
-        guard object.size <= maxVerifiedBytes else {
-            return .unreadable("\(ByteCount.format(object.size)), larger than verify reads here")
-        }
-        do {
-            guard let bytes = try await storage.get(object.key, maxBytes: maxVerifiedBytes) else { return .unreadable("listed but gone") }
-            return judge(bytes)
-        } catch {
-            return .unreadable("could not be read: \(error.description)")
-        }
     }
 
     /// How often a running fetch renews its lease, and how long after its last renewal

@@ -1,22 +1,19 @@
+public import BlobStore
 public import Foundation
-internal import Dispatch
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+import Imaging
+import ObjectStore
 
-/// Checks a cache against itself, as a plan (every problem found; nothing
-/// touched) and its repair.
+/// `verify` of a cache directory, as a plan (every problem found; nothing touched)
+/// and its repair.
 ///
-/// The plan re-hashes every blob on every core (each lane streaming its blobs
-/// through SHA-256 1 MiB at a time, taking the next from a shared counter so one
-/// large blob does not leave a core idle), then checks the index against the
-/// disk and every file of the derived area. Repairs never delete evidence: a
-/// corrupt blob is moved to `quarantine/`, not unlinked.
-///
-/// What derived files mean (a pack's tiles, how to make one again) is not the
-/// store's to know: the caller passes ``Checks``.
+/// The objects (originals, packs, thumbnails) are judged by the same
+/// ``ObjectAudit`` that checks a bucket, over the cache's own folder
+/// (``Cache/folder``): every original streamed through SHA-256, `lanes` at a time.
+/// What only a local cache has is this layer: its index (rows whose blob is gone,
+/// derived files it lists that are not there), the derived area's leftovers (trees
+/// of the layout before packs, half-written files, files whose original is gone),
+/// and the local repairs. Repairs never delete evidence: a corrupt blob is moved
+/// to `quarantine/`, not unlinked.
 public enum CacheVerification {
     public enum ProblemKind: String, Sendable, Codable {
         /// The bytes no longer hash to the blob's name.
@@ -57,21 +54,31 @@ public enum CacheVerification {
         }
     }
 
-    /// What the caller knows about derived files.
+    /// How derived files are made again. The pipeline's ``DerivedRepair`` (and a tree of
+    /// the layout before packs converted by ``LayoutMigration``) unless a test says otherwise.
     public struct Checks: Sendable {
-        /// Why the derived file at this absolute path cannot be used, or nil when it is sound.
-        public var derivedFile: @Sendable (_ entry: DerivedEntry, _ path: String) -> String?
-        /// Makes the derived files of an image again from these rows (the damaged
-        /// or old-layout file already removed); `pyramid` when the problem was its
-        /// pyramid (which the index may not have recorded). Throws a readable reason.
+        /// Makes the derived files of an image again from these rows (the damaged or
+        /// old-layout file already removed); `pyramid` when the problem was its pyramid
+        /// (which the index may not have recorded). Throws a readable reason.
         public var rederive: @Sendable (_ hash: BlobHash, _ records: [DerivedRecord], _ pyramid: Bool) throws -> Void
 
-        public init(
-            derivedFile: @escaping @Sendable (DerivedEntry, String) -> String?,
-            rederive: @escaping @Sendable (BlobHash, [DerivedRecord], Bool) throws -> Void
-        ) {
-            self.derivedFile = derivedFile
+        public init(rederive: @escaping @Sendable (BlobHash, [DerivedRecord], Bool) throws -> Void) {
             self.rederive = rederive
+        }
+
+        /// Derived files made again as a fetch makes them, with a pack even where the
+        /// index recorded none (the tile server makes packs it records nowhere).
+        public static func standard(store: BlobStore, index: CacheIndex, threads: Int) -> Checks {
+            Checks { hash, rows, pyramid in
+                // A folder of the layout before packs that its first opening could not
+                // convert (the original was missing then) is converted now.
+                if FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.legacyFolder(hash))) {
+                    try LayoutMigration.convert(hash, store: store, index: index, threads: threads)
+                    return
+                }
+                _ = try DerivedRepair.rederive(hash, records: rows, store: store, index: index, threads: threads,
+                                               rebuildPyramid: pyramid)
+            }
         }
     }
 
@@ -84,20 +91,58 @@ public enum CacheVerification {
         var derivedRows: [DerivedRecord]
     }
 
-    /// Finds every problem, `lanes` blobs hashed at a time; `progress` counts the blobs.
-    public static func plan(store: BlobStore, index: CacheIndex, lanes: Int, checks: Checks,
-                            progress: WorkProgress? = nil) throws(BlobStoreError) -> Plan {
-        let onDisk = Array(store.allBlobs())
-        progress?.addTotal(onDisk.count)
-        let hashed = hashAll(onDisk, store: store, lanes: max(1, lanes), progress: progress)
+    /// Finds every problem, `lanes` objects judged at a time; `progress` counts them.
+    public static func plan(cache: Cache, lanes: Int, progress: WorkProgress? = nil) async throws(CacheError) -> Plan {
+        let store = cache.blobs, index = cache.index
+        let listed: [StoredObject]
+        do {
+            listed = try await cache.folder.list(CacheLayout.blobsFolder + "/") + cache.folder.list(CacheLayout.derivedFolder + "/")
+        } catch {
+            throw .unusable(error.description)
+        }
+        // A stray name under blobs/ (an editor's backup) is not a blob; the derived
+        // area's leftovers are looked at below, with the index.
+        let (objects, _) = ObjectAudit.sort(listed)
+        let present = Set(objects.compactMap { object, key in if case .original(let hash) = key { hash } else { nil } })
+        let judged = objects.filter { _, key in key.owner.map(present.contains) ?? false }
+        progress?.addTotal(judged.count)
+        let verdicts = await ObjectAudit(storage: cache.folder, width: lanes).judge(judged, expected: { key in
+            key.owner.flatMap { try? index.contentHashes(ofDerived: key.path, source: $0) } ?? []
+        }, progress: progress)
         progress?.setPhase("checking the index and derived files")
-        var problems = hashed.problems
-        let present = Set(onDisk)
-        let blobRows = try index.allBlobRecords()
-        let urlRows = try index.allURLRecords()
-        let derivedRows = try index.allDerivedRecords()
-        // A PDQ hash is a fact of its blob's bytes: with the blob gone it is dangling too.
-        let hashedRows = try index.allPDQHashes()
+
+        var problems: [Problem] = []
+        var blobsChecked = 0, bytesHashed = 0, checked = 0
+        for verdict in verdicts where !verdict.gone {  // gone: removed while we ran (gc), not damage
+            guard let hash = verdict.key.owner else { continue }
+            let path = store.layout.path(verdict.object.key)
+            switch (verdict.kind, verdict.finding) {
+            case (.original, .good):
+                blobsChecked += 1
+                bytesHashed += verdict.object.size
+            case (.original, .wrong):
+                blobsChecked += 1
+                problems.append(Problem(kind: .corruptBlob, sha256: hash.hex, path: path, detail: "bytes do not hash to the name"))
+            case (.original, .unreadable(let why)):
+                blobsChecked += 1
+                problems.append(Problem(kind: .unreadableBlob, sha256: hash.hex, path: path, detail: why))
+            case (_, .good):
+                checked += 1
+            case (let kind, .wrong(let why)), (let kind, .unreadable(let why)):
+                checked += 1
+                problems.append(Problem(kind: kind == .pack ? .corruptPack : .corruptDerived, sha256: hash.hex, path: path, detail: why))
+            }
+        }
+        let blobRows: [BlobRecord], urlRows: [URLRecord], derivedRows: [DerivedRecord], hashedRows: [BlobHash]
+        do {
+            blobRows = try index.allBlobRecords()
+            urlRows = try index.allURLRecords()
+            derivedRows = try index.allDerivedRecords()
+            // A PDQ hash is a fact of its blob's bytes: with the blob gone it is dangling too.
+            hashedRows = try index.allPDQHashes()
+        } catch {
+            throw .unusable(error.description)
+        }
 
         // Index rows whose blob is gone (one problem per blob, however many rows).
         var dangling: [BlobHash: Int] = [:]
@@ -115,9 +160,8 @@ public enum CacheVerification {
                                         detail: "\(row.kind) \(row.sizeParameter) is missing"))
             }
         }
-        // What the derived area holds: files checked by the caller's rules, old
-        // trees, and files whose original is gone.
-        var checked = 0
+        // What only a cache directory holds in its derived area: old trees, what an
+        // interrupted write left, and files whose original is gone.
         for entry in store.allDerivedEntries() {
             let path = store.layout.path(entry.path)
             guard present.contains(entry.hash) else {
@@ -130,21 +174,37 @@ public enum CacheVerification {
             if entry.isLegacyFolder {
                 problems.append(Problem(kind: .oldLayout, sha256: entry.hash.hex, path: path,
                                         detail: "per-tile trees of the layout before packs (a repair converts them)"))
-                continue
-            }
-            checked += 1
-            if let why = checks.derivedFile(entry, path) {
-                let kind: ProblemKind = entry.key?.kind == .pack ? .corruptPack : .corruptDerived
-                problems.append(Problem(kind: kind, sha256: entry.hash.hex, path: path, detail: why))
+            } else if entry.key == nil {
+                checked += 1
+                if let why = derivedProblem(entry, store: store, index: index) {
+                    problems.append(Problem(kind: .corruptDerived, sha256: entry.hash.hex, path: path, detail: why))
+                }
             }
         }
-        return Plan(problems: problems, blobsChecked: onDisk.count, bytesHashed: hashed.bytes,
+        problems.sort { ($0.sha256, $0.kind.rawValue, $0.path) < ($1.sha256, $1.kind.rawValue, $1.path) }
+        return Plan(problems: problems, blobsChecked: blobsChecked, bytesHashed: bytesHashed,
                     derivedChecked: max(derivedRows.count, checked), derivedRows: derivedRows)
+    }
+
+    /// Why the derived file of `entry` cannot be used, or nil when it is sound: judged
+    /// as a bucket's are (``ObjectCheck``), a thumbnail against the hashes the index
+    /// recorded for it. What an interrupted write left beside an image's files
+    /// (`….thumb-150.jpg.tmp-42`) has no name of its own: kept when it is whole,
+    /// reported (and so removed by a repair) when it is not even an image.
+    static func derivedProblem(_ entry: DerivedEntry, store: BlobStore, index: CacheIndex) -> String? {
+        let bytes: [UInt8]
+        do { bytes = try store.readDerived(entry.path) } catch { return String(describing: error) }
+        guard let key = entry.key else { return (try? ImageDecoder.info(of: bytes)) == nil ? "not an image" : nil }
+        let expected = (try? index.contentHashes(ofDerived: entry.path, source: entry.hash)) ?? []
+        if case let .wrong(why) = ObjectCheck.judge(key, bytes: bytes, expected: expected) { return why }
+        return nil
     }
 
     /// Repairs what a plan found, re-checking each problem first (a fetch may
     /// have fixed it meanwhile); returns the problems with what was done.
-    public static func repair(_ plan: Plan, store: BlobStore, index: CacheIndex, checks: Checks, now: Date = Date()) -> [Problem] {
+    public static func repair(_ plan: Plan, cache: Cache, checks: Checks? = nil, lanes: Int = 1, now: Date = Date()) -> [Problem] {
+        let store = cache.blobs, index = cache.index
+        let checks = checks ?? .standard(store: store, index: index, threads: lanes)
         // Once per image and purpose: a missing thumbnail and a damaged pack of the
         // same image are two repairs.
         var rederived: [String: String?] = [:]
@@ -195,7 +255,7 @@ public enum CacheVerification {
                     p.repaired = "derived again"
                 }
             case .corruptDerived:
-                return remakeDerived(p, hash: hash, rows: plan.derivedRows.filter { $0.hash == hash }, store: store, checks: checks)
+                return remakeDerived(p, hash: hash, rows: plan.derivedRows.filter { $0.hash == hash }, store: store, index: index, checks: checks)
             case .manifestDisagrees:
                 // Which is right cannot be told from here; the fetch that recorded the index
                 // row saw the origin, the manifest may be anyone's. Said, never rewritten.
@@ -206,7 +266,7 @@ public enum CacheVerification {
                 let entries = store.derivedEntries(of: hash)
                 let stillDamaged = entries.contains { entry in
                     entry.isLegacyFolder ? p.kind == .oldLayout
-                        : p.kind == .corruptPack && checks.derivedFile(entry, store.layout.path(entry.path)) != nil
+                        : p.kind == .corruptPack && derivedProblem(entry, store: store, index: index) != nil
                 }
                 guard stillDamaged else {
                     p.repaired = "sound now (repaired while verifying)"
@@ -220,7 +280,7 @@ public enum CacheVerification {
                 }
                 let after = store.derivedEntries(of: hash)
                 let sound = after.contains { $0.path == CacheLayout.pack(hash) } && after.allSatisfy { entry in
-                    !entry.isLegacyFolder && checks.derivedFile(entry, store.layout.path(entry.path)) == nil
+                    !entry.isLegacyFolder && derivedProblem(entry, store: store, index: index) == nil
                 }
                 if sound { p.repaired = p.kind == .corruptPack ? "rebuilt from the original" : "converted to a pack" }
             case .orphanDerived:
@@ -245,10 +305,10 @@ public enum CacheVerification {
     /// is evidence) and made again from the original; re-checked first, as another
     /// process may have made it again since.
     static func remakeDerived(_ problem: Problem, hash: BlobHash, rows: [DerivedRecord], store: BlobStore,
-                              checks: Checks) -> Problem {
+                              index: CacheIndex, checks: Checks) -> Problem {
         var p = problem
         guard let entry = store.derivedEntries(of: hash).first(where: { store.layout.path($0.path) == p.path }),
-              checks.derivedFile(entry, p.path) != nil else {
+              derivedProblem(entry, store: store, index: index) != nil else {
             p.repaired = "sound now (repaired while verifying)"
             return p
         }
@@ -266,58 +326,5 @@ public enum CacheVerification {
         p.repaired = FileManager.default.fileExists(atPath: p.path)
             ? "moved to quarantine and made again" : "moved to quarantine (made again when next asked for)"
         return p
-    }
-
-    /// Every blob re-hashed, `lanes` at a time.
-    static func hashAll(_ hashes: [BlobHash], store: BlobStore, lanes: Int, progress: WorkProgress? = nil)
-        -> (problems: [Problem], bytes: Int)
-    {
-        let state = LockedState()
-        DispatchQueue.concurrentPerform(iterations: min(lanes, max(1, hashes.count))) { _ in
-            while let i = state.next(limit: hashes.count) {
-                let hash = hashes[i]
-                let path = store.path(for: hash).path
-                defer { progress?.advance(by: 1) }
-                do throws(BlobStoreError) {
-                    let ok = try store.verify(hash)
-                    var info = stat()
-                    let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
-                    state.add(bytes: size, problem: ok ? nil : Problem(
-                        kind: .corruptBlob, sha256: hash.hex, path: path, detail: "bytes do not hash to the name"))
-                } catch {
-                    if case .blobNotFound = error { continue }  // removed while we ran (gc): not damage
-                    state.add(bytes: 0, problem: Problem(kind: .unreadableBlob, sha256: hash.hex, path: path,
-                                                         detail: error.description))
-                }
-            }
-        }
-        return state.result()
-    }
-}
-
-/// The hashing lanes' shared work counter and results.
-private final class LockedState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var index = 0
-    private var problems: [CacheVerification.Problem] = []
-    private var bytes = 0
-
-    func next(limit: Int) -> Int? {
-        lock.withLock {
-            guard index < limit else { return nil }
-            defer { index += 1 }
-            return index
-        }
-    }
-
-    func add(bytes: Int, problem: CacheVerification.Problem?) {
-        lock.withLock {
-            self.bytes += bytes
-            if let problem { problems.append(problem) }
-        }
-    }
-
-    func result() -> (problems: [CacheVerification.Problem], bytes: Int) {
-        lock.withLock { (problems.sorted { $0.sha256 < $1.sha256 }, bytes) }
     }
 }

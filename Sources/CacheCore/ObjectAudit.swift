@@ -1,0 +1,107 @@
+public import BlobStore
+import MediaFetch
+public import ObjectStore
+
+/// `verify`'s check of the objects a cache holds, written once over
+/// ``CacheStorage``: a bucket (`verify --store`), a shared folder and a cache's own
+/// directory (``Cache/folder``) are listed, sorted by ``CacheKey`` and judged by
+/// this same code, as git's and restic's one `fsck`/`check` serves every backend.
+///
+/// What only one kind of store has is a layer on top, not a second copy: the
+/// bucket's manifests and its repair from a machine's copy (`StoreMaintenance`),
+/// the local index, the derived area's leftovers and the local repairs
+/// (``CacheVerification``).
+public struct ObjectAudit: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case original, pack, thumbnail
+    }
+
+    /// One object and what was found of it.
+    public struct Verdict: Sendable {
+        public var object: StoredObject
+        public var key: CacheKey
+        public var kind: Kind
+        public var finding: ObjectCheck.Finding
+        /// It was listed but gone by the time it was read (a gc, a forget): no damage.
+        public var gone = false
+    }
+
+    public let storage: any CacheStorage
+    /// Objects judged at once (a bucket: requests in flight; a folder: cores hashing).
+    public var width: Int
+    /// The largest pack or thumbnail read whole to be judged (an original is hashed as
+    /// it streams, in bounded memory, whatever its size).
+    public var maxReadBytes = 512 << 20
+    /// A read that delivers nothing for this long fails (and is reported unread).
+    public var stall: Duration = .seconds(60)
+
+    public init(storage: any CacheStorage, width: Int) {
+        self.storage = storage
+        self.width = max(1, width)
+    }
+
+    /// The objects of `listed` TweetCache writes and judges by their bytes (originals,
+    /// packs, thumbnails), and the others (a stray file, a foreign name), which no
+    /// check can speak for and which are never deleted on their account.
+    public static func sort(_ listed: [StoredObject]) -> (checked: [(StoredObject, CacheKey)], foreign: [StoredObject]) {
+        var checked: [(StoredObject, CacheKey)] = [], foreign: [StoredObject] = []
+        for object in listed {
+            if let key = CacheKey(path: object.key), kind(of: key) != nil { checked.append((object, key)) } else { foreign.append(object) }
+        }
+        return (checked, foreign)
+    }
+
+    static func kind(of key: CacheKey) -> Kind? {
+        switch key {
+        case .original: .original
+        case .pack: .pack
+        case .thumbnail: .thumbnail
+        default: nil
+        }
+    }
+
+    /// Judges every object, ``width`` at a time, by ``ObjectCheck``: an original against
+    /// its name, a pack throughout, a thumbnail against the hashes its makers recorded
+    /// (`expected`; none recorded: it must be an image). Verdicts come back in key order;
+    /// `progress` counts objects.
+    public func judge(_ objects: [(StoredObject, CacheKey)], expected: @escaping @Sendable (CacheKey) -> Set<BlobHash>,
+                      progress: WorkProgress? = nil) async -> [Verdict] {
+        var verdicts: [Verdict] = []
+        verdicts.reserveCapacity(objects.count)
+        await concurrently(objects, width: width, { [self] item in
+            defer { progress?.advance(by: 1) }
+            return await judge(item.0, key: item.1, expected: expected)
+        }) { verdicts.append($0) }
+        return verdicts.sorted { $0.object.key < $1.object.key }
+    }
+
+    func judge(_ object: StoredObject, key: CacheKey, expected: @Sendable (CacheKey) -> Set<BlobHash>) async -> Verdict {
+        let kind = Self.kind(of: key) ?? .original
+        var verdict = Verdict(object: object, key: key, kind: kind, finding: .good)
+        do {
+            if case .original(let name) = key {
+                guard let (hash, size) = try await storage.digest(object.key, stall: stall) else {
+                    verdict.gone = true
+                    verdict.finding = .unreadable("listed but gone")
+                    return verdict
+                }
+                verdict.object.size = size
+                verdict.finding = ObjectCheck.judge(original: name, hashing: hash)
+                return verdict
+            }
+            guard object.size <= maxReadBytes else {
+                verdict.finding = .unreadable("\(ByteCount.format(object.size)), larger than verify reads here")
+                return verdict
+            }
+            guard let bytes = try await storage.get(object.key, maxBytes: maxReadBytes) else {
+                verdict.gone = true
+                verdict.finding = .unreadable("listed but gone")
+                return verdict
+            }
+            verdict.finding = ObjectCheck.judge(key, bytes: bytes, expected: expected(key))
+        } catch {
+            verdict.finding = .unreadable("could not be read: \(error.description)")
+        }
+        return verdict
+    }
+}
