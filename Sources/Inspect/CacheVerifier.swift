@@ -51,7 +51,7 @@ public struct CacheVerifier: Sendable {
         do {
             plan = try await CacheVerification.plan(cache: snapshot.cache, lanes: lanes, progress: progress)
         } catch {
-            throw .cache(error.description)
+            throw .cache(error.unusableReason)
         }
         if repair { progress?.setPhase("repairing") }
         var problems = repair ? CacheVerification.repair(plan, cache: snapshot.cache, lanes: lanes) : plan.problems

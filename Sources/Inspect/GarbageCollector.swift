@@ -75,7 +75,7 @@ public struct GarbageCollector: Sendable {
         self.options = options
     }
 
-    public func run() throws(InspectError) -> Report {
+    public func run() async throws(InspectError) -> Report {
         // A manifest that could not be read may reference anything: collecting
         // without it could delete what it links to.
         let referenced: Set<BlobHash>
@@ -115,15 +115,15 @@ public struct GarbageCollector: Sendable {
         gc.now = options.now
         gc.pinned = pinned
         do {
-            let plan = try GarbageCollection.plan(store: snapshot.store, index: snapshot.index, referenced: referenced,
-                                                  newestManifest: newestManifest, options: gc)
+            let plan = try await GarbageCollection.plan(cache: snapshot.cache, referenced: referenced,
+                                                        newestManifest: newestManifest, options: gc)
             var report: Report
             if options.dryRun {
                 report = Report(dryRun: true, removed: plan.removals, kept: plan.kept, protected: plan.protected,
                                 bytesFreed: plan.removals.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
                                 bytesRemaining: plan.bytesRemaining)
             } else {
-                let done = try GarbageCollection.apply(plan, store: snapshot.store, index: snapshot.index)
+                let done = try GarbageCollection.apply(plan, cache: snapshot.cache)
                 report = Report(dryRun: false, removed: done.removed, kept: done.kept, protected: done.protected,
                                 bytesFreed: done.bytesFreed, bytesRemaining: done.bytesRemaining)
             }
@@ -133,7 +133,7 @@ public struct GarbageCollector: Sendable {
             report.pinnedOverBudget = plan.pinnedOverBudget
             return report
         } catch {
-            throw .cache(error.description)
+            throw .cache(error.unusableReason)
         }
     }
 }

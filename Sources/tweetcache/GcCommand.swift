@@ -66,7 +66,7 @@ struct GcCommand: AsyncParsableCommand {
         var gcOptions = GarbageCollector.Options(maxBytes: maxSize?.bytes, olderThan: olderThan?.seconds, dryRun: dryRun)
         if let grace { gcOptions.gracePeriod = max(0, grace) }
         let report: GarbageCollector.Report
-        do { report = try GarbageCollector(snapshot: snapshot, options: gcOptions).run() } catch { throw InspectFailure.exit(error) }
+        do { report = try await GarbageCollector(snapshot: snapshot, options: gcOptions).run() } catch { throw InspectFailure.exit(error) }
         if options.json { print(try InspectJSON.string(report)) } else { emit(report.text(style: options.style)) }
     }
 }

@@ -122,12 +122,12 @@ extension StoreMaintenance {
         }
         if !report.unreadableManifests.isEmpty { return report }
         report.referenced = referenced.count
-        let candidates = try await storage.list(CacheLayout.blobsFolder + "/") + storage.list(CacheLayout.derivedFolder + "/")
-        for object in candidates where !referenced.contains(object.key) {
-            guard let written = object.lastModified, now.timeIntervalSince(written) >= grace else {
-                report.tooNew += 1
-                continue
-            }
+        // The inventory and rule `gc` of a cache folder takes too; the bucket's own layer
+        // is its leases, looked at again as it goes.
+        let inventory = try await ObjectInventory.taking(storage)
+        let rule = CollectionRule.expired(inventory.objects.lazy.filter { !referenced.contains($0.key) }, grace: grace, now: now)
+        report.tooNew = rule.tooNew
+        for object in rule.expired {
             // A run that started since the last look stops the collection.
             if report.removed.count % 100 == 99 {
                 report.blockedBy = Self.live(try await self.leases().runs, now: now)

@@ -1,21 +1,20 @@
 import BlobStore
-import TestSupport
+import CacheCore
 import Foundation
+import TestSupport
 import Testing
 
-/// Garbage collection as the store's plan/apply pair, in process:
+/// Garbage collection as the cache's plan/apply pair, in process:
 /// a fixed clock, files and rows made here, no CLI.
-@Suite struct MaintenanceTests {
-    let directory: TemporaryDirectory
-    let store: BlobStore
-    let index: CacheIndex
+@Suite struct GarbageCollectionTests {
+    let cache: Cache
+    var store: BlobStore { cache.blobs }
+    var index: CacheIndex { cache.index }
     /// Files are stamped now; the collector's clock runs two hours later.
     let later = Date().addingTimeInterval(7200)
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        store = try BlobStore(root: directory.appending("cache"))
-        index = try CacheIndex(store: store)
+    init() async throws {
+        cache = try Cache.open(try ScratchDirectory.make("tc-gc").appendingPathComponent("cache"))
     }
 
     func put(_ text: String, derived: Int = 0) throws -> BlobHash {
@@ -32,7 +31,7 @@ import Testing
                                               ofItemAtPath: store.layout.path(relative))
     }
 
-    @Test func collectionPlansThenAppliesWithoutTouchingWhatItKeeps() throws {
+    @Test func collectionPlansThenAppliesWithoutTouchingWhatItKeeps() async throws {
         let kept = try put("kept", derived: 100)
         let dropped = try put("dropped", derived: 50)
         let orphan = BlobHash(hashing: Array("orphan".utf8))
@@ -41,7 +40,7 @@ import Testing
         var options = GarbageCollection.Options()
         options.now = later
 
-        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [kept], newestManifest: 2000, options: options)
+        let plan = try await GarbageCollection.plan(cache: cache, referenced: [kept], newestManifest: 2000, options: options)
         #expect(plan.removals.map(\.reason) == [.unreferenced, .orphanDerived])
         #expect(plan.removals.first?.sha256 == dropped.hex)
         #expect(plan.removals.first?.derivedBytes == 50)
@@ -51,7 +50,7 @@ import Testing
         #expect(store.contains(dropped))
         #expect(FileManager.default.fileExists(atPath: store.layout.path(CacheLayout.pack(orphan))))
 
-        let done = try GarbageCollection.apply(plan, store: store, index: index)
+        let done = try GarbageCollection.apply(plan, cache: cache)
         #expect(done.removed.count == 2)
         #expect(done.bytesFreed == "dropped".utf8.count + 50 + 30)
         #expect(!store.contains(dropped) && store.contains(kept))
@@ -61,7 +60,7 @@ import Testing
         #expect(try index.lookup(url: "https://x/dropped") == nil)
     }
 
-    @Test func aBudgetEvictsUnpinnedMediaLeastRecentlyUsedFirstAndNeverPinned() throws {
+    @Test func aBudgetEvictsUnpinnedMediaLeastRecentlyUsedFirstAndNeverPinned() async throws {
         // Oldest first by last use: pinned (1000), old (2000), newer (3000).
         let pinned = try put("pinned-collection", derived: 400)
         let old = try put("old-unpinned", derived: 300)
@@ -74,7 +73,7 @@ import Testing
         var options = GarbageCollection.Options(maxBytes: 800)
         options.now = later
         options.pinned = [pinned]
-        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [pinned, old, newer],
+        let plan = try await GarbageCollection.plan(cache: cache, referenced: [pinned, old, newer],
                                               newestManifest: 9_999_999_999, options: options)
         // The pinned one is the least recently used, and still stays; the old unpinned goes.
         #expect(plan.removals.map(\.sha256) == [old.hex])
@@ -83,50 +82,53 @@ import Testing
         // A budget smaller than the pinned media: every unpinned blob goes, the pinned stay, and it is said.
         options.maxBytes = 100
         options.olderThan = 1
-        let tight = try GarbageCollection.plan(store: store, index: index, referenced: [pinned, old, newer],
+        let tight = try await GarbageCollection.plan(cache: cache, referenced: [pinned, old, newer],
                                                newestManifest: 9_999_999_999, options: options)
         #expect(Set(tight.removals.map(\.sha256)) == [old.hex, newer.hex])
         #expect(tight.pinnedOverBudget)
-        let done = try GarbageCollection.apply(tight, store: store, index: index)
+        let done = try GarbageCollection.apply(tight, cache: cache)
         #expect(store.contains(pinned) && !store.contains(old) && !store.contains(newer))
         #expect(done.removed.count == 2)
     }
 
-    @Test func applyingRechecksWhatAFetchTouchedSinceThePlan() throws {
+    @Test func applyingRechecksWhatAFetchTouchedSinceThePlan() async throws {
         let hash = try put("busy")
         try age(CacheLayout.blob(hash))
         var options = GarbageCollection.Options()
         options.now = later
-        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [], newestManifest: 9_999_999_999, options: options)
+        let plan = try await GarbageCollection.plan(cache: cache, referenced: [], newestManifest: 9_999_999_999, options: options)
         #expect(plan.removals.count == 1)
         // A fetch in another process uses it again before the plan is applied.
         try index.touch(hash: hash, at: later)
-        let done = try GarbageCollection.apply(plan, store: store, index: index)
+        let done = try GarbageCollection.apply(plan, cache: cache)
         #expect(done.removed.isEmpty && done.protected == 1)
         #expect(store.contains(hash))
     }
 
-    @Test func recentFilesAreNeverPlannedForRemoval() throws {
+    @Test func recentFilesAreNeverPlannedForRemoval() async throws {
         _ = try put("fresh")  // written just now: within the grace period
-        let plan = try GarbageCollection.plan(store: store, index: index, referenced: [], newestManifest: 0, options: .init())
+        let plan = try await GarbageCollection.plan(cache: cache, referenced: [], newestManifest: 0, options: .init())
         #expect(plan.removals.isEmpty && plan.protected == 1)
     }
-}
 
-@Suite struct WorkProgressTests {
-    @Test func oneLineSaysHowFarAndWhat() {
-        let bytes = WorkProgress(unit: .bytes)
-        #expect(WorkProgress.text(bytes.snapshot, unit: .bytes) == "starting")
-        bytes.setPhase("reading")
-        #expect(WorkProgress.text(bytes.snapshot, unit: .bytes) == "reading")
-        bytes.setPhase(nil)
-        bytes.addTotal(4 << 20)
-        bytes.advance(by: 1 << 20)
-        #expect(WorkProgress.text(bytes.snapshot, unit: .bytes).hasPrefix("25% "))
-        let blobs = WorkProgress(unit: .items("blobs"))
-        blobs.addTotal(8)
-        blobs.setDone(6)
-        blobs.setPhase("checking derived files")
-        #expect(WorkProgress.text(blobs.snapshot, unit: blobs.unit) == "75% 6 of 8 blobs, checking derived files")
+    @Test func theInventoryGroupsEveryDerivedFileWithItsOriginalAndTheRuleIsTheBucketsToo() async throws {
+        let hash = try put("inventoried", derived: 10)
+        let folder = CacheLayout.derivedShard(hash)
+        // What only a folder holds: a tree of the layout before packs, a half-written thumbnail.
+        for (path, bytes) in [("\(folder)/\(hash.hex)/0/0_0.jpg", 3), ("\(folder)/\(hash.hex).thumb-150.jpg.tmp-42", 4),
+                              ("\(CacheLayout.derivedFolder)/zz/stray", 5)] {
+            let url = cache.layout.url(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(repeating: 7, count: bytes).write(to: url)
+        }
+        let inventory = try await ObjectInventory.taking(cache.folder)
+        #expect(inventory.originals.keys.sorted() == [hash])
+        #expect(inventory.derivedBytes(of: hash) == 10 + 3 + 4)
+        #expect(inventory.foreign.map(\.key) == ["\(CacheLayout.derivedFolder)/zz/stray"])
+        // The one rule: past the grace period at `now`, or too new to judge.
+        let object = try #require(inventory.originals[hash])
+        let written = try #require(object.lastModified)
+        #expect(CollectionRule.expired([object], grace: 3600, now: written.addingTimeInterval(3599)).tooNew == 1)
+        #expect(CollectionRule.expired([object], grace: 3600, now: written.addingTimeInterval(3600)).expired == [object])
     }
 }

@@ -1,12 +1,21 @@
+public import BlobStore
 public import Foundation
+import ObjectStore
 #if canImport(Glibc)
-internal import Glibc
+import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+import Darwin
 #endif
 
 /// Frees space in a cache without breaking a fetch running in another process,
 /// as a plan (what would go, and why; nothing touched) and its application.
+///
+/// What the cache holds comes from the same ``ObjectInventory`` as `gc --store`'s,
+/// taken of the cache's own folder (``Cache/folder``), and the first rule is the
+/// bucket's too (``CollectionRule``: unreferenced and past the grace period). What
+/// only a cache directory has is this layer: its index (when each blob was last
+/// used, rows of a run still going), pins, the age and size budgets, and removal
+/// that drops index rows before files.
 ///
 /// Order: blobs nothing references; then, with `olderThan`, blobs not used for
 /// that long; then, with `maxBytes`, least recently used blobs (referenced or not)
@@ -25,8 +34,8 @@ internal import Darwin
 ///   the file, or no row (and fetches again), never a row pointing at nothing made
 ///   by us.
 ///
-/// What references a blob is the caller's to say (the manifests, which the store
-/// does not read): see ``plan(store:index:referenced:newestManifest:options:)``.
+/// What references a blob is the caller's to say (the manifests): see
+/// ``plan(cache:referenced:newestManifest:options:)``.
 public enum GarbageCollection {
     public struct Options: Sendable {
         public var maxBytes: Int?
@@ -76,14 +85,14 @@ public enum GarbageCollection {
         public var pinnedBytes = 0
         /// The pinned media alone are more than `maxBytes`: kept all the same.
         public var pinnedOverBudget = false
-        /// Orphaned derived files, by path, for ``apply(_:store:index:)``.
-        var orphanPaths: [String]
+        /// Originals whose derived files are orphaned, for ``apply(_:cache:)``.
+        var orphanOwners: [BlobHash]
         /// Rows newer than this belong to a run still going.
         var protectAfter: Double
         var graceCutoff: Double
     }
 
-    /// What ``apply(_:store:index:)`` did.
+    /// What ``apply(_:cache:)`` did.
     public struct Outcome: Sendable, Equatable {
         public var removed: [Removal]
         public var kept: Int
@@ -95,21 +104,22 @@ public enum GarbageCollection {
     /// Decides what goes. `referenced` are the blobs manifests link to;
     /// `newestManifest` is when the newest one was written (seconds since 1970).
     public static func plan(
-        store: BlobStore, index: CacheIndex, referenced: Set<BlobHash>, newestManifest: Double, options: Options
-    ) throws(BlobStoreError) -> Plan {
-        let blobRows = try index.allBlobRecords()
-        let urlRows = try index.allURLRecords()
-        var lastUse: [BlobHash: Double] = [:]
-        for b in blobRows {
-            lastUse[b.hash] = max(lastUse[b.hash] ?? 0, b.createdAt.timeIntervalSince1970, b.lastAccess.timeIntervalSince1970)
-        }
-        for u in urlRows {
-            lastUse[u.hash] = max(lastUse[u.hash] ?? 0, u.fetchedAt.timeIntervalSince1970, u.lastAccess.timeIntervalSince1970)
-        }
+        cache: Cache, referenced: Set<BlobHash>, newestManifest: Double, options: Options
+    ) async throws(CacheError) -> Plan {
         // What is on disk, not what the index says: the tile server makes packs it records nowhere.
-        let derivedEntries = store.allDerivedEntries()
-        var derivedBytes: [BlobHash: Int] = [:]
-        for d in derivedEntries { derivedBytes[d.hash, default: 0] += d.bytes }
+        let inventory: ObjectInventory
+        do { inventory = try await .taking(cache.folder) } catch { throw .unusable(error.description) }
+        var lastUse: [BlobHash: Double] = [:]
+        do {
+            for b in try cache.index.allBlobRecords() {
+                lastUse[b.hash] = max(lastUse[b.hash] ?? 0, b.createdAt.timeIntervalSince1970, b.lastAccess.timeIntervalSince1970)
+            }
+            for u in try cache.index.allURLRecords() {
+                lastUse[u.hash] = max(lastUse[u.hash] ?? 0, u.fetchedAt.timeIntervalSince1970, u.lastAccess.timeIntervalSince1970)
+            }
+        } catch {
+            throw .unusable(error.description)
+        }
 
         let now = options.now.timeIntervalSince1970
         let graceCutoff = now - options.gracePeriod
@@ -120,6 +130,7 @@ public enum GarbageCollection {
 
         struct Candidate {
             var hash: BlobHash
+            var object: StoredObject
             var bytes: Int
             var derivedBytes: Int
             var lastUse: Double
@@ -127,29 +138,34 @@ public enum GarbageCollection {
             var referenced: Bool
         }
         var candidates: [Candidate] = []
-        for hash in store.allBlobs() {
-            var info = stat()
-            guard stat(store.path(for: hash).path, &info) == 0 else { continue }
-            let modified = Double(info.st_mtim.tv_sec)
-            candidates.append(Candidate(hash: hash, bytes: Int(info.st_size), derivedBytes: derivedBytes[hash] ?? 0,
+        for (hash, object) in inventory.originals.sorted(by: { $0.key < $1.key }) {
+            let modified = object.lastModified?.timeIntervalSince1970 ?? now
+            candidates.append(Candidate(hash: hash, object: object, bytes: object.size, derivedBytes: inventory.derivedBytes(of: hash),
                                         lastUse: lastUse[hash] ?? modified, fileModified: modified,
                                         referenced: referenced.contains(hash)))
         }
 
         var chosen: [(Candidate, Reason)] = []
         var chosenSet = Set<BlobHash>()
-        var protectedCount = 0
+        var protected = Set<BlobHash>()
         func choose(_ c: Candidate, _ reason: Reason) -> Bool {
             guard !chosenSet.contains(c.hash) else { return false }
             if isProtected(use: lastUse[c.hash], modified: c.fileModified) {
-                protectedCount += 1
+                protected.insert(c.hash)
                 return false
             }
             chosen.append((c, reason))
             chosenSet.insert(c.hash)
             return true
         }
-        for c in candidates where !c.referenced && !options.pinned.contains(c.hash) { _ = choose(c, .unreferenced) }
+        // The rule every store shares: unreferenced and past the grace period. Then this
+        // cache's own: no index row of a run still going.
+        let unreferenced = candidates.filter { !$0.referenced && !options.pinned.contains($0.hash) }
+        let rule = CollectionRule.expired(unreferenced.map(\.object), grace: options.gracePeriod, now: options.now)
+        let expired = Set(rule.expired.map(\.key))
+        for c in unreferenced {
+            if expired.contains(c.object.key) { _ = choose(c, .unreferenced) } else { protected.insert(c.hash) }
+        }
         if let olderThan = options.olderThan {
             for c in candidates where c.lastUse < now - olderThan && !options.pinned.contains(c.hash) { _ = choose(c, .olderThan) }
         }
@@ -165,32 +181,31 @@ public enum GarbageCollection {
         }
         var removals = chosen.map { Removal(sha256: $0.0.hash.hex, reason: $0.1, bytes: $0.0.bytes, derivedBytes: $0.0.derivedBytes) }
 
-        // Derived files whose blob is gone (and no longer being made).
-        let present = Set(candidates.map(\.hash))
-        var orphans: [BlobHash: Int] = [:]
-        var orphanPaths: [String] = []
-        for entry in derivedEntries where !present.contains(entry.hash) && entry.modified <= graceCutoff {
-            orphans[entry.hash, default: 0] += entry.bytes
-            orphanPaths.append(entry.path)
-        }
-        for (hash, bytes) in orphans.sorted(by: { $0.key < $1.key }) {
-            removals.append(Removal(sha256: hash.hex, reason: .orphanDerived, bytes: 0, derivedBytes: bytes))
+        // Derived files whose original is gone, by the same rule: all of an image's files
+        // past the grace period (one written since is an image being derived into now).
+        var orphanOwners: [BlobHash] = []
+        for (owner, files) in inventory.derived.sorted(by: { $0.key < $1.key }) where inventory.originals[owner] == nil {
+            guard CollectionRule.expired(files, grace: options.gracePeriod, now: options.now).tooNew == 0 else { continue }
+            orphanOwners.append(owner)
+            removals.append(Removal(sha256: owner.hex, reason: .orphanDerived, bytes: 0, derivedBytes: files.reduce(0) { $0 + $1.size }))
         }
         let remaining = candidates.filter { !chosenSet.contains($0.hash) }
-        return Plan(removals: removals, kept: remaining.count, protected: protectedCount,
+        return Plan(removals: removals, kept: remaining.count, protected: protected.subtracting(chosenSet).count,
                     bytesRemaining: remaining.reduce(0) { $0 + $1.bytes + $1.derivedBytes },
                     pinnedBlobs: pinned.count, pinnedBytes: pinnedBytes,
                     pinnedOverBudget: options.maxBytes.map { pinnedBytes > $0 } ?? false,
-                    orphanPaths: orphanPaths, protectAfter: protectAfter, graceCutoff: graceCutoff)
+                    orphanOwners: orphanOwners, protectAfter: protectAfter, graceCutoff: graceCutoff)
     }
 
     /// Carries out a plan: index rows first (re-checking, inside the transaction,
     /// that no fetch touched a blob since the plan), then the files.
-    public static func apply(_ plan: Plan, store: BlobStore, index: CacheIndex) throws(BlobStoreError) -> Outcome {
+    public static func apply(_ plan: Plan, cache: Cache) throws(CacheError) -> Outcome {
+        let store = cache.blobs, index = cache.index
         let blobs = plan.removals.filter { $0.reason != .orphanDerived }
         let hashes = blobs.compactMap { BlobHash(hex: $0.sha256) }
         let protectAfter = plan.protectAfter
-        let forgotten = Set(try index.forget(hashes) { _, use in (use ?? 0) > protectAfter })
+        let forgotten: Set<BlobHash>
+        do { forgotten = Set(try index.forget(hashes) { _, use in (use ?? 0) > protectAfter }) } catch { throw .unusable(error.description) }
         var removed: [Removal] = []
         var protected = plan.protected + hashes.count - forgotten.count
         var kept = plan.kept
@@ -214,18 +229,15 @@ public enum GarbageCollection {
             store.removeDerived(of: hash)
             removed.append(removal)
         }
-        // Orphans re-checked too: a fetch may have published the blob, or derived
-        // into the name, since the plan.
+        // Orphans re-checked too: a fetch may have published the original, or derived
+        // into its names, since the plan.
         var orphansLeft = Set<String>()
-        for path in plan.orphanPaths {
-            let full = store.layout.path(path)
-            var info = stat()
-            guard let owner = CacheLayout.derivedOwner(fileName: (path as NSString).lastPathComponent),
-                  !store.contains(owner), lstat(full, &info) == 0, Double(info.st_mtim.tv_sec) <= plan.graceCutoff else {
-                if let owner = CacheLayout.derivedOwner(fileName: (path as NSString).lastPathComponent) { orphansLeft.insert(owner.hex) }
+        for owner in plan.orphanOwners {
+            guard !store.contains(owner), store.derivedEntries(of: owner).allSatisfy({ $0.modified <= plan.graceCutoff }) else {
+                orphansLeft.insert(owner.hex)
                 continue
             }
-            try? FileManager.default.removeItem(atPath: full)
+            store.removeDerived(of: owner)
         }
         removed += plan.removals.filter { $0.reason == .orphanDerived && !orphansLeft.contains($0.sha256) }
         return Outcome(removed: removed, kept: kept, protected: protected,
