@@ -63,7 +63,8 @@ let package = Package(
         .target(name: "MediaTypes"),
         .target(
             name: "MediaFetch",
-            dependencies: ["CTweetCache", "CCurl", "MediaTypes", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CTweetCache", "CCurl", "MediaTypes", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .target(
             name: "BlobStore",
@@ -149,12 +150,14 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Where shared files live (CacheStorage): S3-compatible buckets (requests signed by libcurl, SigV4) and folders.
         .target(
             name: "ObjectStore",
-            dependencies: ["MediaFetch", "BlobStore", "CTweetCache", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["MediaFetch", "BlobStore", "CTweetCache", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .executableTarget(
             name: "tweetcache",
@@ -176,7 +179,8 @@ let package = Package(
             dependencies: ["Catalog", "BlobStore", "MediaTypes", "TestSupport", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport",
+            .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.
         .target(
             name: "TLSTestSupport",
@@ -190,7 +194,8 @@ let package = Package(
             ],
             path: "Tests/TLSSupport"
         ),
-        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "MediaTypes", "TestSupport", "TLSTestSupport"]),
+        .testTarget(name: "MediaFetchTests", dependencies: ["MediaFetch", "MediaTypes", "TestSupport", "TLSTestSupport",
+            .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "BlobStoreTests",
             dependencies: [
@@ -223,7 +228,8 @@ let package = Package(
             ],
             path: "Tests/StreamSupport"
         ),
-        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport", "StreamTestSupport", "MediaFetch"]),
+        .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport", "StreamTestSupport", "MediaFetch",
+            .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),
         // A Jetstream posting at a steady rate, and its image origin: bench/watch-stream.sh.

@@ -95,7 +95,7 @@ public final class SearchClient: Sendable {
             while true {
                 let number = pages.count + 1
                 let size = min(max(count - tweets, service.pageSizes.lowerBound), service.pageSizes.upperBound)
-                let response: HTTPResponse
+                let response: APIResponse
                 switch await service.sendPage(service.pageURL(pageSize: size, cursor: cursor, since: since),
                                               page: number, loop: &loop) {
                 case let .response(r): response = r

@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CTweetCache
 import Foundation
+import HTTPTypes
 import Synchronization
 import MediaTypes
 
@@ -13,9 +14,12 @@ struct CurlOutcome: Sendable {
     var retryAfter: Duration?
     var received: Int
     var effectiveURL: String
-    /// Every response header of the final response (names lowercased, last one wins);
-    /// recorded for API calls only.
-    var headers: [String: String] = [:]
+    /// Every response header of the final response, as sent (at most 200); recorded
+    /// for API calls only.
+    var fields: HTTPFields = [:]
+
+    /// The status line and headers, for a caller that reads the answer.
+    var head: HTTPResponse { HTTPResponse(status: .init(code: min(max(status, 0), 999)), headerFields: fields) }
 }
 
 /// What a transfer is for, which decides what counts as failure.
@@ -24,7 +28,7 @@ enum TransferMode {
     case media(ExpectedContent)
     /// An API call: whatever status and body the server sends is the answer. The
     /// request's headers are sent with it; with a body and no method, a POST.
-    case api(HTTPRequest)
+    case api(APIRequest)
 }
 
 /// One attempt at one URL: a libcurl easy handle plus the state its callbacks update.
@@ -38,9 +42,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let writeChunk: (UnsafeRawBufferPointer) throws -> Void
     private let expected: ExpectedContent
     private let isAPI: Bool
-    private let requestHeaders: [String: String]
+    private let requestHeaders: HTTPFields
     private let requestBody: [UInt8]?
-    private let requestMethod: String?
+    private let requestMethod: HTTPRequest.Method?
     private let signing: AWSSignature?
     private let maxBytes: Int
     private let maxRedirects: Int
@@ -55,9 +59,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var contentType: String?
     private var retryAfter: Duration?
     private var abortReason: FetchFailure?
-    private var responseHeaders: [String: String] = [:]
+    private var responseFields: HTTPFields = [:]
 
-    /// When the caller stops waiting (``HTTPRequest/timeout`` from the moment it was
+    /// When the caller stops waiting (``APIRequest/timeout`` from the moment it was
     /// asked for): time spent queued for a connection slot counts against it, so a
     /// request behind others to a store that hangs ends on time, not a queue later.
     var deadline: ContinuousClock.Instant?
@@ -83,7 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called on the transfer thread before the first body byte is written, with the
     /// final response's status and headers: a stream's reader learns them at once.
-    var onHead: ((Int, [String: String]) -> Void)?
+    var onHead: ((HTTPResponse) -> Void)?
 
     /// Resumes the waiting task; set by the fetcher, called once on the transfer thread.
     var onComplete: (@Sendable (CurlOutcome) -> Void)?
@@ -108,15 +112,14 @@ final class CurlTransfer: @unchecked Sendable {
             self.requestMethod = nil
             self.signing = nil
         case let .api(request):
-            let headers = request.headers
             self.requestBody = request.body
-            self.requestMethod = request.method
+            self.requestMethod = request.head.method
             self.signing = request.signing
-            // The fetcher refuses invalid headers before this point; dropping them here
-            // too means a line break can never smuggle a header (or a request) onto the wire.
+            // A field's name is a token and its value free of line breaks by its type
+            // (swift-http-types): nothing can smuggle a header (or a request) onto the wire.
             self.expected = .any
             self.isAPI = true
-            self.requestHeaders = headers.filter { Self.invalidHeaderProblem(name: $0.key, value: $0.value) == nil }
+            self.requestHeaders = request.headers
         }
         guard let handle = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
         self.url = url
@@ -182,25 +185,25 @@ final class CurlTransfer: @unchecked Sendable {
                 tc_easy_setopt_string(easy, CURLOPT_USERNAME, signing.accessKeyID)
                 tc_easy_setopt_string(easy, CURLOPT_PASSWORD, signing.secretAccessKey)
                 tc_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
-                if let token = signing.sessionToken, Self.invalidHeaderProblem(name: "x-amz-security-token", value: token) == nil {
-                    headers = curl_slist_append(headers, "x-amz-security-token: \(token)")
+                if let token = signing.sessionToken {
+                    headers = curl_slist_append(headers, "x-amz-security-token: \(HTTPField(name: .amzSecurityToken, value: token).value)")
                 }
                 // No "Expect:" to suppress 100-continue: libcurl 7.88 signs that empty header
                 // but does not send it, and the store answers SignatureDoesNotMatch.
             } else {
                 // JSON compresses 5-10x; libcurl decodes it, and the size cap applies to the decoded bytes.
                 tc_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-                if !requestHeaders.keys.contains(where: { $0.lowercased() == "accept" }) {
+                if requestHeaders[.accept] == nil {
                     headers = curl_slist_append(headers, "Accept: application/json")
                 }
             }
-            switch requestMethod?.uppercased() {
-            case "HEAD"?: tc_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
-            case nil, "GET"?, "POST"?: break
-            case let other?: tc_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, other)
+            switch requestMethod {
+            case .head?: tc_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+            case nil, .get?, .post?: break
+            case let other?: tc_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, other.rawValue)
             }
-            for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
-                headers = curl_slist_append(headers, "\(name): \(value)")
+            for field in requestHeaders {
+                headers = curl_slist_append(headers, "\(field.name.rawName): \(field.value)")
             }
             if let body = requestBody {
                 // A POST: the size first, then libcurl copies the bytes (they need not outlive this call).
@@ -248,7 +251,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         if received == 0, let onHead {
-            onHead(status, responseHeaders)
+            onHead(HTTPResponse(status: .init(code: min(max(status, 0), 999)), headerFields: responseFields))
             self.onHead = nil
         }
         do {
@@ -276,7 +279,7 @@ final class CurlTransfer: @unchecked Sendable {
                 : text.starts(with: "HTTP/3".utf8) ? 3 : responseVersion
             contentType = nil
             retryAfter = nil
-            responseHeaders = [:]
+            responseFields = [:]
             return
         }
         guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return }
@@ -288,11 +291,8 @@ final class CurlTransfer: @unchecked Sendable {
             retryAfter = RetryPolicy.parseRetryAfter(Self.latin1(value.prefix(200)), now: Date())
         }
         // Bounded: the headers come from a stranger too.
-        if isAPI {
-            let key = Self.latin1(name).lowercased()
-            if responseHeaders.count < 200 || responseHeaders[key] != nil {
-                responseHeaders[key] = Self.latin1(value.prefix(8192))
-            }
+        if isAPI, responseFields.count < 200, let fieldName = HTTPField.Name(Self.latin1(name)) {
+            responseFields.append(HTTPField(name: fieldName, value: Self.latin1(value.prefix(8192))))
         }
     }
 
@@ -328,18 +328,15 @@ final class CurlTransfer: @unchecked Sendable {
         return String(scalars)
     }
 
-    /// Why a request header cannot be sent, or nil when it can: the name must be an
-    /// RFC 9110 token and the value free of CR, LF and NUL. The message never quotes the
-    /// value (it may be a secret), and names the header only when the name is valid.
-    static func invalidHeaderProblem(name: String, value: String) -> String? {
-        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
-        guard !name.isEmpty, name.utf8.count <= 256,
-              name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
-                  || (0x61...0x7A).contains($0) || tokenPunctuation.contains($0) })
-        else { return "a request header name is empty, too long or not a valid HTTP token" }
-        guard value.utf8.count <= 16_384 else { return "the request header \(name) is longer than 16384 bytes" }
-        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
-            return "the request header \(name) contains a line break or NUL"
+    /// Why a request cannot be sent, or nil when it can: a method this client does not
+    /// send, or a header value over 16384 bytes. (Names and values are well formed by
+    /// their type.) The message never quotes a value, which may be a secret.
+    static func requestProblem(_ request: APIRequest) -> String? {
+        guard [.get, .head, .post, .put, .delete].contains(request.head.method) else {
+            return "method \(request.head.method.rawValue) is not one this client sends"
+        }
+        for field in request.headers where field.value.utf8.count > 16_384 {
+            return "the request header \(field.name.rawName) is longer than 16384 bytes"
         }
         return nil
     }
@@ -369,7 +366,7 @@ final class CurlTransfer: @unchecked Sendable {
         return CurlOutcome(
             failure: failure, status: finalStatus, kind: kind, contentType: contentType,
             retryAfter: retryAfter, received: received,
-            effectiveURL: effective.map { String(cString: $0) } ?? url, headers: responseHeaders)
+            effectiveURL: effective.map { String(cString: $0) } ?? url, fields: responseFields)
     }
 
     private func classify(_ code: CURLcode) -> FetchFailure {

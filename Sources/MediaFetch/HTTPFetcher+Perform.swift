@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension HTTPFetcher {
     /// Makes one API call, once, and returns the server's answer as it is.
@@ -7,19 +8,12 @@ extension HTTPFetcher {
     /// 503 is a response to read (its body explains it, its headers say when to come
     /// back), because only the caller knows what each means for the API it speaks. Only
     /// failing to get an answer at all — no connection, a timeout, a body over
-    /// ``HTTPRequest/maxBytes``, a header that cannot be sent — is a ``FetchFailure``.
+    /// ``APIRequest/maxBytes``, a header that cannot be sent — is a ``FetchFailure``.
     /// Mirrors do not apply: they are for media hosts. Nothing about the request's
     /// headers is logged.
-    public func perform(_ request: HTTPRequest) async -> Result<HTTPResponse, FetchFailure> {
+    public func perform(_ request: APIRequest) async -> Result<APIResponse, FetchFailure> {
         if let problem = Self.validate(request.url) { return .failure(problem) }
-        if let method = request.method, !["GET", "HEAD", "POST", "PUT", "DELETE"].contains(method.uppercased()) {
-            return .failure(.transport(code: -1, message: "method \(method) is not one this client sends"))
-        }
-        for (name, value) in request.headers {
-            if let problem = CurlTransfer.invalidHeaderProblem(name: name, value: value) {
-                return .failure(.transport(code: -1, message: problem))
-            }
-        }
+        if let problem = CurlTransfer.requestProblem(request) { return .failure(.transport(code: -1, message: problem)) }
         if Task.isCancelled { return .failure(.cancelled) }
         var limits = configuration
         limits.maxBytes = max(0, request.maxBytes)
@@ -42,7 +36,7 @@ extension HTTPFetcher {
             return .failure(error)
         }
         if let timeout = request.timeout { transfer.deadline = .now + max(timeout, .milliseconds(1)) }
-        if let onFirstByte = request.onFirstByte { transfer.onHead = { status, _ in onFirstByte(status) } }
+        if let onFirstByte = request.onFirstByte { transfer.onHead = { head in onFirstByte(head.status.code) } }
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (cont: CheckedContinuation<CurlOutcome, Never>) in
                 transfer.onComplete = { outcome in cont.resume(returning: outcome) }
@@ -52,8 +46,6 @@ extension HTTPFetcher {
             loop.cancel(transfer)
         }
         if let failure = outcome.failure { return .failure(failure) }
-        return .success(HTTPResponse(
-            status: outcome.status, headers: outcome.headers, body: body.value.bytes,
-            effectiveURL: outcome.effectiveURL))
+        return .success(APIResponse(head: outcome.head, body: body.value.bytes, effectiveURL: outcome.effectiveURL))
     }
 }

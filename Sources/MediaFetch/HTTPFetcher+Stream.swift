@@ -1,14 +1,16 @@
 import Foundation
+public import HTTPTypes
 
 /// A piece of a response read as it arrives (``HTTPFetcher/stream(_:)``).
 public enum HTTPStreamPart: Sendable {
-    /// The final response's status and headers (names lowercased), before its first byte.
-    case head(status: Int, headers: [String: String])
+    /// The final response's status and headers, before its first byte.
+    case head(HTTPResponse)
     /// Body bytes as they came off the connection: a chunk may end mid-line.
     case bytes([UInt8])
     /// The response is over. `failure` is nil when the server ended it; a response with
-    /// no body at all (a 401) is known only from here, so its status and headers come too.
-    case end(status: Int, headers: [String: String], failure: FetchFailure?)
+    /// no body at all (a 401) is known only from here, so its status and headers come
+    /// too (status 0 when none came).
+    case end(HTTPResponse, failure: FetchFailure?)
 }
 
 extension HTTPFetcher {
@@ -24,19 +26,17 @@ extension HTTPFetcher {
     ///
     /// `stallAfter` ends a response that sends nothing for that long (a large object
     /// read from a slow store: any total limit would cut it, silence means it died).
-    public func stream(_ request: HTTPRequest, stallAfter: Duration? = nil) -> AsyncStream<HTTPStreamPart> {
+    public func stream(_ request: APIRequest, stallAfter: Duration? = nil) -> AsyncStream<HTTPStreamPart> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             if let problem = Self.validate(request.url) {
-                continuation.yield(.end(status: 0, headers: [:], failure: problem))
+                continuation.yield(.end(Self.noAnswer, failure: problem))
                 continuation.finish()
                 return
             }
-            for (name, value) in request.headers {
-                if let problem = CurlTransfer.invalidHeaderProblem(name: name, value: value) {
-                    continuation.yield(.end(status: 0, headers: [:], failure: .transport(code: -1, message: problem)))
-                    continuation.finish()
-                    return
-                }
+            if let problem = CurlTransfer.requestProblem(request) {
+                continuation.yield(.end(Self.noAnswer, failure: .transport(code: -1, message: problem)))
+                continuation.finish()
+                return
             }
             var limits = configuration
             limits.totalTimeout = .zero  // libcurl: no limit
@@ -55,13 +55,13 @@ extension HTTPFetcher {
                     continuation.yield(.bytes([UInt8](chunk)))
                 }
             } catch {
-                continuation.yield(.end(status: 0, headers: [:], failure: error))
+                continuation.yield(.end(Self.noAnswer, failure: error))
                 continuation.finish()
                 return
             }
-            transfer.onHead = { status, headers in continuation.yield(.head(status: status, headers: headers)) }
+            transfer.onHead = { head in continuation.yield(.head(head)) }
             transfer.onComplete = { outcome in
-                continuation.yield(.end(status: outcome.status, headers: outcome.headers, failure: outcome.failure))
+                continuation.yield(.end(outcome.head, failure: outcome.failure))
                 continuation.finish()
             }
             let loop = self.loop
@@ -69,4 +69,7 @@ extension HTTPFetcher {
             loop.submit(transfer)
         }
     }
+
+    /// What `.end` carries when no answer came.
+    static let noAnswer = HTTPResponse(status: .init(code: 0))
 }

@@ -123,7 +123,7 @@ import Glibc
                 let tile = tiles[next]
                 next += 1
                 group.addTask {
-                    guard case let .success(response) = await http.perform(HTTPRequest(url: tile.url)),
+                    guard case let .success(response) = await http.perform(APIRequest(url: tile.url)),
                           response.status == 200, response.body == tile.bytes else { return tile.url }
                     return nil
                 }
@@ -146,7 +146,7 @@ import Glibc
         let again = try await TileServer.start(configuration)
         for tile in tiles.prefix(50) {
             let url = tile.url.replacingOccurrences(of: server.baseURL, with: again.baseURL)
-            guard case let .success(response) = await http.perform(HTTPRequest(url: url)) else { Issue.record("\(url)"); continue }
+            guard case let .success(response) = await http.perform(APIRequest(url: url)) else { Issue.record("\(url)"); continue }
             #expect(response.body == tile.bytes)
         }
         #expect(readThrough.statistics.misses == misses)

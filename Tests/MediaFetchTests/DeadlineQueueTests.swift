@@ -54,7 +54,7 @@ import Glibc
         let ends = await withTaskGroup(of: (Duration, FetchFailure?).self) { group in
             for n in 0..<6 {
                 group.addTask {
-                    let request = HTTPRequest(url: "http://127.0.0.1:\(port)/object/\(n)", timeout: timeout)
+                    let request = APIRequest(url: "http://127.0.0.1:\(port)/object/\(n)", timeout: timeout)
                     let started = ContinuousClock.now
                     let result = await fetcher.perform(request)
                     if case let .failure(failure) = result { return (ContinuousClock.now - started, failure) }

@@ -23,11 +23,11 @@ import TestSupport
                     for n in 0..<100 {
                         var received: [UInt8] = []
                         var ended: FetchFailure?? = nil
-                        for await part in fetcher.stream(HTTPRequest(url: server.baseURL + "/o/\(lane)/\(n)"), stallAfter: .seconds(5)) {
+                        for await part in fetcher.stream(APIRequest(url: server.baseURL + "/o/\(lane)/\(n)"), stallAfter: .seconds(5)) {
                             switch part {
                             case .head: continue
                             case let .bytes(bytes): received += bytes
-                            case let .end(_, _, failure): ended = .some(failure)
+                            case let .end(_, failure): ended = .some(failure)
                             }
                         }
                         if ended != .some(nil) || received != body { failures.append("\(lane)/\(n): \(String(describing: ended))") }

@@ -501,7 +501,7 @@ final class AWSHome: Sendable {
                 #expect(!text.contains(secret), "\(text)")
             }
         }
-        #expect(CredentialProvider(source: configuration.credentials, http: { _, _, _ in nil }).sourceDescription
+        #expect(CredentialProvider(source: configuration.credentials, http: { _ in nil }).sourceDescription
             == "profile default in \(home.credentialsPath)")
     }
 }
@@ -534,8 +534,9 @@ final class RecordingHTTP: Sendable {
     var requests: [Request] { recorded.withLock { $0 } }
 
     var call: CredentialProvider.HTTPCall {
-        { method, url, headers in
-            let request = Request(method: method, url: url, headers: headers)
+        { call in
+            let request = Request(method: call.head.method.rawValue, url: call.url,
+                                  headers: Dictionary(call.headers.map { ($0.name.rawName, $0.value) }) { $1 })
             let index = self.recorded.withLock { requests in
                 requests.append(request)
                 return requests.count - 1
@@ -554,7 +555,7 @@ final class RecordingHTTP: Sendable {
 
     static func provider(_ command: String, deadline: Duration = .seconds(30), clock: ManualClock = ManualClock(start)) -> CredentialProvider {
         CredentialProvider(source: .process(command: command, source: "credential_process of profile p"),
-                           http: { _, _, _ in nil }, now: clock.function, processDeadline: deadline)
+                           http: { _ in nil }, now: clock.function, processDeadline: deadline)
     }
 
     @Test func credentialProcessOutputBecomesKeys() async throws {

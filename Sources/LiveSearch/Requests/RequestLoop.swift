@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 
 /// The waits and retries every request of a search goes through, whatever the network.
@@ -26,9 +27,9 @@ struct RequestLoop {
     }
 
     enum Answer {
-        case response(HTTPResponse)
+        case response(APIResponse)
         /// A refusal the service words: 4xx other than 429, with the error body's human part.
-        case refused(HTTPResponse, detail: String?)
+        case refused(APIResponse, detail: String?)
         case stop(StopReason)
     }
 
@@ -40,12 +41,12 @@ struct RequestLoop {
     /// One request to `service` with its waits and retries. `page` numbers it in events
     /// (0 for requests that are not pages: signing in, looking up).
     mutating func send(
-        _ url: String, headers: [String: String], body: [UInt8]? = nil, page: Int,
+        _ url: String, headers: HTTPFields, body: [UInt8]? = nil, page: Int,
         rateLimits: RateLimitHeaders, service: String
     ) async -> Answer {
         var headers = headers
-        if body != nil { headers["Content-Type"] = "application/json" }
-        let request = HTTPRequest(url: url, headers: headers, body: body, maxBytes: options.maxPageBytes)
+        if body != nil { headers[.contentType] = "application/json" }
+        let request = APIRequest(url: url, headers: headers, body: body, maxBytes: options.maxPageBytes)
         var failures = 0
         var rateLimitWaits = 0
         while true {
@@ -55,7 +56,7 @@ struct RequestLoop {
             windowUsedUpUntil = nil
             if Task.isCancelled { return .stop(.failed(.cancelled)) }
             requests += 1
-            let response: HTTPResponse
+            let response: APIResponse
             switch await fetcher.perform(request) {
             case let .failure(failure):
                 if failure == .cancelled { return .stop(.failed(.cancelled)) }
@@ -74,7 +75,7 @@ struct RequestLoop {
             case let .success(r):
                 response = r
             }
-            let limits = RateLimitStatus(headers: response.headers, names: rateLimits, now: options.clock.now())
+            let limits = RateLimitStatus(headers: response.head.headerFields, names: rateLimits, now: options.clock.now())
             switch response.status {
             case 200..<300:
                 windowUsedUpUntil = limits.exhaustedUntil
@@ -107,7 +108,7 @@ struct RequestLoop {
         }
     }
 
-    private func detail(_ response: HTTPResponse) -> String? {
+    private func detail(_ response: APIResponse) -> String? {
         APIErrorDetail.read(response.body, hiding: secrets)
     }
 

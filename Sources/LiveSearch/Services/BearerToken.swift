@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The app-only credential for the X API, kept out of every output.
 ///
@@ -62,7 +63,7 @@ public struct BearerToken: Sendable, Hashable, CustomStringConvertible, CustomRe
     }
 
     /// `Authorization: Bearer …`, for the request only.
-    var authorizationHeader: (name: String, value: String) { ("Authorization", "Bearer \(value)") }
+    var authorizationHeader: HTTPField { HTTPField(name: .authorization, value: "Bearer \(value)") }
 
     public var description: String { "bearer token from \(source)" }
 

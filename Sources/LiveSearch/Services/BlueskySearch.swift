@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 import TweetModel
 
@@ -32,7 +33,7 @@ struct BlueskySearch: SearchService {
     var pageSizes: ClosedRange<Int> { 1...100 }
     var pageFormats: Set<SourceFormat> { [.blueskyPosts] }
     var rateLimitHeaders: RateLimitHeaders { .bluesky }
-    var credentialHeaders: [String: String] { session.map { ["Authorization": "Bearer \($0.accessJwt)"] } ?? [:] }
+    var credentialHeaders: HTTPFields { session.map { [.authorization: "Bearer \($0.accessJwt)"] } ?? [:] }
 
     var apiQuery: String {
         let text = query.text
@@ -101,7 +102,7 @@ struct BlueskySearch: SearchService {
     private mutating func refresh(_ loop: inout RequestLoop) async -> Bool {
         guard let current = session else { return false }
         guard case let .response(response) = await loop.send(
-            base.url("/xrpc/com.atproto.server.refreshSession"), headers: ["Authorization": "Bearer \(current.refreshJwt)"],
+            base.url("/xrpc/com.atproto.server.refreshSession"), headers: [.authorization: "Bearer \(current.refreshJwt)"],
             body: [], page: 0, rateLimits: rateLimitHeaders, service: name),
             let fresh = BlueskySession(response.body)
         else { return false }
@@ -116,7 +117,7 @@ struct BlueskySearch: SearchService {
     }
 
     /// XRPC's answer to a request with an access token past its time.
-    static func isExpiredToken(_ response: HTTPResponse) -> Bool {
+    static func isExpiredToken(_ response: APIResponse) -> Bool {
         struct Wire: Decodable { let error: String? }
         return (try? JSONDecoder().decode(Wire.self, from: Data(response.body)))?.error == "ExpiredToken"
     }

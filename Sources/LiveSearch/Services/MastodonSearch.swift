@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TweetModel
 
 /// Mastodon's REST API on one instance (and the servers that speak it: GoToSocial,
@@ -69,8 +70,8 @@ struct MastodonSearch: SearchService {
     func accepts(_ page: ResultsPage) -> Bool {
         pageFormats.contains(page.format) || (page.format == .v1Timeline && page.tweets.isEmpty && page.problems.isEmpty)
     }
-    var credentialHeaders: [String: String] {
-        token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
+    var credentialHeaders: HTTPFields {
+        HTTPFields(token.map { [$0.authorizationHeader] } ?? [])
     }
 
     /// Optional, from `--token-file` or `MASTODON_ACCESS_TOKEN`: tag and account

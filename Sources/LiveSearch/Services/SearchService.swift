@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 import TweetModel
 
@@ -30,7 +31,7 @@ protocol SearchService: Sendable {
     /// Which headers count its rate limit.
     var rateLimitHeaders: RateLimitHeaders { get }
     /// The headers that carry the search's credential (none when it has none).
-    var credentialHeaders: [String: String] { get }
+    var credentialHeaders: HTTPFields { get }
 
     /// The credential a search of this network signs in with, from where users keep
     /// it: a token file named on the command line or the environment.
@@ -92,7 +93,7 @@ extension SearchService {
 
 /// A page request's end: the page, or why the search stops.
 enum PageAnswer {
-    case response(HTTPResponse)
+    case response(APIResponse)
     case stop(StopReason)
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TweetModel
 
 /// X's search: v2 recent search, or v1.1 `search/tweets` for apps with legacy access
@@ -27,7 +28,7 @@ struct XSearch: SearchService {
     var pageSizes: ClosedRange<Int> { version == .v2 ? 10...100 : 1...100 }
     var pageFormats: Set<SourceFormat> { version == .v2 ? [.v2Search] : [.v1Search] }
     var rateLimitHeaders: RateLimitHeaders { .x }
-    var credentialHeaders: [String: String] { [token.authorizationHeader.name: token.authorizationHeader.value] }
+    var credentialHeaders: HTTPFields { HTTPFields([token.authorizationHeader]) }
 
     /// The token from `--token-file` when one is given (an explicit choice beats the
     /// environment), else from `TWEETCACHE_BEARER_TOKEN`; X answers no search without.

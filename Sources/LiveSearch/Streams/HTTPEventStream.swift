@@ -1,11 +1,12 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 
 /// One streaming HTTP response read as lines: the X filtered stream's JSON lines,
 /// Mastodon's server-sent events. Shared by the conformances so that each reads
 /// only its own format.
 struct HTTPEventStream {
-    let request: HTTPRequest
+    let request: APIRequest
     let service: String
 
     /// Reads the response, handing `line` each complete line, until it ends. A
@@ -15,14 +16,14 @@ struct HTTPEventStream {
              problem: (String) async -> Void) async -> StreamEnd {
         var splitter = LineSplitter()
         var status = 0
-        var headers: [String: String] = [:]
+        var headers: HTTPFields = [:]
         var errorBody: [UInt8] = []
         for await part in session.fetcher.stream(request) {
             session.activity.mark()
             switch part {
-            case let .head(s, h):
-                status = s
-                headers = h
+            case let .head(head):
+                status = head.status.code
+                headers = head.headerFields
             case let .bytes(chunk):
                 guard status == 200 else {
                     if errorBody.count < 65_536 { errorBody.append(contentsOf: chunk.prefix(65_536 - errorBody.count)) }
@@ -36,8 +37,8 @@ struct HTTPEventStream {
                         await problem("\(service): a line over \(splitter.maxLine) bytes, skipped")
                     }
                 }
-            case let .end(s, h, failure):
-                if status == 0 { status = s; headers = h }
+            case let .end(head, failure):
+                if status == 0 { status = head.status.code; headers = head.headerFields }
                 if let failure {
                     if failure == .cancelled { return .cancelled }
                     return .failed(failure.description)
@@ -48,7 +49,7 @@ struct HTTPEventStream {
         switch status {
         case 200: return .closed
         case 429:
-            return .rateLimited(retryAfter: headers["retry-after"].flatMap(Int.init).map { .seconds($0) })
+            return .rateLimited(retryAfter: headers[.retryAfter].flatMap(Int.init).map { .seconds($0) })
         case 500...:
             return .failed("\(service) answered \(status)")
         default:

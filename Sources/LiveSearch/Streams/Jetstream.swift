@@ -57,7 +57,7 @@ public struct Jetstream: PostStream {
     public mutating func prepare(_ session: StreamSession) async throws(LiveSearchError) {
         for handle in matcher.unresolvedHandles {
             let url = resolver.url("/xrpc/com.atproto.identity.resolveHandle", [("handle", handle)])
-            switch await session.call(HTTPRequest(url: url)) {
+            switch await session.call(APIRequest(url: url)) {
             case let .failure(failure):
                 throw .network(service: "Bluesky", failure.description, attempts: 1)
             case let .success(response) where response.status == 200:

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 public import TweetModel
 
@@ -35,8 +36,8 @@ public struct MastodonStream: PostStream {
     public var name: String { "Mastodon #\(tag) on \(URLComponents(string: instance.base)?.host ?? instance.base)" }
     public var key: String { "mastodon-\(URLComponents(string: instance.base)?.host ?? "instance")-\(tag.lowercased())" }
 
-    private var headers: [String: String] {
-        token.map { [$0.authorizationHeader.name: $0.authorizationHeader.value] } ?? [:]
+    private var headers: HTTPFields {
+        HTTPFields(token.map { [$0.authorizationHeader] } ?? [])
     }
 
     private struct Instance: Decodable {
@@ -48,7 +49,7 @@ public struct MastodonStream: PostStream {
     }
 
     public mutating func prepare(_ session: StreamSession) async throws(LiveSearchError) {
-        switch await session.call(HTTPRequest(url: instance.url("/api/v2/instance"), headers: headers)) {
+        switch await session.call(APIRequest(url: instance.url("/api/v2/instance"), headers: headers)) {
         case let .failure(failure):
             throw .network(service: "Mastodon", failure.description, attempts: 1)
         case let .success(response) where response.status == 200:
@@ -83,7 +84,9 @@ public struct MastodonStream: PostStream {
     public func connect(cursor: String?, session: StreamSession,
                         deliver: @escaping @Sendable (StreamEvent) async -> Void) async -> StreamEnd {
         let url = (streaming ?? instance).url("/api/v1/streaming/hashtag", [("tag", tag)])
-        let request = HTTPRequest(url: url, headers: headers.merging(["Accept": "text/event-stream"]) { $1 })
+        var fields = headers
+        fields[.accept] = "text/event-stream"
+        let request = APIRequest(url: url, headers: fields)
         let decoder = JSONDecoder()
         var events = ServerSentEvents()
         return await HTTPEventStream(request: request, service: name).run(session: session, refusal: refusal) { line in

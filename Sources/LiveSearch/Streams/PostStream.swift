@@ -47,7 +47,7 @@ public struct StreamSession: Sendable {
     }
 
     /// One setup call, answered or not within its deadline.
-    func call(_ request: HTTPRequest) async -> Result<HTTPResponse, FetchFailure> {
+    func call(_ request: APIRequest) async -> Result<APIResponse, FetchFailure> {
         var request = request
         request.timeout = request.timeout ?? .seconds(30)
         return await fetcher.perform(request)

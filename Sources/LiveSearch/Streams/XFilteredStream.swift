@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 public import TweetModel
 
@@ -32,7 +33,7 @@ public struct XFilteredStream: PostStream {
     public var name: String { "X filtered stream" }
     public var key: String { "x-filtered-stream" }
 
-    private var headers: [String: String] { [token.authorizationHeader.name: token.authorizationHeader.value] }
+    private var headers: HTTPFields { HTTPFields([token.authorizationHeader]) }
 
     /// The rules wanted: value (as search would send it) by tag.
     var wantedRules: [String: String] {
@@ -61,7 +62,7 @@ public struct XFilteredStream: PostStream {
 
     public mutating func prepare(_ session: StreamSession) async throws(LiveSearchError) {
         let rulesURL = base.url("/2/tweets/search/stream/rules")
-        let listed = try await call(session, HTTPRequest(url: rulesURL, headers: headers))
+        let listed = try await call(session, APIRequest(url: rulesURL, headers: headers))
         guard let current = try? JSONDecoder().decode(RuleList.self, from: Data(listed)) else {
             throw .service(network: "X", message: "the stream's rules came back unreadable")
         }
@@ -73,13 +74,13 @@ public struct XFilteredStream: PostStream {
         let missing = wanted.filter { !held.contains($0.key) }.sorted { $0.key < $1.key }
         if !stale.isEmpty {
             let body = try? JSONSerialization.data(withJSONObject: ["delete": ["ids": stale.map(\.id)]])
-            _ = try await call(session, HTTPRequest(url: rulesURL, headers: headers.merging(["Content-Type": "application/json"]) { $1 },
+            _ = try await call(session, APIRequest(url: rulesURL, headers: headers + [.contentType: "application/json"],
                                                     body: [UInt8](body ?? Data())))
         }
         if !missing.isEmpty {
             let add = missing.map { ["value": $0.value, "tag": $0.key] }
             let body = try? JSONSerialization.data(withJSONObject: ["add": add])
-            let answer = try await call(session, HTTPRequest(url: rulesURL, headers: headers.merging(["Content-Type": "application/json"]) { $1 },
+            let answer = try await call(session, APIRequest(url: rulesURL, headers: headers + [.contentType: "application/json"],
                                                              body: [UInt8](body ?? Data())))
             // A rule X will not take (its syntax, a limit) comes back in a 2xx with
             // `errors` and `meta.summary.not_created`: the query would never deliver.
@@ -94,7 +95,7 @@ public struct XFilteredStream: PostStream {
     }
 
     /// A rules call: the body of a 2xx, else what the status means.
-    private func call(_ session: StreamSession, _ request: HTTPRequest) async throws(LiveSearchError) -> [UInt8] {
+    private func call(_ session: StreamSession, _ request: APIRequest) async throws(LiveSearchError) -> [UInt8] {
         switch await session.call(request) {
         case let .failure(failure):
             throw .network(service: "the X API", failure.description, attempts: 1)
@@ -129,7 +130,7 @@ public struct XFilteredStream: PostStream {
     public func connect(cursor: String?, session: StreamSession,
                         deliver: @escaping @Sendable (StreamEvent) async -> Void) async -> StreamEnd {
         let url = base.url("/2/tweets/search/stream", XSearch.v2Fields)
-        let stream = HTTPEventStream(request: HTTPRequest(url: url, headers: headers), service: name)
+        let stream = HTTPEventStream(request: APIRequest(url: url, headers: headers), service: name)
         let decoder = JSONDecoder()
         return await stream.run(session: session, refusal: refusal) { line in
             // A heartbeat: a line with nothing on it.

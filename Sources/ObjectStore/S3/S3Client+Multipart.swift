@@ -1,6 +1,7 @@
 import BlobStore
 import Crypto
 import Foundation
+import HTTPTypes
 import MediaFetch
 
 extension S3Client {
@@ -49,11 +50,11 @@ extension S3Client {
                 number += 1
                 let bytes = [UInt8](data)
                 whole.update(data: bytes)
-                let response = try await send(HTTPRequest(
+                let response = try await send(APIRequest(
                     url: objectURL + "?partNumber=\(number)&\(upload)",
-                    headers: ["x-amz-content-sha256": Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: "PUT"),
+                    headers: [.amzContentSHA256: Self.sha256(bytes)], body: bytes, maxBytes: 1 << 20, method: .put),
                     key: key)
-                guard response.isSuccess, let etag = response.header("etag") else { throw classify(response, key: key) }
+                guard response.isSuccess, let etag = response.header(.eTag) else { throw classify(response, key: key) }
                 parts.append((number, etag))
             }
             if let sha256 {
@@ -64,16 +65,16 @@ extension S3Client {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.xmlEscaped($0.etag))</ETag></Part>"
             }.joined() + "</CompleteMultipartUpload>"
             let body = Array(xml.utf8)
-            let completed = try await send(HTTPRequest(
+            let completed = try await send(APIRequest(
                 url: objectURL + "?\(upload)",
-                headers: ["x-amz-content-sha256": Self.sha256(body), "Content-Type": "application/xml"],
-                body: body, method: "POST"), key: key)
+                headers: [.amzContentSHA256: Self.sha256(body), .contentType: "application/xml"],
+                body: body, method: .post), key: key)
             // CompleteMultipartUpload can fail inside a 200: the error is in the body.
             if !completed.isSuccess || S3XML.error(completed.body) != nil { throw classify(completed, key: key) }
             return .stored
         } catch {
-            _ = try? await send(HTTPRequest(
-                url: objectURL + "?\(upload)", headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"),
+            _ = try? await send(APIRequest(
+                url: objectURL + "?\(upload)", headers: [.amzContentSHA256: Self.emptySHA256], method: .delete),
                 key: key)
             throw error
         }
@@ -100,9 +101,9 @@ extension S3Client {
     /// Begins a multipart upload of `path`; its ID.
     public func beginUpload(_ path: String, contentType: String = "application/octet-stream") async throws(StoreError) -> String {
         let key = try checkedKey(path)
-        let created = try await send(HTTPRequest(
+        let created = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key) + "?uploads=",
-            headers: ["x-amz-content-sha256": Self.emptySHA256, "Content-Type": contentType], body: [], method: "POST"), key: key)
+            headers: [.amzContentSHA256: Self.emptySHA256, .contentType: contentType], body: [], method: .post), key: key)
         guard created.isSuccess else { throw classify(created, key: key) }
         return try S3XML.uploadID(created.body)
     }
@@ -119,9 +120,9 @@ extension S3Client {
             if let markers {
                 query = "key-marker=\(Self.queryValue(markers.key))&" + query + "&upload-id-marker=\(Self.queryValue(markers.id))"
             }
-            let response = try await send(HTTPRequest(
+            let response = try await send(APIRequest(
                 url: settings.url(bucket: location.bucket, query: query),
-                headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 64 << 20), key: nil)
+                headers: [.amzContentSHA256: Self.emptySHA256], maxBytes: 64 << 20), key: nil)
             guard response.isSuccess else { throw classify(response, key: nil) }
             let page = try S3XML.uploads(response.body)
             found += page.uploads.compactMap { upload in
@@ -135,9 +136,9 @@ extension S3Client {
     /// Aborts an unfinished upload: its parts are freed. One already gone is not an error.
     public func abort(_ upload: UnfinishedUpload) async throws(StoreError) {
         let key = try checkedKey(upload.key)
-        let response = try await send(HTTPRequest(
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key) + "?uploadId=\(Self.queryValue(upload.id))",
-            headers: ["x-amz-content-sha256": Self.emptySHA256], method: "DELETE"), key: key)
+            headers: [.amzContentSHA256: Self.emptySHA256], method: .delete), key: key)
         guard response.isSuccess || response.status == 404 else { throw classify(response, key: key) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaFetch
 import Synchronization
 
@@ -12,8 +13,8 @@ extension S3Client {
     public func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream? {
         try health?.admit()
         let key = try checkedKey(path)
-        var request = HTTPRequest(url: settings.url(bucket: location.bucket, key: key),
-                                  headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: maxBytes)
+        var request = APIRequest(url: settings.url(bucket: location.bucket, key: key),
+                                  headers: [.amzContentSHA256: Self.emptySHA256], maxBytes: maxBytes)
         request.signing = try await settings.signature()
         let parts = fetcher.stream(request, stallAfter: stall)
         let opening = StreamOpening()
@@ -21,21 +22,21 @@ extension S3Client {
         let endpoint = settings.endpointDescription
         let pump = Task {
             var size: Int? = nil, received = 0
-            var answer: (status: Int, headers: [String: String], body: [UInt8])? = nil
+            var answer: (head: HTTPResponse, body: [UInt8])? = nil
             for await part in parts {
                 switch part {
-                case let .head(status, headers):
-                    if status == 200, let length = headers["content-length"].flatMap({ Int($0) }), length <= maxBytes {
+                case let .head(head):
+                    let length = head.headerFields[.contentLength].flatMap { Int($0) }
+                    if head.status == .ok, let length, length <= maxBytes {
                         size = length
                         opening.open(.streaming(size: length))
-                    } else if status == 200 {
+                    } else if head.status == .ok {
                         // Larger than allowed, or of no said length (S3 always says it).
-                        let length = headers["content-length"].flatMap { Int($0) }
                         opening.open(.failed(length == nil ? .transport(code: -1, message: "an answer without a Content-Length")
                                                            : .tooLarge(limit: maxBytes)))
                         return
                     } else {
-                        answer = (status, headers, [])
+                        answer = (head, [])
                     }
                 case let .bytes(bytes):
                     if let size {
@@ -49,7 +50,7 @@ extension S3Client {
                         error.body += bytes
                         answer = error
                     }
-                case let .end(status, headers, failure):
+                case let .end(head, failure):
                     if let size {
                         if let failure {
                             output.finish(throwing: StoreError.unreachable(endpoint: endpoint, reason: "the transfer broke: \(failure.description)"))
@@ -61,8 +62,7 @@ extension S3Client {
                     } else if let failure {
                         opening.open(.failed(failure))
                     } else {
-                        opening.open(.answer(HTTPResponse(status: answer?.status ?? status, headers: answer?.headers ?? headers,
-                                                          body: answer?.body ?? [], effectiveURL: "")))
+                        opening.open(.answer(APIResponse(head: answer?.head ?? head, body: answer?.body ?? [], effectiveURL: "")))
                     }
                     return
                 }
@@ -98,7 +98,7 @@ extension S3Client {
 final class StreamOpening: Sendable {
     enum Outcome: Sendable {
         case streaming(size: Int)
-        case answer(HTTPResponse)
+        case answer(APIResponse)
         case failed(FetchFailure)
         case timedOut
     }

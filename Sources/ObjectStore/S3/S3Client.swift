@@ -1,6 +1,7 @@
 import BlobStore
 import Crypto
 import Foundation
+import HTTPTypes
 import MediaFetch
 import Synchronization
 
@@ -60,12 +61,12 @@ public final class S3Client: Sendable {
         let key = try checkedKey(path)
         let digest = SHA256.hash(data: bytes)
         let hex = sha256 ?? BlobHash(digest: digest).hex
-        var headers = ["x-amz-content-sha256": hex, "Content-Type": contentType,
-                       "x-amz-checksum-sha256": Data(digest).base64EncodedString()]
-        if !replace { headers["If-None-Match"] = "*" }
-        let response = try await send(HTTPRequest(
+        var headers: HTTPFields = [.amzContentSHA256: hex, .contentType: contentType,
+                       .amzChecksumSHA256: Data(digest).base64EncodedString()]
+        if !replace { headers[.ifNoneMatch] = "*" }
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: headers,
-            body: bytes, maxBytes: 1 << 20, method: "PUT"), key: key)
+            body: bytes, maxBytes: 1 << 20, method: .put), key: key)
         switch response.status {
         case 412: return .alreadyStored
         case 200..<300: return .stored
@@ -77,18 +78,18 @@ public final class S3Client: Sendable {
     /// or nil when there is no such key.
     public func read(_ path: String, range: Range<Int>? = nil, maxBytes: Int = 256 << 20) async throws(StoreError) -> ObjectBytes? {
         let key = try checkedKey(path)
-        var headers = ["x-amz-content-sha256": Self.emptySHA256]
+        var headers: HTTPFields = [.amzContentSHA256: Self.emptySHA256]
         if let range {
             guard !range.isEmpty else { return ObjectBytes(bytes: [], objectSize: try await size(path) ?? 0) }
-            headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+            headers[.range] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
         }
-        let response = try await send(HTTPRequest(
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: headers, maxBytes: maxBytes), key: key)
         switch response.status {
         case 404: return nil
-        case 416: return ObjectBytes(bytes: [], objectSize: Self.totalSize(contentRange: response.header("content-range")) ?? 0)
+        case 416: return ObjectBytes(bytes: [], objectSize: Self.totalSize(contentRange: response.header(.contentRange)) ?? 0)
         case 206:
-            let total = Self.totalSize(contentRange: response.header("content-range")) ?? response.body.count
+            let total = Self.totalSize(contentRange: response.header(.contentRange)) ?? response.body.count
             return ObjectBytes(bytes: response.body, objectSize: total)
         case 200:
             if let range {
@@ -132,13 +133,13 @@ public final class S3Client: Sendable {
     /// The object's size, or nil when there is no such key.
     public func size(_ path: String) async throws(StoreError) -> Int? {
         let key = try checkedKey(path)
-        let response = try await send(HTTPRequest(
-            url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
+        let response = try await send(APIRequest(
+            url: settings.url(bucket: location.bucket, key: key), headers: [.amzContentSHA256: Self.emptySHA256],
             // No body comes, but libcurl holds the Content-Length against the limit all the same.
-            maxBytes: 1 << 40, method: "HEAD"), key: key)
+            maxBytes: 1 << 40, method: .head), key: key)
         switch response.status {
         case 404: return nil
-        case 200..<300: return response.header("content-length").flatMap { Int($0) } ?? 0
+        case 200..<300: return response.header(.contentLength).flatMap { Int($0) } ?? 0
         default: throw classify(response, key: key)
         }
     }
@@ -155,17 +156,17 @@ public final class S3Client: Sendable {
     /// The object's head, or nil when there is no such key.
     public func head(_ path: String) async throws(StoreError) -> Head? {
         let key = try checkedKey(path)
-        let response = try await send(HTTPRequest(
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key),
-            headers: ["x-amz-content-sha256": Self.emptySHA256, "x-amz-checksum-mode": "ENABLED"],
-            maxBytes: 1 << 40, method: "HEAD"), key: key)
+            headers: [.amzContentSHA256: Self.emptySHA256, .amzChecksumMode: "ENABLED"],
+            maxBytes: 1 << 40, method: .head), key: key)
         switch response.status {
         case 404: return nil
         case 200..<300:
-            return Head(size: response.header("content-length").flatMap { Int($0) } ?? 0,
-                        etag: response.header("etag")?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
-                        checksumSHA256: response.header("x-amz-checksum-sha256"),
-                        contentType: response.header("content-type"))
+            return Head(size: response.header(.contentLength).flatMap { Int($0) } ?? 0,
+                        etag: response.header(.eTag)?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                        checksumSHA256: response.header(.amzChecksumSHA256),
+                        contentType: response.header(.contentType))
         default: throw classify(response, key: key)
         }
     }
@@ -222,9 +223,9 @@ public final class S3Client: Sendable {
 
     public func delete(_ path: String) async throws(StoreError) {
         let key = try checkedKey(path)
-        let response = try await send(HTTPRequest(
-            url: settings.url(bucket: location.bucket, key: key), headers: ["x-amz-content-sha256": Self.emptySHA256],
-            method: "DELETE"), key: key)
+        let response = try await send(APIRequest(
+            url: settings.url(bucket: location.bucket, key: key), headers: [.amzContentSHA256: Self.emptySHA256],
+            method: .delete), key: key)
         guard response.isSuccess || response.status == 404 else { throw classify(response, key: key) }
     }
 
@@ -238,9 +239,9 @@ public final class S3Client: Sendable {
         repeat {
             var query = "list-type=2&max-keys=\(max(1, min(pageSize, 1000)))&prefix=\(Self.queryValue(prefix))"
             if let token { query = "continuation-token=\(Self.queryValue(token))&" + query }
-            let response = try await send(HTTPRequest(
+            let response = try await send(APIRequest(
                 url: settings.url(bucket: location.bucket, query: query),
-                headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 64 << 20), key: nil)
+                headers: [.amzContentSHA256: Self.emptySHA256], maxBytes: 64 << 20), key: nil)
             guard response.isSuccess else { throw classify(response, key: nil) }
             let page = try S3XML.listing(response.body)
             objects += page.objects.compactMap { object in
@@ -255,9 +256,9 @@ public final class S3Client: Sendable {
     /// ``StoreError/accessDenied(bucket:code:)`` before a run starts, so a wrong
     /// setting is said once instead of once per file.
     public func probe() async throws(StoreError) {
-        let response = try await send(HTTPRequest(
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
-            headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20), key: nil)
+            headers: [.amzContentSHA256: Self.emptySHA256], maxBytes: 1 << 20), key: nil)
         guard response.isSuccess else { throw classify(response, key: nil) }
         // A listing is XML that names the bucket: an endpoint that is not S3 (a web
         // server's HTML page) must not pass for an empty bucket.
@@ -267,17 +268,17 @@ public final class S3Client: Sendable {
     /// One listing attempt within `timeout`, past the health check: how a store
     /// marked down is found back.
     func healthProbe(timeout: Duration) async -> Bool {
-        let request = HTTPRequest(
+        let request = APIRequest(
             url: settings.url(bucket: location.bucket, query: "list-type=2&max-keys=1"),
-            headers: ["x-amz-content-sha256": Self.emptySHA256], maxBytes: 1 << 20, timeout: timeout)
+            headers: [.amzContentSHA256: Self.emptySHA256], maxBytes: 1 << 20, timeout: timeout)
         guard let response = try? await send(request, key: nil, probing: true) else { return false }
         return response.status < 500
     }
 
     /// Creates the bucket (tests, and users setting up a store); one that exists and is ours is fine.
     public func createBucket() async throws(StoreError) {
-        let response = try await send(HTTPRequest(
-            url: settings.url(bucket: location.bucket), headers: ["x-amz-content-sha256": Self.emptySHA256], method: "PUT"),
+        let response = try await send(APIRequest(
+            url: settings.url(bucket: location.bucket), headers: [.amzContentSHA256: Self.emptySHA256], method: .put),
             key: nil)
         if response.isSuccess { return }
         let error = classify(response, key: nil)
@@ -288,10 +289,10 @@ public final class S3Client: Sendable {
     /// Sets the bucket's policy (a JSON document): for setting up a store, such as
     /// read-only access for serving machines.
     public func setBucketPolicy(_ policy: [UInt8]) async throws(StoreError) {
-        let response = try await send(HTTPRequest(
+        let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, query: "policy="),
-            headers: ["x-amz-content-sha256": Self.sha256(policy), "Content-Type": "application/json"],
-            body: policy, method: "PUT"), key: nil)
+            headers: [.amzContentSHA256: Self.sha256(policy), .contentType: "application/json"],
+            body: policy, method: .put), key: nil)
         guard response.isSuccess else { throw classify(response, key: nil) }
     }
 
@@ -310,7 +311,7 @@ public final class S3Client: Sendable {
     /// everything else not 2xx is classified here. With ``health``, a store marked
     /// down is not asked at all, and a request that gets no answer counts towards
     /// marking it down.
-    func send(_ request: HTTPRequest, key: String?, probing: Bool = false) async throws(StoreError) -> HTTPResponse {
+    func send(_ request: APIRequest, key: String?, probing: Bool = false) async throws(StoreError) -> APIResponse {
         if !probing { try health?.admit() }
         var request = request
         request.signing = try await settings.signature()
@@ -370,7 +371,7 @@ public final class S3Client: Sendable {
         return error
     }
 
-    func classify(_ response: HTTPResponse, key: String?) -> StoreError {
+    func classify(_ response: APIResponse, key: String?) -> StoreError {
         let parsed = S3XML.error(response.body)
         let code = parsed?.code ?? ""
         let message = parsed?.message ?? ""

@@ -35,7 +35,7 @@ public struct S3Settings: Sendable {
         self.init(endpoint: endpoint, region: signature.region, credentials: CredentialProvider(
             source: .keys(AWSKeys(accessKeyID: signature.accessKeyID, secretAccessKey: signature.secretAccessKey,
                                   sessionToken: signature.sessionToken), source: "the caller"),
-            http: { _, _, _ in nil }))
+            http: { _ in nil }))
     }
 
     /// The settings the AWS CLI would use here. `certificateAuthorities` (from
@@ -63,10 +63,8 @@ public struct S3Settings: Sendable {
         metadata.totalTimeout = .seconds(5)
         metadata.maxAttempts = 1
         let fetcher = try? HTTPFetcher(configuration: metadata)
-        let provider = CredentialProvider(source: configuration.credentials) { method, url, headers in
+        let provider = CredentialProvider(source: configuration.credentials) { request in
             guard let fetcher else { return nil }
-            let request = HTTPRequest(url: url, headers: headers, body: method == "PUT" ? [] : nil,
-                                      maxBytes: 64 << 10, method: method)
             guard case let .success(response) = await fetcher.perform(request) else { return nil }
             return (response.status, response.body)
         }

@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+public import HTTPTypes
+public import MediaFetch
 import Synchronization
 
 /// Current keys from a ``CredentialSource``: fetched when first asked for, kept, and
@@ -15,8 +17,7 @@ import Synchronization
 /// not there.
 public final class CredentialProvider: Sendable {
     /// One request: nil when nothing answered (refused, timed out).
-    public typealias HTTPCall = @Sendable (_ method: String, _ url: String, _ headers: [String: String]) async
-        -> (status: Int, body: [UInt8])?
+    public typealias HTTPCall = @Sendable (_ request: APIRequest) async -> (status: Int, body: [UInt8])?
 
     public let source: CredentialSource
     private let http: HTTPCall
@@ -142,12 +143,12 @@ public final class CredentialProvider: Sendable {
 
     private func containerKeys(_ url: String, _ authorization: String?, _ file: String?) async throws(AWSConfigurationError) -> AWSKeys {
         let source = "container credentials endpoint"
-        var headers: [String: String] = ["Accept": "application/json"]
+        var headers: HTTPFields = [.accept: "application/json"]
         // The file is read again each time: EKS Pod Identity rotates the token in it.
         if let file {
-            headers["Authorization"] = try AWSConfiguration.containerToken(file: file)
+            headers[.authorization] = try AWSConfiguration.containerToken(file: file)
         } else if let authorization {
-            headers["Authorization"] = authorization
+            headers[.authorization] = authorization
         }
         let body = try await get(url, headers: headers, source: source)
         return try Self.keys(Self.jsonObject(body, source: source), tokenKey: "Token", expirationRequired: true, source: source)
@@ -157,7 +158,8 @@ public final class CredentialProvider: Sendable {
 
     private func instanceMetadataKeys(_ endpoint: String) async throws(AWSConfigurationError) -> AWSKeys {
         let source = "instance metadata (IMDSv2) at \(endpoint)"
-        guard let answer = await http("PUT", endpoint + "/latest/api/token", ["X-aws-ec2-metadata-token-ttl-seconds": "21600"])
+        guard let answer = await http(APIRequest(url: endpoint + "/latest/api/token", headers: [.metadataTokenTTL: "21600"], body: [],
+                                                 maxBytes: Self.outputLimit, method: .put))
         else {
             throw .credentialsUnavailable(source: source, reason: "did not answer (not on EC2, or metadata is off:"
                 + " set AWS_EC2_METADATA_DISABLED=true to skip it)")
@@ -170,8 +172,8 @@ public final class CredentialProvider: Sendable {
             throw .malformedCredentials(source: source, reason: "the session token is empty or more than one line")
         }
         let credentialsPath = endpoint + "/latest/meta-data/iam/security-credentials/"
-        let headers = ["X-aws-ec2-metadata-token": token]
-        guard let roles = await http("GET", credentialsPath, headers) else {
+        let headers: HTTPFields = [.metadataToken: token]
+        guard let roles = await http(APIRequest(url: credentialsPath, headers: headers, maxBytes: Self.outputLimit)) else {
             throw .credentialsUnavailable(source: source, reason: "did not answer the role name request")
         }
         if roles.status == 404 {
@@ -198,8 +200,8 @@ public final class CredentialProvider: Sendable {
 
     // MARK: Answers
 
-    private func get(_ url: String, headers: [String: String], source: String) async throws(AWSConfigurationError) -> [UInt8] {
-        guard let answer = await http("GET", url, headers) else {
+    private func get(_ url: String, headers: HTTPFields, source: String) async throws(AWSConfigurationError) -> [UInt8] {
+        guard let answer = await http(APIRequest(url: url, headers: headers, maxBytes: Self.outputLimit)) else {
             throw .credentialsUnavailable(source: source, reason: "did not answer")
         }
         guard answer.status == 200 else {
@@ -392,4 +394,10 @@ enum CredentialProcess {
             if kill(-group, number) != 0, state.withLock({ $0.exit == nil }) { _ = kill(group, number) }
         }
     }
+}
+
+extension HTTPField.Name {
+    /// IMDSv2: how long the session token asked for lasts, and the token on each request.
+    static let metadataTokenTTL = HTTPField.Name("X-aws-ec2-metadata-token-ttl-seconds")!
+    static let metadataToken = HTTPField.Name("X-aws-ec2-metadata-token")!
 }

@@ -1,0 +1,25 @@
+public import HTTPTypes
+
+/// What a server answered to an ``APIRequest``, whatever the status: its status line and
+/// headers as swift-http-types' ``HTTPResponse`` (every header as sent, repeats kept in
+/// order), and the body.
+public struct APIResponse: Sendable {
+    public var head: HTTPResponse
+    public var body: [UInt8]
+    /// The URL that answered, after redirects.
+    public var effectiveURL: String
+
+    public init(head: HTTPResponse, body: [UInt8], effectiveURL: String) {
+        self.head = head
+        self.body = body
+        self.effectiveURL = effectiveURL
+    }
+
+    /// The status code.
+    public var status: Int { head.status.code }
+
+    /// A header's value (repeats joined with ", ", as RFC 9110 allows).
+    public func header(_ name: HTTPField.Name) -> String? { head.headerFields[name] }
+
+    public var isSuccess: Bool { head.status.kind == .successful }
+}
