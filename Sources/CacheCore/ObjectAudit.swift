@@ -68,10 +68,17 @@ public struct ObjectAudit: Sendable {
                       progress: WorkProgress? = nil) async -> [Verdict] {
         var verdicts: [Verdict] = []
         verdicts.reserveCapacity(objects.count)
-        await concurrently(objects, width: width, { [self] item in
-            defer { progress?.advance(by: 1) }
-            return await judge(item.0, key: item.1, expected: expected)
-        }) { verdicts.append($0) }
+        // Small batches, not a task per object: a cache of small blobs spends more on
+        // tasks than on hashing otherwise; a batch still leaves the lanes evenly loaded.
+        let batches = stride(from: 0, to: objects.count, by: 16).map { Array(objects[$0..<min($0 + 16, objects.count)]) }
+        await concurrently(batches, width: width, { [self] batch in
+            var judged: [Verdict] = []
+            for (object, key) in batch {
+                judged.append(await judge(object, key: key, expected: expected))
+                progress?.advance(by: 1)
+            }
+            return judged
+        }) { verdicts += $0 }
         return verdicts.sorted { $0.object.key < $1.object.key }
     }
 

@@ -51,7 +51,7 @@ import TestSupport
         #expect(store["location"] as? String == shared.absoluteString)
         let manifestKey = try #require(store["manifest_key"] as? String)
         #expect(FileManager.default.fileExists(atPath: shared.appendingPathComponent(manifestKey).path))
-        #expect(try ManifestSchema.problems([shared.appendingPathComponent(manifestKey)]) == "")
+        #expect(try await ManifestSchema.problems([shared.appendingPathComponent(manifestKey)]) == "")
 
         let stats = try await CommandRunner.run(bin, ["stats", "--cache", second.path, "--json"], environment: environment)
         #expect(stats.status == 0, "\(stats.stderr)")

@@ -107,7 +107,8 @@ import Glibc
         jetstream.send(FakeJetstream.post(did: Self.did, rkey: "p4", text: "#ucd four", tags: ["ucd"]))
         try await waitForSpool(cache, holding: "/p4")
         Glibc.kill(second.process.processIdentifier, SIGKILL)
-        second.process.waitUntilExit()
+        // Waited for off the cooperative pool, which Foundation needs free to reap the child.
+        try await onOwnThread { second.process.waitUntilExit() }
         #expect(try known(cache, ["p4"]).isEmpty, "not cached before the kill")
 
         // A third watch first caches what the killed one had received; the replayed

@@ -88,7 +88,7 @@ let inputs = [
         let pipeline = try CachePipeline(options: try makeOptions(cache: cache, origin: origin))
         let run = try await pipeline.run(inputs)
         let m = try run.manifest
-        let problems = try ManifestSchema.problems([run.manifestURL])
+        let problems = try await ManifestSchema.problems([run.manifestURL])
         #expect(problems == "", "\(problems)")
 
         #expect(m.tweets.map(\.id) == ["101", "102", "103", "201"])

@@ -45,7 +45,7 @@ let derivePage = """
         let pipeline = try CachePipeline(options: options)
         let input = [ResultsInput(name: "p.json", data: Data(derivePage.utf8))]
         let run = try await pipeline.run(input)
-        let problems = try ManifestSchema.problems([run.manifestURL])
+        let problems = try await ManifestSchema.problems([run.manifestURL])
         #expect(problems == "", "thumbnails, tiles and PDQ as the schema names them: \(problems)")
         let tweet = try #require((try run.manifest).tweets.first)
         let media = try #require(tweet.media.first)
@@ -177,7 +177,7 @@ let derivePage = """
         let input = [ResultsInput(name: "p.json", data: Data(derivePage.utf8))]
         for run in 1...2 {
             let result = try await CachePipeline(options: options).run(input)
-            let problems = try ManifestSchema.problems([result.manifestURL])
+            let problems = try await ManifestSchema.problems([result.manifestURL])
             #expect(problems == "", "decode_warning as the schema names it: \(problems)")
             let media = try #require((try result.manifest).tweets.first?.media.first)
             #expect(media.deriveError == nil, "run \(run)")

@@ -9,8 +9,16 @@ public enum ManifestSchema {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// What the validator says against `files` (empty when they conform).
-    public static func problems(_ files: [URL]) throws -> String {
+    /// What the validator says against `files` (empty when they conform). The wait for
+    /// the validator runs on a thread of its own: blocked in `waitUntilExit` on the
+    /// cooperative pool (two threads on a 2-core machine), two such tests at once left
+    /// no thread for Foundation to reap the child, and every test waiting on a process
+    /// hung (seen once in a full run).
+    public static func problems(_ files: [URL]) async throws -> String {
+        try await onOwnThread { try run(files) }
+    }
+
+    private static func run(_ files: [URL]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", root.appendingPathComponent("scripts/check-manifest-schema.py").path] + files.map(\.path)
@@ -25,10 +33,10 @@ public enum ManifestSchema {
     }
 
     /// ``problems(_:)`` for bytes: written to a scratch file first.
-    public static func problems(_ bytes: [UInt8]) throws -> String {
+    public static func problems(_ bytes: [UInt8]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tc-schema-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(bytes).write(to: file)
-        return try problems([file])
+        return try await problems([file])
     }
 }

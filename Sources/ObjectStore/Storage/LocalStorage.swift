@@ -221,11 +221,33 @@ public final class LocalStorage: CacheStorage {
     /// The folder and name of `path`, refused unless it is a plain relative path
     /// of key-safe characters (no `.`/`..`, no empty part, no temporary's name).
     private func checked(_ path: String) throws(StoreError) -> (folder: String, name: String) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, path.utf8.count <= 1024, path.utf8.allSatisfy(S3Location.keyByte),
-              parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.hasPrefix(Self.temporaryPrefix) })
-        else { throw .invalidLocation("'\(path)' is not a path TweetCache writes") }
-        return (parts.dropLast().joined(separator: "/"), String(parts.last!))
+        guard Self.isStorePath(path) else { throw .invalidLocation("'\(path)' is not a path TweetCache writes") }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
+    /// Whether `path` is one this store reads or writes: key bytes only, at most 1024 of
+    /// them, and no empty, `.`, `..` or temporary-file segment. One pass over the bytes
+    /// with no allocation: `verify` asks it once per object of a cache.
+    static func isStorePath(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8 { bytes -> Bool in
+            guard !bytes.isEmpty, bytes.count <= 1024 else { return false }
+            let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
+            let temporary = Array(temporaryPrefix.utf8)
+            var start = 0
+            for i in 0...bytes.count {
+                guard i == bytes.count || bytes[i] == slash else {
+                    if !S3Location.keyByte(bytes[i]) { return false }
+                    continue
+                }
+                let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                if segment.isEmpty || (segment.count <= 2 && segment.allSatisfy { $0 == dot })
+                    || segment.starts(with: temporary) { return false }
+                start = i + 1
+            }
+            return true
+        }
     }
 
     /// A descriptor of `folder` below the root (created with `create`), or -1 when

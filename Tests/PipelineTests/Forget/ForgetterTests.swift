@@ -140,7 +140,7 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
         #expect(manifest.includedTweets.isEmpty)
         #expect(manifest.summary.forgotten == 2)
         #expect(origin.requestCount(path: "/pbs/media/Zebra301") == 1, "fetched by the first run only, never after the forget")
-        #expect(try ManifestSchema.problems([again.manifestURL]) == "")
+        #expect(try await ManifestSchema.problems([again.manifestURL]) == "")
     }
 
     @Test func aForgetWhileARunGoesReachesWhatTheRunWrote() async throws {

@@ -182,7 +182,7 @@ import TestSupport
         let run = try await Self.run(cache: second, origin: published.origin, storage: published.storage, source: hydrator)
         #expect(published.requests.count == before)
         #expect(run.summary.store?.copiedFromStore == 2)
-        #expect(try ManifestSchema.problems([run.manifestURL]) == "", "the store's counts are in the schema")
+        #expect(try await ManifestSchema.problems([run.manifestURL]) == "", "the store's counts are in the schema")
         #expect(try BlobStore(root: second).contains(published.photo))
     }
 
