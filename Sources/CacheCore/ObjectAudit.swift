@@ -87,7 +87,13 @@ public struct ObjectAudit: Sendable {
         var verdict = Verdict(object: object, key: key, kind: kind, finding: .good)
         do {
             if case .original(let name) = key {
-                guard let (hash, size) = try await storage.digest(object.key, stall: stall) else {
+                // Streamed reads are not retried by the store as whole ones are: a second
+                // try keeps one dropped connection from reporting an original unread.
+                let digest: (hash: BlobHash, size: Int)?
+                do { digest = try await storage.digest(object.key, stall: stall) } catch {
+                    digest = try await storage.digest(object.key, stall: stall)
+                }
+                guard let (hash, size) = digest else {
                     verdict.gone = true
                     verdict.finding = .unreadable("listed but gone")
                     return verdict

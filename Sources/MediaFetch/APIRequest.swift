@@ -13,7 +13,8 @@ public struct APIRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// Method, URL and headers. The headers are sent as given, with the fetcher's
     /// `User-Agent`, and `Accept: application/json` unless an `Accept` is given.
     /// `path` is the URL's path and query byte for byte as given: a signature (SigV4)
-    /// is over the URL as sent, so nothing re-encodes it.
+    /// is over the URL as sent, so nothing re-encodes it. A header value's line breaks
+    /// and NULs become spaces (they can never end a line on the wire).
     public var head: HTTPRequest
     /// Largest body accepted; a bigger one fails with ``FetchFailure/tooLarge(limit:)``.
     /// API pages are kilobytes, so this is far below the media limit by default.
@@ -34,6 +35,8 @@ public struct APIRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// request then times out knows the server answered, only slowly (a slow
     /// object store is not a store that is down).
     public var onFirstByte: (@Sendable (Int) -> Void)?
+    /// The URL given held bytes a request line cannot carry.
+    let urlWasRewritten: Bool
 
     /// A call of `url`: with `method` (else POST with a body and GET without).
     public init(url: String, headers: HTTPFields = [:], body: [UInt8]? = nil, maxBytes: Int = 16 << 20,
@@ -41,6 +44,9 @@ public struct APIRequest: Sendable, CustomStringConvertible, CustomReflectable {
         let (scheme, authority, path) = Self.split(url)
         head = HTTPRequest(method: method ?? (body == nil ? .get : .post), scheme: scheme, authority: authority, path: path,
                            headerFields: headers)
+        // The types turn control bytes into spaces; a URL that held any is refused by
+        // the fetcher rather than sent altered (``HTTPFetcher/perform(_:)``).
+        urlWasRewritten = Self.rejoined(head) != url
         self.timeout = timeout
         self.body = body
         self.maxBytes = maxBytes
@@ -48,7 +54,9 @@ public struct APIRequest: Sendable, CustomStringConvertible, CustomReflectable {
     }
 
     /// The URL, put back together from ``head`` exactly as it was given.
-    public var url: String {
+    public var url: String { Self.rejoined(head) }
+
+    static func rejoined(_ head: HTTPRequest) -> String {
         guard let scheme = head.scheme else { return head.path ?? "" }
         return scheme + "://" + (head.authority ?? "") + (head.path ?? "")
     }

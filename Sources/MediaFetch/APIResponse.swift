@@ -18,8 +18,10 @@ public struct APIResponse: Sendable {
     /// The status code.
     public var status: Int { head.status.code }
 
-    /// A header's value (repeats joined with ", ", as RFC 9110 allows).
-    public func header(_ name: HTTPField.Name) -> String? { head.headerFields[name] }
+    /// A header read as one value: when a name repeats, the last one sent (a number such
+    /// as `Content-Length` would not parse from repeats joined with commas). Every
+    /// value is in ``head``.
+    public func header(_ name: HTTPField.Name) -> String? { head.headerFields[values: name].last }
 
     public var isSuccess: Bool { head.status.kind == .successful }
 }

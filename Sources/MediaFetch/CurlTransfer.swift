@@ -328,10 +328,11 @@ final class CurlTransfer: @unchecked Sendable {
         return String(scalars)
     }
 
-    /// Why a request cannot be sent, or nil when it can: a method this client does not
-    /// send, or a header value over 16384 bytes. (Names and values are well formed by
+    /// Why a request cannot be sent, or nil when it can: a URL with control bytes, a
+    /// method this client does not send, or a header value over 16384 bytes. (Names and values are well formed by
     /// their type.) The message never quotes a value, which may be a secret.
     static func requestProblem(_ request: APIRequest) -> String? {
+        guard !request.urlWasRewritten else { return "the URL holds a control character or a space at an end" }
         guard [.get, .head, .post, .put, .delete].contains(request.head.method) else {
             return "method \(request.head.method.rawValue) is not one this client sends"
         }

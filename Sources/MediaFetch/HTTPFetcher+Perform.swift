@@ -8,7 +8,7 @@ extension HTTPFetcher {
     /// 503 is a response to read (its body explains it, its headers say when to come
     /// back), because only the caller knows what each means for the API it speaks. Only
     /// failing to get an answer at all — no connection, a timeout, a body over
-    /// ``APIRequest/maxBytes``, a header that cannot be sent — is a ``FetchFailure``.
+    /// ``APIRequest/maxBytes``, a request that cannot be sent — is a ``FetchFailure``.
     /// Mirrors do not apply: they are for media hosts. Nothing about the request's
     /// headers is logged.
     public func perform(_ request: APIRequest) async -> Result<APIResponse, FetchFailure> {

@@ -108,6 +108,16 @@ import TestSupport
         #expect(server.requests.count == 1)
     }
 
+    @Test func aURLTheTypesWouldRewriteIsRefusedNotSentAltered() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: Array("{}".utf8)) }
+        let f = try fetcher()
+        let exact = APIRequest(url: server.baseURL + "/a%20b?q=%23x&r=1")
+        #expect(exact.url == server.baseURL + "/a%20b?q=%23x&r=1", "scheme, authority and path put back byte for byte")
+        let broken = await f.perform(APIRequest(url: server.baseURL + "/a\r\nHost: evil"))
+        #expect((try? broken.get()) == nil)
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func aRequestsDescriptionAndDumpNeverShowHeaderValues() {
         let request = APIRequest(url: "https://api.x.com/2/tweets", headers: [.authorization: "Bearer topsecret"])
         #expect(!request.description.contains("topsecret"))

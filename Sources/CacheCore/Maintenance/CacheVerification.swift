@@ -102,7 +102,9 @@ public enum CacheVerification {
         let present = Set(objects.compactMap { object, key in if case .original(let hash) = key { hash } else { nil } })
         let judged = objects.filter { _, key in key.owner.map(present.contains) ?? false }
         progress?.addTotal(judged.count)
-        let verdicts = await ObjectAudit(storage: cache.folder, width: lanes).judge(judged, expected: { key in
+        var audit = ObjectAudit(storage: cache.folder, width: lanes)
+        audit.maxReadBytes = 1 << 30  // what the cache's own reads take (`BlobStore.readDerived`)
+        let verdicts = await audit.judge(judged, expected: { key in
             key.owner.flatMap { try? index.contentHashes(ofDerived: key.path, source: $0) } ?? []
         }, progress: progress)
         progress?.setPhase("checking the index and derived files")

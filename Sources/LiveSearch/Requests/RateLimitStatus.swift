@@ -30,7 +30,7 @@ struct RateLimitStatus: Sendable, Equatable {
     /// reset is bounded to a day ahead so a bad header cannot park a search.
     init(headers: HTTPFields, names: RateLimitHeaders, now: Date = Date()) {
         func number(_ name: String) -> Int? {
-            guard let field = HTTPField.Name(name), let text = headers[field]?.trimmingCharacters(in: .whitespaces), text.utf8.count <= 18 else { return nil }
+            guard let field = HTTPField.Name(name), let text = headers[values: field].last?.trimmingCharacters(in: .whitespaces), text.utf8.count <= 18 else { return nil }
             return Int(text).flatMap { $0 >= 0 ? $0 : nil }
         }
         limit = number(names.prefix + "limit")
@@ -38,7 +38,7 @@ struct RateLimitStatus: Sendable, Equatable {
         // A reset is epoch seconds or an ISO 8601 time, whichever the text is.
         if let epoch = number(names.prefix + "reset") {
             reset = min(Date(timeIntervalSince1970: TimeInterval(epoch)), now.addingTimeInterval(86_400))
-        } else if let text = HTTPField.Name(names.prefix + "reset").flatMap({ headers[$0] }), let date = Self.isoDate(text) {
+        } else if let text = HTTPField.Name(names.prefix + "reset").flatMap({ headers[values: $0].last }), let date = Self.isoDate(text) {
             reset = min(date, now.addingTimeInterval(86_400))
         } else if let seconds = number("retry-after") {
             reset = now.addingTimeInterval(TimeInterval(min(seconds, 86_400)))

@@ -49,7 +49,7 @@ struct HTTPEventStream {
         switch status {
         case 200: return .closed
         case 429:
-            return .rateLimited(retryAfter: headers[.retryAfter].flatMap(Int.init).map { .seconds($0) })
+            return .rateLimited(retryAfter: headers[values: .retryAfter].last.flatMap(Int.init).map { .seconds($0) })
         case 500...:
             return .failed("\(service) answered \(status)")
         default:

@@ -26,7 +26,7 @@ extension S3Client {
             for await part in parts {
                 switch part {
                 case let .head(head):
-                    let length = head.headerFields[.contentLength].flatMap { Int($0) }
+                    let length = head.headerFields[values: .contentLength].last.flatMap { Int($0) }
                     if head.status == .ok, let length, length <= maxBytes {
                         size = length
                         opening.open(.streaming(size: length))
@@ -61,6 +61,12 @@ extension S3Client {
                         }
                     } else if let failure {
                         opening.open(.failed(failure))
+                    } else if answer == nil, head.status == .ok,
+                              (head.headerFields[values: .contentLength].last.flatMap { Int($0) } ?? 0) == 0 {
+                        // A 200 with no body: the object is empty (its head comes with its
+                        // first byte, so there was none), and `verify` must judge it.
+                        opening.open(.streaming(size: 0))
+                        output.finish()
                     } else {
                         opening.open(.answer(APIResponse(head: answer?.head ?? head, body: answer?.body ?? [], effectiveURL: "")))
                     }

@@ -32,9 +32,9 @@ public protocol CacheStorage: Sendable {
     /// down) and ends with an error when nothing arrives for `stall`.
     func stream(_ path: String, maxBytes: Int, stall: Duration) async throws(StoreError) -> ObjectStream?
 
-    /// The SHA-256 of the object's bytes and how many there were, read in bounded
-    /// memory (an original is any size): what `verify` checks an original's name
-    /// against. Nil when there is no such object.
+    /// The SHA-256 of the object's bytes and how many there were, hashed as they are
+    /// read rather than held whole (an original is any size): what `verify` checks an
+    /// original's name against. Nil when there is no such object.
     func digest(_ path: String, stall: Duration) async throws(StoreError) -> (hash: BlobHash, size: Int)?
 
     /// Copies the object into `file` in bounded memory; false when there is no such object.

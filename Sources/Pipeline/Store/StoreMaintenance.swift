@@ -37,7 +37,8 @@ public struct StoreMaintenance: Sendable {
         }
     }
 
-    /// The largest object re-hashed (in memory, `concurrency` at a time).
+    /// The largest pack or thumbnail read whole to be checked (in memory, `concurrency` at
+    /// a time); originals are hashed as they stream, whatever their size.
     public static let maxVerifiedBytes = 512 << 20
 
     public struct VerifyReport: Sendable, Codable, Equatable {
