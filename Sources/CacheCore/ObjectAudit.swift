@@ -30,7 +30,7 @@ public struct ObjectAudit: Sendable {
     /// Objects judged at once (a bucket: requests in flight; a folder: cores hashing).
     public var width: Int
     /// The largest pack or thumbnail read whole to be judged (an original is hashed as
-    /// it streams, in bounded memory, whatever its size).
+    /// it streams, never held whole, whatever its size).
     public var maxReadBytes = 512 << 20
     /// A read that delivers nothing for this long fails (and is reported unread).
     public var stall: Duration = .seconds(60)
