@@ -12,15 +12,10 @@ public import ObjectStore
 /// the local index, the derived area's leftovers and the local repairs
 /// (``CacheVerification``).
 public struct ObjectAudit: Sendable {
-    public enum Kind: Sendable, Equatable {
-        case original, pack, thumbnail
-    }
-
     /// One object and what was found of it.
     public struct Verdict: Sendable {
         public var object: StoredObject
         public var key: CacheKey
-        public var kind: Kind
         public var finding: ObjectCheck.Finding
         /// It was listed but gone by the time it was read (a gc, a forget): no damage.
         public var gone = false
@@ -46,19 +41,14 @@ public struct ObjectAudit: Sendable {
     public static func sort(_ listed: [StoredObject]) -> (checked: [(StoredObject, CacheKey)], foreign: [StoredObject]) {
         var checked: [(StoredObject, CacheKey)] = [], foreign: [StoredObject] = []
         for object in listed {
-            if let key = CacheKey(path: object.key), kind(of: key) != nil { checked.append((object, key)) } else { foreign.append(object) }
+            if let key = CacheKey(path: object.key), Self.judgedKinds.contains(key.kind) { checked.append((object, key)) }
+            else { foreign.append(object) }
         }
         return (checked, foreign)
     }
 
-    static func kind(of key: CacheKey) -> Kind? {
-        switch key {
-        case .original: .original
-        case .pack: .pack
-        case .thumbnail: .thumbnail
-        default: nil
-        }
-    }
+    /// What ``ObjectCheck`` judges by its bytes; the rest of a listing is foreign here.
+    static let judgedKinds: Set<CacheKey.Kind> = [.original, .pack, .thumbnail]
 
     /// Judges every object, ``width`` at a time, by ``ObjectCheck``: an original against
     /// its name, a pack throughout, a thumbnail against the hashes its makers recorded
@@ -83,8 +73,7 @@ public struct ObjectAudit: Sendable {
     }
 
     func judge(_ object: StoredObject, key: CacheKey, expected: @Sendable (CacheKey) -> Set<BlobHash>) async -> Verdict {
-        let kind = Self.kind(of: key) ?? .original
-        var verdict = Verdict(object: object, key: key, kind: kind, finding: .good)
+        var verdict = Verdict(object: object, key: key, finding: .good)
         do {
             if case .original(let name) = key {
                 // Streamed reads are not retried by the store as whole ones are: a second

@@ -19,7 +19,7 @@ struct CurlOutcome: Sendable {
     var fields: HTTPFields = [:]
 
     /// The status line and headers, for a caller that reads the answer.
-    var head: HTTPResponse { HTTPResponse(status: .init(code: min(max(status, 0), 999)), headerFields: fields) }
+    var head: HTTPResponse { CurlTransfer.response(status, fields) }
 }
 
 /// What a transfer is for, which decides what counts as failure.
@@ -251,7 +251,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         if received == 0, let onHead {
-            onHead(HTTPResponse(status: .init(code: min(max(status, 0), 999)), headerFields: responseFields))
+            onHead(Self.response(status, responseFields))
             self.onHead = nil
         }
         do {
@@ -294,6 +294,12 @@ final class CurlTransfer: @unchecked Sendable {
         if isAPI, responseFields.count < 200, let fieldName = HTTPField.Name(Self.latin1(name)) {
             responseFields.append(HTTPField(name: fieldName, value: Self.latin1(value.prefix(8192))))
         }
+    }
+
+    /// A status line and headers as swift-http-types has them; a status outside 0...999
+    /// (a stranger's status line) is clamped, since the type refuses it.
+    static func response(_ status: Int, _ fields: HTTPFields) -> HTTPResponse {
+        HTTPResponse(status: .init(code: min(max(status, 0), 999)), headerFields: fields)
     }
 
     /// Scheme, host and port: what shares connections (and so the per-host cap).

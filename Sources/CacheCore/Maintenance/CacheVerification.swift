@@ -114,7 +114,7 @@ public enum CacheVerification {
         for verdict in verdicts where !verdict.gone {  // gone: removed while we ran (gc), not damage
             guard let hash = verdict.key.owner else { continue }
             let path = store.layout.path(verdict.object.key)
-            switch (verdict.kind, verdict.finding) {
+            switch (verdict.key.kind, verdict.finding) {
             case (.original, .good):
                 blobsChecked += 1
                 bytesHashed += verdict.object.size
@@ -189,7 +189,7 @@ public enum CacheVerification {
     /// blob, and one thread listing 10,000 of them left the other core idle.
     static func listShards(_ folder: LocalStorage, lanes: Int) async throws(CacheError) -> [StoredObject] {
         let shards = (0..<256).flatMap { n -> [String] in
-            let shard = String(n, radix: 16).count == 1 ? "0" + String(n, radix: 16) : String(n, radix: 16)
+            let shard = String(format: "%02x", n)
             return [CacheLayout.blobsFolder + "/" + shard + "/", CacheLayout.derivedFolder + "/" + shard + "/"]
         }
         var listed: [StoredObject] = [], failure: String? = nil

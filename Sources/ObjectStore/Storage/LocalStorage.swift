@@ -35,6 +35,7 @@ public final class LocalStorage: CacheStorage {
 
     /// Names of temporary files: never listed, never read as objects.
     static let temporaryPrefix = ".tc-tmp-"
+    private static let temporaryPrefixBytes = Array(temporaryPrefix.utf8)
 
     // MARK: - Reading
 
@@ -234,7 +235,6 @@ public final class LocalStorage: CacheStorage {
         return path.withUTF8 { bytes -> Bool in
             guard !bytes.isEmpty, bytes.count <= 1024 else { return false }
             let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
-            let temporary = Array(temporaryPrefix.utf8)
             var start = 0
             for i in 0...bytes.count {
                 guard i == bytes.count || bytes[i] == slash else {
@@ -243,7 +243,7 @@ public final class LocalStorage: CacheStorage {
                 }
                 let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
                 if segment.isEmpty || (segment.count <= 2 && segment.allSatisfy { $0 == dot })
-                    || segment.starts(with: temporary) { return false }
+                    || segment.starts(with: temporaryPrefixBytes) { return false }
                 start = i + 1
             }
             return true

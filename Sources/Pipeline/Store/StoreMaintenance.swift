@@ -127,12 +127,12 @@ public struct StoreMaintenance: Sendable {
         let present = Set(listed.map(\.key))
         for verdict in verdicts {
             let key = verdict.object.key
-            switch verdict.kind {
+            switch verdict.key.kind {
             case .original:
                 report.blobsChecked += 1
                 if case .good = verdict.finding { report.bytesHashed += verdict.object.size }
             case .pack: report.packsChecked += 1
-            case .thumbnail: report.thumbnailsChecked += 1
+            default: report.thumbnailsChecked += 1  // the audit judges originals, packs and thumbnails
             }
             switch verdict.finding {
             case .good: continue
