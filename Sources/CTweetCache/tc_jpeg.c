@@ -360,6 +360,81 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
     return TC_OK;
 }
 
+tc_status tc_jpeg_decode_region(const uint8_t *data, size_t len, uint32_t x, uint32_t y,
+                                uint32_t width, uint32_t height, uint8_t *out, size_t out_capacity,
+                                tc_jpeg_decode_report *report, char *msg) {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_progress_mgr progress;
+    tc_jpeg_error err;
+    JDIMENSION left, span;
+    JSAMPARRAY row;
+    uint32_t i;
+
+    if (data == NULL || out == NULL || report == NULL || width == 0 || height == 0) {
+        tc_set_msg(msg, "invalid region arguments (%ux%u)", width, height);
+        return TC_ERR_ARGUMENT;
+    }
+    if (!tc_rows_fit((size_t)width * 3, height, (size_t)width * 3, out_capacity)) {
+        tc_set_msg(msg, "a %ux%u region does not fit the %zu-byte buffer", width, height, out_capacity);
+        return TC_ERR_LIMIT;
+    }
+    memset(report, 0, sizeof *report);
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&progress, 0, sizeof progress);
+    tc_jpeg_error_init(&err);
+    cinfo.err = &err.pub;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        report->warnings = err.warnings;
+        report->damaging_warnings = err.damaging;
+        report->truncated = err.truncated;
+        tc_set_msg(msg, "%s", err.message);
+        return err.status;
+    }
+    tc_jpeg_open(&cinfo, data, len, 0);
+    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+        tc_set_msg(msg, "a CMYK JPEG is decoded whole");
+        jpeg_destroy_decompress(&cinfo);
+        return TC_ERR_UNSUPPORTED;
+    }
+    if ((uint64_t)x + width > cinfo.image_width || (uint64_t)y + height > cinfo.image_height) {
+        tc_set_msg(msg, "region %ux%u at %u,%u is outside the %ux%u image", width, height, x, y,
+                   cinfo.image_width, cinfo.image_height);
+        jpeg_destroy_decompress(&cinfo);
+        return TC_ERR_ARGUMENT;
+    }
+    progress.progress_monitor = tc_jpeg_progress;
+    cinfo.progress = &progress;
+    cinfo.out_color_space = JCS_EXT_RGB;
+    err.phase = TC_JPEG_PHASE_INPUT;
+    jpeg_start_decompress(&cinfo);
+    err.phase = TC_JPEG_PHASE_ROWS;
+    /* One pixel of context each side (libjpeg moves the left edge to an iMCU boundary). */
+    left = x > 0 ? x - 1 : 0;
+    span = (x + width < cinfo.output_width ? x + width + 1 : cinfo.output_width) - left;
+    jpeg_crop_scanline(&cinfo, &left, &span);
+    row = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE, cinfo.output_width * 3, 1);
+    if (y > 0) jpeg_skip_scanlines(&cinfo, y);
+    for (i = 0; i < height; i++) {
+        if (jpeg_read_scanlines(&cinfo, row, 1) != 1) break;
+        memcpy(out + (size_t)i * width * 3, row[0] + (size_t)(x - left) * 3, (size_t)width * 3);
+    }
+    /* The rows below are not read: no end marker is looked for, so no finish. */
+    report->width = width;
+    report->height = i;
+    report->warnings = err.warnings;
+    report->damaging_warnings = err.damaging;
+    report->truncated = err.truncated;
+    report->missing_phase = err.missing_phase;
+    report->missing_row = err.missing_row;
+    report->missing_scan = err.missing_scan;
+    report->scans = cinfo.input_scan_number;
+    if (err.damaging > 0) tc_set_msg(msg, "%s", err.first_damage);
+    jpeg_abort_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return TC_OK;
+}
+
 /* Output of jpeg_mem_dest: libjpeg mallocs and grows it; we own it afterwards. */
 typedef struct tc_jpeg_sink {
     unsigned char *buffer;

@@ -125,7 +125,12 @@ package final class ServerMetrics: Sendable {
         namespace: "tweetcache", metricName: "originals_undecodable", unitName: "total",
         helpText: "Originals found undecodable (answered 415 or 422 from then on without decoding again).") }
 
+    static var regionName: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "tweetcache", metricName: "originals_decoded_in_part", unitName: "total",
+        helpText: "Tiles cut from a decode of only the part of the original under them (no pack, image not in memory).") }
+
     func undecodable() { registry.makeCounter(descriptor: Self.undecodableName).increment() }
+    func decodedInPart() { registry.makeCounter(descriptor: Self.regionName).increment() }
     func renderRefused() { registry.makeCounter(descriptor: Self.refusedName).increment() }
     func renderDropped() { registry.makeCounter(descriptor: Self.droppedName).increment() }
     func clientLeft() { registry.makeCounter(descriptor: Self.leftName).increment() }

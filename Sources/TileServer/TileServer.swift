@@ -120,7 +120,8 @@ public final class TileServer: Sendable {
         let boundPort = SharedPort(configuration.port)
         let hot = MemoryCache<HotResponse.Key, HotResponse>(capacity: configuration.memoryCacheBytes)
         let sources = SourceImages(files: files, pool: pool, maxPixels: configuration.maxPixels,
-                                   capacity: configuration.decodedCacheBytes, onUndecodable: { metrics.undecodable() })
+                                   capacity: configuration.decodedCacheBytes, onUndecodable: { metrics.undecodable() },
+                                   onDecodedInPart: { metrics.decodedInPart() })
         let packs = PackReader(files: files, logger: logger)
         let store = configuration.buildsPacks && configuration.store == nil ? cache?.blobs : nil
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)

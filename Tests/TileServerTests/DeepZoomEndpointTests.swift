@@ -79,6 +79,8 @@ import Testing
             #expect(answers.allSatisfy { $0.status == 200 })
             #expect(Set(answers.map(\.body)).count == 1)
             #expect(try await generatedCount(server) - before == 1, "eight concurrent requests make the tile once")
+            // Made from the part of the original under it (a quarter of the image), not all of it.
+            #expect(try await metric(server, "tweetcache_originals_decoded_in_part_total") == 1)
 
             // Identical to what a full build would write for that tile.
             let original = try ImageDecoder.decode([UInt8](Data(contentsOf: cache.appendingPathComponent(CacheLayout.blob(fixture.lazy)))))

@@ -92,6 +92,23 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
                          tc_jpeg_decode_report *report, char *msg);
 
 /*
+ * One rectangle (x, y, width, height, in full-size pixels) of a YCbCr, RGB or grey
+ * JPEG as packed RGB (width * 3 bytes a row) into `out`: the rows above it are
+ * skipped (jpeg_skip_scanlines) and only the iMCU columns under it are decoded
+ * (jpeg_crop_scanline), so one tile of a large photo costs a fraction of a full
+ * decode. The pixels are the ones a full tc_jpeg_decode gives for that rectangle:
+ * the crop starts one pixel left of it and ends one right of it, because libjpeg's
+ * fancy upsampling treats a crop's edge columns as the image's edges.
+ * CMYK and YCCK files are refused (TC_ERR_UNSUPPORTED): their inks go through a
+ * transform a caller gives to the full decode. Damage is reported as by
+ * tc_jpeg_decode; a caller wanting a damaged file shown as a full decode shows it
+ * decodes it whole.
+ */
+tc_status tc_jpeg_decode_region(const uint8_t *data, size_t len, uint32_t x, uint32_t y,
+                                uint32_t width, uint32_t height, uint8_t *out, size_t out_capacity,
+                                tc_jpeg_decode_report *report, char *msg);
+
+/*
  * The ICC profile of APP2 "ICC_PROFILE" segments, reassembled (jpeg_read_icc_profile).
  * On TC_OK *icc is NULL when the file has none or its chunks are inconsistent;
  * otherwise a malloc'd buffer of *icc_len bytes to free with tc_codec_free.

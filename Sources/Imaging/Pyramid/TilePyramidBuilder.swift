@@ -168,6 +168,10 @@ public enum TilePyramidBuilder {
             throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
         }
         let pixels = try tilePixels(of: image, level: level, column: column, row: row, layout: layout, options: options)
+        return try encode(pixels, options: options)
+    }
+
+    private static func encode(_ pixels: PixelBuffer, options: TilePyramidOptions) throws(ImagingError) -> [UInt8] {
         switch options.format {
         case .png: return try PNGEncoder.encode(pixels)
         case .webp: return try WebPEncoder.encode(pixels, options: .init(quality: Double(options.quality)))
@@ -180,8 +184,55 @@ public enum TilePyramidBuilder {
         of image: PixelBuffer, level: Int, column: Int, row: Int, layout: PyramidLayout = .deepZoom,
         options: TilePyramidOptions = .init()
     ) throws(ImagingError) -> PixelBuffer {
+        let rect = try tileRect(width: image.width, height: image.height, level: level, column: column, row: row,
+                                layout: layout, options: options)
+        return try levelPixels(
+            of: image, level: level, rect: rect, linearLight: options.linearLight, keepAlpha: options.format.keepsAlpha)
+    }
+
+    /// The part of the full-size image one tile is made from: all a decoder must
+    /// give for ``tile(ofRegion:at:imageWidth:imageHeight:level:column:row:layout:options:)``,
+    /// so a server can decode a tile's worth of a large photo instead of all of it.
+    public static func sourceRect(
+        width: Int, height: Int, level: Int, column: Int, row: Int, layout: PyramidLayout = .deepZoom,
+        options: TilePyramidOptions = .init()
+    ) throws(ImagingError) -> TileRect {
+        let rect = try tileRect(width: width, height: height, level: level, column: column, row: row,
+                                layout: layout, options: options)
+        let shift = try PyramidGeometry(width: width, height: height).maxLevel - level
+        let x0 = rect.x << shift, y0 = rect.y << shift
+        return TileRect(x: x0, y: y0, width: min(width, rect.maxX << shift) - x0, height: min(height, rect.maxY << shift) - y0)
+    }
+
+    /// ``tile(of:level:column:row:layout:options:)`` made from `region`, the pixels
+    /// of ``sourceRect(width:height:level:column:row:layout:options:)`` of a
+    /// `imageWidth` x `imageHeight` image: byte-identical to the tile cut from the
+    /// whole image, since a tile reads nothing outside that rectangle.
+    public static func tile(
+        ofRegion region: PixelBuffer, imageWidth: Int, imageHeight: Int, level: Int, column: Int, row: Int,
+        layout: PyramidLayout = .deepZoom, options: TilePyramidOptions = .init()
+    ) throws(ImagingError) -> [UInt8] {
+        guard (1...100).contains(options.quality) else {
+            throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
+        }
+        let source = try sourceRect(width: imageWidth, height: imageHeight, level: level, column: column, row: row,
+                                    layout: layout, options: options)
+        guard region.width == source.width, region.height == source.height else {
+            throw .invalidArgument("a \(region.width)x\(region.height) region is not the tile's source \(source)")
+        }
+        let rect = try tileRect(width: imageWidth, height: imageHeight, level: level, column: column, row: row,
+                                layout: layout, options: options)
+        let pixels = try levelPixels(
+            of: region, origin: (source.x, source.y), imageWidth: imageWidth, imageHeight: imageHeight, level: level,
+            rect: rect, linearLight: options.linearLight, keepAlpha: options.format.keepsAlpha)
+        return try encode(pixels, options: options)
+    }
+
+    private static func tileRect(
+        width: Int, height: Int, level: Int, column: Int, row: Int, layout: PyramidLayout, options: TilePyramidOptions
+    ) throws(ImagingError) -> TileRect {
         let geometry = try PyramidGeometry(
-            width: image.width, height: image.height, tileSize: options.tileSize,
+            width: width, height: height, tileSize: options.tileSize,
             overlap: layout == .deepZoom ? options.overlap : 0)
         let rect = switch layout {
         case .deepZoom: geometry.tileRect(level: level, column: column, row: row)
@@ -189,12 +240,11 @@ public enum TilePyramidBuilder {
         }
         guard let rect else {
             throw .invalidArgument("""
-                no tile \(column)_\(row) at level \(level) of a \(image.width)x\(image.height) image \
+                no tile \(column)_\(row) at level \(level) of a \(width)x\(height) image \
                 with \(options.tileSize)-pixel tiles (levels 0-\(geometry.maxLevel))
                 """)
         }
-        return try levelPixels(
-            of: image, level: level, rect: rect, linearLight: options.linearLight, keepAlpha: options.format.keepsAlpha)
+        return rect
     }
 
     /// Any rectangle of any pyramid level, computed by halving only the part
@@ -204,7 +254,18 @@ public enum TilePyramidBuilder {
     public static func levelPixels(
         of image: PixelBuffer, level index: Int, rect: TileRect, linearLight: Bool = false, keepAlpha: Bool = false
     ) throws(ImagingError) -> PixelBuffer {
-        let geometry = try PyramidGeometry(width: image.width, height: image.height)
+        try levelPixels(of: image, origin: (0, 0), imageWidth: image.width, imageHeight: image.height, level: index,
+                        rect: rect, linearLight: linearLight, keepAlpha: keepAlpha)
+    }
+
+    /// ``levelPixels(of:level:rect:linearLight:keepAlpha:)`` of a `imageWidth` x
+    /// `imageHeight` image of which `image` holds the part whose top left is `origin`
+    /// (all of it, or at least the part under `rect`).
+    private static func levelPixels(
+        of image: PixelBuffer, origin given: (x: Int, y: Int), imageWidth: Int, imageHeight: Int, level index: Int,
+        rect: TileRect, linearLight: Bool, keepAlpha: Bool
+    ) throws(ImagingError) -> PixelBuffer {
+        let geometry = try PyramidGeometry(width: imageWidth, height: imageHeight)
         guard let level = geometry.level(index) else {
             throw .invalidArgument("level \(index) does not exist (levels 0-\(geometry.maxLevel))")
         }
@@ -215,15 +276,19 @@ public enum TilePyramidBuilder {
         let shift = geometry.maxLevel - index
         let x0 = rect.x << shift
         let y0 = rect.y << shift
-        let width = min(image.width, rect.maxX << shift) - x0
-        let height = min(image.height, rect.maxY << shift) - y0
+        let width = min(imageWidth, rect.maxX << shift) - x0
+        let height = min(imageHeight, rect.maxY << shift) - y0
+        guard x0 >= given.x, y0 >= given.y, x0 + width <= given.x + image.width,
+              y0 + height <= given.y + image.height else {
+            throw .invalidArgument("the pixels given do not cover rectangle \(rect) of level \(index)")
+        }
         let channels = image.channels
         let stride = image.bytesPerRow
         let kept = PyramidReducer.outputChannels(source: channels, keepAlpha: keepAlpha)
         let result = image.bytes.withUnsafeBufferPointer { all in
             Result { () throws(ImagingError) -> [UInt8] in
                 guard let base = all.baseAddress else { throw .invalidArgument("image has no pixels") }
-                let origin = base + y0 * stride + x0 * channels
+                let origin = base + (y0 - given.y) * stride + (x0 - given.x) * channels
                 if shift == 0 {
                     return crop(origin, stride: stride, channels: channels, width: width, height: height, keepAlpha: keepAlpha)
                 }

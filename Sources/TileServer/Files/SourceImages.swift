@@ -45,8 +45,13 @@ final class SourceImages: Sendable {
     /// Told once per original found undecodable (metrics).
     private let onUndecodable: @Sendable () -> Void
 
-    init(files: CacheFiles, pool: RenderPool, maxPixels: Int, capacity: Int, onUndecodable: @escaping @Sendable () -> Void = {}) {
+    /// Told for each tile's region decoded alone (metrics).
+    private let onDecodedInPart: @Sendable () -> Void
+
+    init(files: CacheFiles, pool: RenderPool, maxPixels: Int, capacity: Int, onUndecodable: @escaping @Sendable () -> Void = {},
+         onDecodedInPart: @escaping @Sendable () -> Void = {}) {
         self.onUndecodable = onUndecodable
+        self.onDecodedInPart = onDecodedInPart
         self.files = files
         self.pool = pool
         self.maxPixels = maxPixels
@@ -129,6 +134,25 @@ final class SourceImages: Sendable {
             return image
         }
         return image
+    }
+
+    /// The pixels of `rect` of the upright original, decoded alone
+    /// (``ImageDecoder/decodeRegion(_:_:options:)``), or nil when the whole image
+    /// is in memory already or cannot be decoded in part exactly: then ``pixels(_:)``.
+    /// Not kept: the whole decode, for the pack built after it, is.
+    func region(_ hash: BlobHash, _ rect: TileRect) async throws -> PixelBuffer? {
+        guard lookup(hash) == nil else { return nil }
+        if let failed = failures.get(hash) { throw failed.failure }
+        let data = try await bytes(hash)
+        let region = try await pool.run { [maxPixels] in
+            do throws(ImagingError) {
+                return try ImageDecoder.decodeRegion(data, rect, options: DecodeOptions(maxPixels: maxPixels))
+            } catch {
+                throw self.failed(hash, error)
+            }
+        }
+        if region != nil { onDecodedInPart() }
+        return region
     }
 
     /// An original that did not decode is the image's fault, not the server's: 415

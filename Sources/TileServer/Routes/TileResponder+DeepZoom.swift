@@ -55,14 +55,39 @@ extension TileResponder {
         let options = TilePyramidOptions(
             tileSize: geometry.tileSize, overlap: geometry.overlap, quality: configuration.quality, format: format)
         let reply = try await made(key, contentType: format.mediaType, etag: etag, persist: false) { [sources, pool] in
-            let image = try await sources.pixels(hash)
-            return try await pool.run {
-                try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row,
-                                            layout: .deepZoom, options: options)
-            }
+            try await Self.cutTile(hash, level: level, column: column, row: row, layout: .deepZoom, options: options,
+                                   sources: sources, pool: pool)
         }
         await schedulePack(hash, geometry: geometry)
         return reply
+    }
+
+    /// One pyramid tile cut on request. From the decoded image when it is in memory;
+    /// else, when the tile reads at most a quarter of the image (the levels near full
+    /// size), from a decode of only the part under it: the first tile of a large
+    /// photo without a pack then costs a tile's decode, not the photo's. The tile is
+    /// byte-identical either way; the whole decode follows for the pack.
+    static func cutTile(
+        _ hash: BlobHash, level: Int, column: Int, row: Int, layout: PyramidLayout, options: TilePyramidOptions,
+        sources: SourceImages, pool: RenderPool
+    ) async throws -> [UInt8] {
+        let facts = try await sources.facts(hash)
+        let source = try TilePyramidBuilder.sourceRect(
+            width: facts.width, height: facts.height, level: level, column: column, row: row, layout: layout,
+            options: options)
+        // Only JPEG decodes in part (``ImageDecoder/decodeRegion(_:_:options:)``): others are not asked.
+        if facts.info.format == .jpeg, facts.info.orientation == .up,
+           source.width * source.height * 4 <= facts.width * facts.height,
+           let region = try await sources.region(hash, source) {
+            return try await pool.run {
+                try TilePyramidBuilder.tile(ofRegion: region, imageWidth: facts.width, imageHeight: facts.height,
+                                            level: level, column: column, row: row, layout: layout, options: options)
+            }
+        }
+        let image = try await sources.pixels(hash)
+        return try await pool.run {
+            try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row, layout: layout, options: options)
+        }
     }
 
     /// Where a pyramid tile's bytes are kept in memory: shared by Deep Zoom and
@@ -92,11 +117,8 @@ extension TileResponder {
                                              quality: configuration.quality, format: pack.format)
             do {
                 return try await made(key, contentType: pack.format.mediaType, etag: etag, persist: false) { [sources, pool] in
-                    let image = try await sources.pixels(hash)
-                    return try await pool.run {
-                        try TilePyramidBuilder.tile(of: image, level: level, column: column, row: row,
-                                                    layout: .deepZoom, options: options)
-                    }
+                    try await Self.cutTile(hash, level: level, column: column, row: row, layout: .deepZoom,
+                                           options: options, sources: sources, pool: pool)
                 }
             } catch let failure as HTTPFailure {
                 return Self.error(failure)

@@ -109,13 +109,11 @@ extension TileResponder {
             } else {
                 reply = try await made(key, contentType: contentType, etag: etag, persist: false) { [sources, pool, configuration] in
                     if let tile = pyramidTile {
-                        let image = try await sources.pixels(hash)
-                        return try await pool.run {
-                            try TilePyramidBuilder.tile(
-                                of: image, level: tile.level, column: tile.column, row: tile.row, layout: .iiif3,
-                                options: TilePyramidOptions(
-                                    tileSize: geometry.tileSize, quality: configuration.quality, format: tileFormat))
-                        }
+                        return try await Self.cutTile(
+                            hash, level: tile.level, column: tile.column, row: tile.row, layout: .iiif3,
+                            options: TilePyramidOptions(
+                                tileSize: geometry.tileSize, quality: configuration.quality, format: tileFormat),
+                            sources: sources, pool: pool)
                     }
                     let scale = resolved.decodeScaleDenominator()
                     if scale == 1 {
