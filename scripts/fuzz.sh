@@ -2,13 +2,16 @@
 # Builds the libFuzzer binary (Fuzz/: `fuzz TARGET`) with the fuzzer and AddressSanitizer
 # (its leak checker included) and runs each target for a given time on its corpus.
 #
-# Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--debug] [TARGET...]
+# Usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--debug] [--changed] [TARGET...]
 #   TARGET   fuzz-results, fuzz-iiif, fuzz-decode, fuzz-pack, fuzz-server, fuzz-manifest,
 #            fuzz-webp, fuzz-gif, fuzz-heif, fuzz-icc (default: all)
 #   --seconds N  how long each target runs (default 10; CI runs a few seconds each)
 #   --jobs N     targets run N at a time (default 1)
 #   --debug      an unoptimised build (.build-fuzz-debug): slower fuzzing, a build in
 #                half the time; for the short runs of scripts/test.sh
+#   --changed    only the targets whose code changed since they last ran clean here or
+#                in the commit (Fuzz/fuzzed.txt: a digest of each target's files), and
+#                no sanitizer build at all when none did; for scripts/test.sh
 #
 # Each target writes its own seeds (made by the project's encoders, pack writer and
 # sample documents) into .build-fuzz/corpus/TARGET, which grows between runs, and
@@ -21,18 +24,75 @@ cd "$(dirname "$0")/.."
 seconds=10
 jobs=1
 config=release
+changed=
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --debug) config=debug; shift ;;
+    --changed) changed=1; shift ;;
     -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server fuzz-manifest
                                      fuzz-webp fuzz-gif fuzz-heif fuzz-icc)
+
+# The files each target's checks run through (besides the harness, which all share):
+# a target is fuzzed again when one of them changed, and its regressions and seeds are
+# replayed by FuzzRegressionTests in the normal build on every test run either way.
+harness=(Package.swift scripts/fuzz.sh Fuzz/Checks/FuzzCheck.swift Fuzz/Support Fuzz/Main Fuzz/Driver Fuzz/lsan.supp)
+codecs=(Sources/CTweetCache Sources/CJPEG Sources/CPNG Sources/CWebP Sources/CGIF Sources/CHEIF Sources/CLCMS
+        Sources/Imaging/Codecs Sources/Imaging/Color Sources/Imaging/Pixels Tests/ImagingFixtures)
+covered() {
+  case "$1" in
+    fuzz-results) echo Sources/TweetModel Fuzz/Checks/ResultsCheck.swift ;;
+    fuzz-iiif) echo Sources/Imaging/IIIF Fuzz/Checks/IIIFCheck.swift ;;
+    fuzz-decode) echo "${codecs[@]}" Fuzz/Checks/DecodeCheck.swift ;;
+    fuzz-webp|fuzz-gif|fuzz-heif|fuzz-icc) echo "${codecs[@]}" Fuzz/Checks/FormatDecodeChecks.swift ;;
+    fuzz-pack) echo Sources/Imaging/Pyramid Fuzz/Checks/PackCheck.swift ;;
+    fuzz-manifest) echo Sources/Catalog/Manifest Fuzz/Checks/ManifestCheck.swift ;;
+    # The server's channel, parsers and routes reach every module TileServer depends on:
+    # all of Sources but the pipeline, the sample, the terminal readers and the CLI.
+    fuzz-server) ls -d Sources/*/ | grep -vE '^Sources/(Pipeline|Demo|Inspect|tweetcache)/$' | tr '\n' ' '
+                 echo Fuzz/Checks/ServerCheck.swift ;;
+    *) echo "unknown fuzz target $1" >&2; return 1 ;;
+  esac
+}
+# A digest of the target's files as they are in the working tree (committed or not).
+digest() {
+  local paths
+  paths=$(covered "$1") || return 1
+  # shellcheck disable=SC2086
+  find "${harness[@]}" $paths -type f ! -name '.*' -print0 2>/dev/null | sort -z | xargs -0 sha256sum \
+    | sha256sum | cut -c1-16
+}
+stamps=Fuzz/fuzzed.txt
+if [ -n "$changed" ]; then
+  wanted=()
+  for target in "${targets[@]}"; do
+    now=$(digest "$target")
+    grep -qx "$target $now" "$stamps" 2>/dev/null || wanted+=("$target")
+  done
+  if [ ${#wanted[@]} -eq 0 ]; then
+    echo "fuzz: no target's code changed since it last ran clean ($stamps); no sanitizer build." \
+         "FuzzRegressionTests replayed every saved finding and seed."
+    exit 0
+  fi
+  echo "fuzz: code changed under ${wanted[*]}" >&2
+  targets=("${wanted[@]}")
+fi
+# Notes a target that ran clean, so --changed skips it until its files change.
+record() {
+  local target=$1 now
+  now=$(digest "$target")
+  (
+    flock 9
+    { grep -v "^$target " "$stamps" 2>/dev/null || true; echo "$target $now"; } | sort > "$stamps.tmp"
+    mv "$stamps.tmp" "$stamps"
+  ) 9>"$work/.stamps.lock"
+}
 
 # The corpus and findings live in .build-fuzz whichever build runs them.
 work=.build-fuzz
@@ -64,6 +124,7 @@ run() {
     local stats
     stats=$(grep -E '^#[0-9]+.*(DONE|pulse)' "$log" | tail -n 1 || true)
     echo "$target: ok, $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') runs in ${seconds}s; ${stats#*	}"
+    record "$target"
   else
     echo "$target: FAILED (log: $log, inputs: $artifacts)"
     grep -E 'ERROR|invariant broken|SUMMARY' "$log" | head -n 5

@@ -34,7 +34,11 @@ if [ $# -eq 0 ]; then
     TWEETCACHE_OPTION_LOG_CHECK="$option_log" swift test -c release -Xswiftc -enable-testing \
         --scratch-path .build-tests --skip-build --filter OptionCoverageTests
 fi
-# Then every fuzz target briefly on its corpus (scripts/fuzz.sh; a build of its own),
-# unless only some tests were asked for (arguments such as --filter).
+# Then each fuzz target whose code changed since it last ran clean (Fuzz/fuzzed.txt),
+# briefly, on its corpus (scripts/fuzz.sh; a sanitizer build of its own, made only
+# then); unless only some tests were asked for (arguments such as --filter). Every
+# target's saved findings and seeds were replayed above (FuzzRegressionTests).
 fuzz_seconds=${TWEETCACHE_FUZZ_SECONDS:-3}
-if [ $# -eq 0 ] && [ "$fuzz_seconds" -gt 0 ]; then scripts/fuzz.sh --debug --seconds "$fuzz_seconds" --jobs 2; fi
+if [ $# -eq 0 ] && [ "$fuzz_seconds" -gt 0 ]; then
+    scripts/fuzz.sh --changed --debug --seconds "$fuzz_seconds" --jobs 2
+fi
