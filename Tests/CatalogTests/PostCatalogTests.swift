@@ -175,9 +175,13 @@ import TestSupport
         try Self.write(posts, at: 1, name: "m.json", in: root)
         _ = try catalog.refresh()
         #expect(try catalog.count(PostFilter(text: "once")) == 0 && catalog.count(PostFilter(text: "included")) == 0)
-        func ids(_ filter: PostFilter, after key: PostKey?, oldestFirst: Bool, wordsDrive: Bool) throws -> [String] {
+        func ids(_ filter: PostFilter, after key: PostKey?, oldestFirst: Bool, wordsDrive: Bool, listed: Bool = false) throws -> [String] {
             try catalog.read("test") { db in
-                let query = try #require(PostCatalog.select("p.id", filter, after: key, oldestFirst: oldestFirst, wordsDrive: wordsDrive))
+                // The third plan: every match found first (as ``fewMatches`` finds a few), then looked up.
+                let matches = listed ? try Int64.fetchAll(db, sql: "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?",
+                                                          arguments: [PostFilter.ftsQuery(filter.text!)!]) : nil
+                let query = try #require(PostCatalog.select("p.id", filter, after: key, oldestFirst: oldestFirst,
+                                                            wordsDrive: wordsDrive, matches: matches))
                 return try String.fetchAll(db, sql: query.sql + query.order, arguments: StatementArguments(query.arguments))
             }
         }
@@ -191,6 +195,8 @@ import TestSupport
                     let walked = try ids(filter, after: key, oldestFirst: oldestFirst, wordsDrive: false)
                     #expect(walked == (try ids(filter, after: key, oldestFirst: oldestFirst, wordsDrive: true)),
                             "\(filter) \(oldestFirst) \(String(describing: key))")
+                    #expect(walked == (try ids(filter, after: key, oldestFirst: oldestFirst, wordsDrive: true, listed: true)),
+                            "listed: \(filter) \(oldestFirst) \(String(describing: key))")
                     if key == nil {
                         let words = filter.text!.split(separator: " ").map(String.init)
                         let candidates: [ManifestTweet] = oldestFirst ? ordered.reversed() : ordered
@@ -216,6 +222,13 @@ import TestSupport
         let newestAnns = ordered.filter { $0.text.hasPrefix("common") && $0.author.screenName == "ann" }
         #expect(anns.total == newestAnns.count && anns.posts.map { $0.id } == newestAnns.prefix(3).map { $0.id })
         #expect(try catalog.firstPage(PostFilter(text: "rare"), limit: 100).total == 8)
+        // A few matches are found once, for the count and the page; past the limit, none are kept.
+        let (rareMatches, commonMatches) = try catalog.read("test") { db in
+            (try catalog.fewMatches("\"rare\"*", db), try catalog.fewMatches("\"common\"*", db))
+        }
+        #expect(rareMatches?.count == 8 && commonMatches == nil)
+        let rare = try catalog.posts(PostFilter(text: "rare"), after: PostKey(after: ordered.first { $0.text.hasSuffix("rare") }!), limit: 3)
+        #expect(rare.map { $0.id } == ordered.filter { $0.text.hasSuffix("rare") }.dropFirst().prefix(3).map { $0.id })
         // Later pages take their plan from the count the first page made; a count gone
         // stale changes the plan, never the posts.
         #expect(catalog.wordCounts.withLock { $0["\"common\"*"] } == 40)

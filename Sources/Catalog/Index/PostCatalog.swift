@@ -36,7 +36,7 @@ public final class PostCatalog: Sendable {
     let pool: DatabasePool
     /// How many posts hold each of the words asked for lately (FTS5 queries, at most
     /// ``rememberedWordCounts``, all forgotten at once when full): what a later page of
-    /// the same words needs to choose its plan (``wordsDrive(_:_:)``) without counting
+    /// the same words needs to choose its plan (``wordsPlan(_:_:)``) without counting
     /// again. Only plans come from it, never totals, so a count gone stale since costs
     /// time, not answers.
     let wordCounts = Mutex<[String: Int]>([:])
