@@ -39,20 +39,23 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz-results fuzz-iiif fuzz-decode fuzz-pack fuzz-server fuzz-manifest
                                      fuzz-webp fuzz-gif fuzz-heif fuzz-icc)
 
-# The files each target's checks run through (besides the harness, which all share):
-# a target is fuzzed again when one of them changed, and its regressions and seeds are
-# replayed by FuzzRegressionTests in the normal build on every test run either way.
+# The code each target's checks run through: the modules its checks import and the
+# modules those depend on (Package.swift), as they are in the working tree, besides the
+# harness all share. A target is fuzzed again when any of it changed; its saved
+# findings and seeds are replayed by FuzzRegressionTests in the normal build on every
+# test run either way.
 harness=(Package.swift scripts/fuzz.sh Fuzz/Checks/FuzzCheck.swift Fuzz/Support Fuzz/Main Fuzz/Driver Fuzz/lsan.supp)
-codecs=(Sources/CTweetCache Sources/CJPEG Sources/CPNG Sources/CWebP Sources/CGIF Sources/CHEIF Sources/CLCMS
-        Sources/Imaging/Codecs Sources/Imaging/Color Sources/Imaging/Pixels Tests/ImagingFixtures)
+imaging=(Sources/Imaging Sources/MediaTypes Sources/CTweetCache Sources/CJPEG Sources/CPNG Sources/CWebP Sources/CGIF
+         Sources/CHEIF Sources/CLCMS Sources/CCurl Tests/ImagingFixtures)
 covered() {
   case "$1" in
     fuzz-results) echo Sources/TweetModel Fuzz/Checks/ResultsCheck.swift ;;
-    fuzz-iiif) echo Sources/Imaging/IIIF Fuzz/Checks/IIIFCheck.swift ;;
-    fuzz-decode) echo "${codecs[@]}" Fuzz/Checks/DecodeCheck.swift ;;
-    fuzz-webp|fuzz-gif|fuzz-heif|fuzz-icc) echo "${codecs[@]}" Fuzz/Checks/FormatDecodeChecks.swift ;;
-    fuzz-pack) echo Sources/Imaging/Pyramid Fuzz/Checks/PackCheck.swift ;;
-    fuzz-manifest) echo Sources/Catalog/Manifest Fuzz/Checks/ManifestCheck.swift ;;
+    fuzz-iiif) echo "${imaging[@]}" Fuzz/Checks/IIIFCheck.swift ;;
+    fuzz-decode) echo "${imaging[@]}" Fuzz/Checks/DecodeCheck.swift ;;
+    fuzz-webp|fuzz-gif|fuzz-heif|fuzz-icc) echo "${imaging[@]}" Fuzz/Checks/FormatDecodeChecks.swift ;;
+    fuzz-pack) echo "${imaging[@]}" Fuzz/Checks/PackCheck.swift ;;
+    fuzz-manifest) echo Sources/Catalog Sources/TweetModel Sources/BlobStore Sources/MediaTypes Sources/CTweetCache \
+                        Fuzz/Checks/ManifestCheck.swift ;;
     # The server's channel, parsers and routes reach every module TileServer depends on:
     # all of Sources but the pipeline, the sample, the terminal readers and the CLI.
     fuzz-server) ls -d Sources/*/ | grep -vE '^Sources/(Pipeline|Demo|Inspect|tweetcache)/$' | tr '\n' ' '
