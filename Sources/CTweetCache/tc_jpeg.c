@@ -409,9 +409,29 @@ tc_status tc_jpeg_decode_region(const uint8_t *data, size_t len, uint32_t x, uin
     err.phase = TC_JPEG_PHASE_INPUT;
     jpeg_start_decompress(&cinfo);
     err.phase = TC_JPEG_PHASE_ROWS;
-    /* One pixel of context each side (libjpeg moves the left edge to an iMCU boundary). */
+    /* A progressive file whose scans leave coefficients unrefined is block-smoothed, and the
+     * smoothing treats a crop's first block column as the image's edge: decoded whole. */
+    if (cinfo.progressive_mode && cinfo.coef_bits != NULL) {
+        int c, k;
+        for (c = 0; c < cinfo.num_components; c++) {
+            for (k = 1; k < 10; k++) {
+                if (cinfo.coef_bits[c][k] != 0) {
+                    tc_set_msg(msg, "a progressive JPEG with unrefined coefficients is decoded whole");
+                    jpeg_destroy_decompress(&cinfo);
+                    return TC_ERR_UNSUPPORTED;
+                }
+            }
+        }
+    }
+    /* One pixel of context each side (libjpeg moves the left edge to an iMCU boundary), and at
+     * least three iMCUs wide (or the whole row): a crop narrower than two chroma samples makes
+     * libjpeg switch to another upsampler than the full decode's. */
     left = x > 0 ? x - 1 : 0;
     span = (x + width < cinfo.output_width ? x + width + 1 : cinfo.output_width) - left;
+    {
+        JDIMENSION least = 3 * (JDIMENSION)(cinfo.max_h_samp_factor * DCTSIZE);
+        if (span < least) span = left + least < cinfo.output_width ? least : cinfo.output_width - left;
+    }
     jpeg_crop_scanline(&cinfo, &left, &span);
     row = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE, cinfo.output_width * 3, 1);
     if (y > 0) jpeg_skip_scanlines(&cinfo, y);

@@ -8,6 +8,9 @@ import ImagingFixtures
 @Suite struct RegionDecodeTests {
     /// Odd sizes: the last iMCU row and column are partial.
     static let photo = TestImages.textured(width: 613, height: 421)
+    /// Colour noise: chroma that changes from pixel to pixel, so an upsampling that
+    /// differs at a crop's edge shows in every row (the texture's chroma is smooth).
+    static let colourNoise = TestImages.noise(width: 613, height: 421, channels: 3)
 
     /// Rectangles on and off the 16-pixel iMCU grid, at every edge, one pixel wide.
     static let rects: [TileRect] = [
@@ -15,7 +18,8 @@ import ImagingFixtures
         TileRect(x: 16, y: 16, width: 16, height: 16), TileRect(x: 17, y: 15, width: 33, height: 31),
         TileRect(x: 1, y: 1, width: 1, height: 1), TileRect(x: 612, y: 420, width: 1, height: 1),
         TileRect(x: 511, y: 0, width: 102, height: 421), TileRect(x: 0, y: 0, width: 613, height: 421),
-        TileRect(x: 300, y: 7, width: 5, height: 400),
+        TileRect(x: 300, y: 7, width: 5, height: 400), TileRect(x: 0, y: 0, width: 1, height: 1),
+        TileRect(x: 0, y: 5, width: 2, height: 3),
     ]
 
     static func crop(_ image: PixelBuffer, _ rect: TileRect) -> [UInt8] {
@@ -29,12 +33,14 @@ import ImagingFixtures
 
     @Test(arguments: [false, true])
     func aRegionIsTheSamePartOfTheWholeDecode(progressive: Bool) throws {
-        let file = try JPEGEncoder.encode(Self.photo, quality: 85, progressive: progressive)
-        let whole = try ImageDecoder.decode(file)
-        for rect in Self.rects {
-            let part = try #require(try ImageDecoder.decodeRegion(file, rect), "\(rect)")
-            #expect(part.width == rect.width && part.height == rect.height && part.channels == 3)
-            #expect(part.bytes == Self.crop(whole, rect), "\(rect)")
+        for image in [Self.photo, Self.colourNoise] {
+            let file = try JPEGEncoder.encode(image, quality: 85, progressive: progressive)
+            let whole = try ImageDecoder.decode(file)
+            for rect in Self.rects {
+                let part = try #require(try ImageDecoder.decodeRegion(file, rect), "\(rect)")
+                #expect(part.width == rect.width && part.height == rect.height && part.channels == 3)
+                #expect(part.bytes == Self.crop(whole, rect), "\(rect)")
+            }
         }
     }
 

@@ -310,12 +310,15 @@ extension PostCatalog {
     func fewMatches(_ fts: String, _ db: Database) throws -> [Int64]? {
         let found = try Int64.fetchAll(db, sql: "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?",
                                        arguments: [fts, manyMatches + 1])
-        guard found.count <= manyMatches else { return nil }
+        // Remembered for the plans of later pages: past the limit, that there are more
+        // (never a total), so they skip this pass.
         wordCounts.withLock { counts in
             if counts.count >= Self.rememberedWordCounts { counts.removeAll(keepingCapacity: true) }
-            counts[fts] = found.count
+            if found.count <= manyMatches || (counts[fts] ?? 0) <= manyMatches {
+                counts[fts] = found.count  // past the limit: manyMatches + 1, unless a count is known
+            }
         }
-        return found
+        return found.count <= manyMatches ? found : nil
     }
 
     /// How a page finds the posts with `filter`'s words: the matches drive the scan

@@ -138,18 +138,16 @@ final class SourceImages: Sendable {
 
     /// The pixels of `rect` of the upright original, decoded alone
     /// (``ImageDecoder/decodeRegion(_:_:options:)``), or nil when the whole image
-    /// is in memory already or cannot be decoded in part exactly: then ``pixels(_:)``.
+    /// is in memory already or cannot be decoded in part exactly (or not at all): then
+    /// ``pixels(_:)``, which also says why an image does not decode.
     /// Not kept: the whole decode, for the pack built after it, is.
     func region(_ hash: BlobHash, _ rect: TileRect) async throws -> PixelBuffer? {
         guard lookup(hash) == nil else { return nil }
         if let failed = failures.get(hash) { throw failed.failure }
         let data = try await bytes(hash)
+        // A part that did not decode is not the image's verdict: the whole decode gives it.
         let region = try await pool.run { [maxPixels] in
-            do throws(ImagingError) {
-                return try ImageDecoder.decodeRegion(data, rect, options: DecodeOptions(maxPixels: maxPixels))
-            } catch {
-                throw self.failed(hash, error)
-            }
+            try? ImageDecoder.decodeRegion(data, rect, options: DecodeOptions(maxPixels: maxPixels))
         }
         if region != nil { onDecodedInPart() }
         return region
