@@ -161,6 +161,33 @@ import TestSupport
         try Self.expectSameBytes(m)
     }
 
+    /// A post in an API answer: byte for byte as Foundation writes it compact with sorted
+    /// keys, and with a member added after its own, the same object plus that member.
+    @Test func aPostWrittenCompactIsFoundationsCompactPost() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let full = Self.fullManifest(tweets: 2, included: 1)
+        var posts = full.tweets + full.includedTweets
+        posts.append(ManifestTweet(
+            id: "2", createdAt: nil, text: "quote \" back\\slash \u{1} tab\t é /", lang: nil,
+            author: .init(id: "", screenName: "", name: "", avatar: nil),
+            entities: .init(hashtags: [], cashtags: [], mentions: [], urls: [], media: []),
+            media: [], referencedTweets: [], query: nil, sourceFormat: "v1Search", source: "-"))
+        for post in posts {
+            #expect(post.compactJSON() == [UInt8](try encoder.encode(post)), "\(post.id)")
+            let added = post.compactJSON(adding: "links", fields: [("post", "https://x.com/a/status/1"), ("profile", nil),
+                                                                   ("network_name", "X \"quoted\"")])
+            // The post's own members as they are, then the added one, in one valid object.
+            let plain = post.compactJSON()
+            #expect(Array(added.prefix(plain.count - 1)) == Array(plain.dropLast()))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(added)) as? [String: Any])
+            let members = (try JSONSerialization.jsonObject(with: Data(plain)) as? [String: Any])?.count ?? 0
+            #expect(members > 5 && object.count == members + 1)
+            #expect(object["links"] as? [String: String] == ["post": "https://x.com/a/status/1", "network_name": "X \"quoted\""])
+        }
+    }
+
     @Test(arguments: [0.0, 1, 0.5, 1.625580994, 1e-7, 123_456_789.125, 1e21, 3e300, 5e-324, -2.5, 0.1 + 0.2])
     func secondsAsFoundationWritesThem(seconds: Double) throws {
         var m = Self.fullManifest(tweets: 0, included: 0)

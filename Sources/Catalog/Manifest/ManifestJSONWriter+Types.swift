@@ -94,7 +94,7 @@ extension ManifestJSONWriter {
         for (reason, count) in s.failuresByReason.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             nextElement()
             string(reason)
-            raw(" : ")
+            colon()
             int(count)
         }
         endObject()

@@ -19,6 +19,9 @@ internal import Glibc
 /// for byte as Foundation writes it, and decode to what Foundation's bytes decode to.
 struct ManifestJSONWriter {
     var bytes: [UInt8] = []
+    /// No line breaks, indents or spaces: as Foundation writes without `.prettyPrinted`
+    /// (for a post in an API answer, ``ManifestTweet/compactJSON(adding:fields:)``).
+    var compact = false
     /// Elements written so far in each open object or array, innermost last (so its
     /// count is the nesting depth).
     var counts: [Int] = []
@@ -48,6 +51,10 @@ struct ManifestJSONWriter {
     /// line between, as Foundation's pretty printer writes them.
     mutating func close(_ bracket: UInt8) {
         let count = counts.removeLast()
+        if compact {
+            bytes.append(bracket)
+            return
+        }
         bytes.append(0x0A)
         if count == 0 { bytes.append(0x0A) }
         indent()
@@ -58,6 +65,7 @@ struct ManifestJSONWriter {
     mutating func nextElement() {
         if counts[counts.count - 1] > 0 { bytes.append(UInt8(ascii: ",")) }
         counts[counts.count - 1] += 1
+        if compact { return }
         bytes.append(0x0A)
         indent()
     }
@@ -72,7 +80,13 @@ struct ManifestJSONWriter {
         nextElement()
         bytes.append(UInt8(ascii: "\""))
         raw(name)
-        raw("\" : ")
+        bytes.append(UInt8(ascii: "\""))
+        colon()
+    }
+
+    /// Between a key and its value.
+    mutating func colon() {
+        if compact { bytes.append(UInt8(ascii: ":")) } else { raw(" : ") }
     }
 
     /// Bytes written as they are (ASCII the writer itself spells), with no allocation.

@@ -76,7 +76,7 @@ extension TileResponder {
         if let id = parameter("id") {
             feed.tweets = try Self.answering { try catalog.post(id: id) }.map { [FeedPost($0)] } ?? []
             feed.total = feed.tweets.count
-            return try Self.json(feed)
+            return try feed.reply()
         }
         let filter = PostFilter(tag: parameter("tag"), user: parameter("user"), text: parameter("q"))
         // One more than the page: whether there is a next page, without counting again.
@@ -95,7 +95,7 @@ extension TileResponder {
             feed.tags = facets.tags.map { .init(tag: $0.tag, count: $0.posts) }
             feed.users = facets.users.map { .init(screenName: $0.handle, count: $0.posts) }
         }
-        return try Self.json(feed)
+        return try feed.reply()
     }
 
     /// `/api/duplicates/<sha256>?threshold=`: the cached photos within PDQ's match
@@ -159,10 +159,31 @@ struct TweetFeed: Encodable {
     var now: Date
     /// How many posts match: on the first page only (later pages carry 0).
     var total: Int
+    /// Written by ``reply()``, not by `Encodable`.
     var tweets: [FeedPost]
     var next: String?
     var tags: [TagCount]?
     var users: [UserCount]?
+
+    enum CodingKeys: String, CodingKey { case now, total, next, tags, users }
+
+    /// The feed as one JSON object: its few small members through `JSONEncoder`, its
+    /// posts written directly (``FeedPost/json()``), which took two thirds of the
+    /// time of a page of 100 posts through the encoder.
+    func reply() throws -> Reply {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        var bytes = [UInt8](try encoder.encode(self))
+        bytes.removeLast()  // the object's `}`: the posts come before it
+        bytes.append(contentsOf: #","tweets":["#.utf8)
+        for (index, post) in tweets.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: post.json())
+        }
+        bytes.append(contentsOf: "]}".utf8)
+        return Reply(bytes: bytes, contentType: "application/json", etag: nil, cacheControl: "no-store")
+    }
 
     struct TagCount: Encodable {
         var tag: String
@@ -181,31 +202,20 @@ struct TweetFeed: Encodable {
 
 /// A post as the viewer reads it: the manifest's own object, and its links, made by
 /// ``Network`` (the page keeps no copy of each network's URL rules).
-struct FeedPost: Encodable {
+struct FeedPost {
     var post: ManifestTweet
 
     init(_ post: ManifestTweet) { self.post = post }
 
-    struct Links: Encodable {
-        var post: String?
-        var profile: String?
-        var networkName: String
-        enum CodingKeys: String, CodingKey {
-            case post, profile
-            case networkName = "network_name"
-        }
-    }
-
-    enum CodingKeys: String, CodingKey { case links }
-
-    func encode(to encoder: any Encoder) throws {
-        try post.encode(to: encoder)
+    /// The manifest's object of the post with `links` added: `post`, `profile` (each
+    /// when the network has one) and `network_name`.
+    func json() -> [UInt8] {
         let network = Network(manifestValue: post.network)
         let page = network?.postURL(id: post.id, handle: post.author.screenName, given: post.url)
         let profile = network?.profileURL(handle: post.author.screenName, postURL: page)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Links(post: page, profile: profile, networkName: network?.displayName ?? post.network ?? "X"),
-                             forKey: .links)
+        return post.compactJSON(adding: "links", fields: [
+            ("post", page), ("profile", profile), ("network_name", network?.displayName ?? post.network ?? "X"),
+        ])
     }
 }
 
