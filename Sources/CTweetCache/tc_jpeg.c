@@ -296,6 +296,32 @@ static void tc_jpeg_read_rows(j_decompress_ptr cinfo, int out_channels, uint8_t 
     }
 }
 
+/* After a longjmp out of libjpeg: what the decode saw before it failed, and why it failed. */
+static tc_status tc_jpeg_failed(j_decompress_ptr cinfo, const tc_jpeg_error *err,
+                                tc_jpeg_decode_report *report, char *msg) {
+    jpeg_destroy_decompress(cinfo);
+    report->warnings = err->warnings;
+    report->damaging_warnings = err->damaging;
+    report->truncated = err->truncated;
+    tc_set_msg(msg, "%s", err->message);
+    return err->status;
+}
+
+/* What a finished decode of width x height pixels saw; the first damaging warning in msg. */
+static void tc_jpeg_report(j_decompress_ptr cinfo, const tc_jpeg_error *err, uint32_t width, uint32_t height,
+                           tc_jpeg_decode_report *report, char *msg) {
+    report->width = width;
+    report->height = height;
+    report->warnings = err->warnings;
+    report->damaging_warnings = err->damaging;
+    report->truncated = err->truncated;
+    report->missing_phase = err->missing_phase;
+    report->missing_row = err->missing_row;
+    report->missing_scan = err->missing_scan;
+    report->scans = cinfo->input_scan_number;
+    if (err->damaging > 0) tc_set_msg(msg, "%s", err->first_damage);
+}
+
 tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int out_channels,
                          uint8_t *out, size_t out_capacity, size_t stride,
                          const tc_color_transform *cmyk,
@@ -314,14 +340,7 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
     memset(&progress, 0, sizeof progress);
     tc_jpeg_error_init(&err);
     cinfo.err = &err.pub;
-    if (setjmp(err.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        report->warnings = err.warnings;
-        report->damaging_warnings = err.damaging;
-        report->truncated = err.truncated;
-        tc_set_msg(msg, "%s", err.message);
-        return err.status;
-    }
+    if (setjmp(err.jump)) return tc_jpeg_failed(&cinfo, &err, report, msg);
     tc_jpeg_open(&cinfo, data, len, 0);
     progress.progress_monitor = tc_jpeg_progress;
     cinfo.progress = &progress;
@@ -346,16 +365,7 @@ tc_status tc_jpeg_decode(const uint8_t *data, size_t len, int scale_denom, int o
     tc_jpeg_read_rows(&cinfo, out_channels, out, stride, cmyk);
     err.phase = TC_JPEG_PHASE_FINISH;
     jpeg_finish_decompress(&cinfo);
-    report->width = cinfo.output_width;
-    report->height = cinfo.output_height;
-    report->warnings = err.warnings;
-    report->damaging_warnings = err.damaging;
-    report->truncated = err.truncated;
-    report->missing_phase = err.missing_phase;
-    report->missing_row = err.missing_row;
-    report->missing_scan = err.missing_scan;
-    report->scans = cinfo.input_scan_number;
-    if (err.damaging > 0) tc_set_msg(msg, "%s", err.first_damage);
+    tc_jpeg_report(&cinfo, &err, cinfo.output_width, cinfo.output_height, report, msg);
     jpeg_destroy_decompress(&cinfo);
     return TC_OK;
 }
@@ -383,14 +393,7 @@ tc_status tc_jpeg_decode_region(const uint8_t *data, size_t len, uint32_t x, uin
     memset(&progress, 0, sizeof progress);
     tc_jpeg_error_init(&err);
     cinfo.err = &err.pub;
-    if (setjmp(err.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        report->warnings = err.warnings;
-        report->damaging_warnings = err.damaging;
-        report->truncated = err.truncated;
-        tc_set_msg(msg, "%s", err.message);
-        return err.status;
-    }
+    if (setjmp(err.jump)) return tc_jpeg_failed(&cinfo, &err, report, msg);
     tc_jpeg_open(&cinfo, data, len, 0);
     if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
         tc_set_msg(msg, "a CMYK JPEG is decoded whole");
@@ -440,16 +443,7 @@ tc_status tc_jpeg_decode_region(const uint8_t *data, size_t len, uint32_t x, uin
         memcpy(out + (size_t)i * width * 3, row[0] + (size_t)(x - left) * 3, (size_t)width * 3);
     }
     /* The rows below are not read: no end marker is looked for, so no finish. */
-    report->width = width;
-    report->height = i;
-    report->warnings = err.warnings;
-    report->damaging_warnings = err.damaging;
-    report->truncated = err.truncated;
-    report->missing_phase = err.missing_phase;
-    report->missing_row = err.missing_row;
-    report->missing_scan = err.missing_scan;
-    report->scans = cinfo.input_scan_number;
-    if (err.damaging > 0) tc_set_msg(msg, "%s", err.first_damage);
+    tc_jpeg_report(&cinfo, &err, width, i, report, msg);
     jpeg_abort_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return TC_OK;

@@ -295,11 +295,17 @@ extension PostCatalog {
     /// joined with the posts. Remembered for later pages' plans (``wordCounts``).
     func matches(_ fts: String, _ db: Database) throws -> Int {
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ?", arguments: [fts]) ?? 0
+        remember(fts, count: count)
+        return count
+    }
+
+    /// Notes how many posts hold `fts`'s words, for later pages' plans; a bounded table.
+    /// `unlessLarger`: kept only if no larger count is noted (a lower bound).
+    private func remember(_ fts: String, count: Int, unlessLarger: Bool = false) {
         wordCounts.withLock { counts in
             if counts.count >= Self.rememberedWordCounts { counts.removeAll(keepingCapacity: true) }
-            counts[fts] = count
+            if !unlessLarger || (counts[fts] ?? 0) < count { counts[fts] = count }
         }
-        return count
     }
 
     /// The rowids of the posts holding `fts`'s words, when there are at most
@@ -310,14 +316,9 @@ extension PostCatalog {
     func fewMatches(_ fts: String, _ db: Database) throws -> [Int64]? {
         let found = try Int64.fetchAll(db, sql: "SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? LIMIT ?",
                                        arguments: [fts, manyMatches + 1])
-        // Remembered for the plans of later pages: past the limit, that there are more
-        // (never a total), so they skip this pass.
-        wordCounts.withLock { counts in
-            if counts.count >= Self.rememberedWordCounts { counts.removeAll(keepingCapacity: true) }
-            if found.count <= manyMatches || (counts[fts] ?? 0) <= manyMatches {
-                counts[fts] = found.count  // past the limit: manyMatches + 1, unless a count is known
-            }
-        }
+        // Past the limit, remembered as manyMatches + 1 (that there are more, never a total)
+        // unless a count is known, so later pages skip this pass.
+        remember(fts, count: found.count, unlessLarger: found.count > manyMatches)
         return found.count <= manyMatches ? found : nil
     }
 

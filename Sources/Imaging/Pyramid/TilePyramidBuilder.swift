@@ -199,7 +199,13 @@ public enum TilePyramidBuilder {
     ) throws(ImagingError) -> TileRect {
         let rect = try tileRect(width: width, height: height, level: level, column: column, row: row,
                                 layout: layout, options: options)
-        let shift = try PyramidGeometry(width: width, height: height).maxLevel - level
+        return source(of: rect, shift: try PyramidGeometry(width: width, height: height).maxLevel - level,
+                      width: width, height: height)
+    }
+
+    /// The full-size pixels `rect` of the level `shift` halvings below full size is made
+    /// from, in a `width` x `height` image.
+    private static func source(of rect: TileRect, shift: Int, width: Int, height: Int) -> TileRect {
         let x0 = rect.x << shift, y0 = rect.y << shift
         return TileRect(x: x0, y: y0, width: min(width, rect.maxX << shift) - x0, height: min(height, rect.maxY << shift) - y0)
     }
@@ -215,13 +221,13 @@ public enum TilePyramidBuilder {
         guard (1...100).contains(options.quality) else {
             throw .invalidArgument("JPEG quality must be 1-100, got \(options.quality)")
         }
-        let source = try sourceRect(width: imageWidth, height: imageHeight, level: level, column: column, row: row,
-                                    layout: layout, options: options)
+        let rect = try tileRect(width: imageWidth, height: imageHeight, level: level, column: column, row: row,
+                                layout: layout, options: options)
+        let source = source(of: rect, shift: try PyramidGeometry(width: imageWidth, height: imageHeight).maxLevel - level,
+                            width: imageWidth, height: imageHeight)
         guard region.width == source.width, region.height == source.height else {
             throw .invalidArgument("a \(region.width)x\(region.height) region is not the tile's source \(source)")
         }
-        let rect = try tileRect(width: imageWidth, height: imageHeight, level: level, column: column, row: row,
-                                layout: layout, options: options)
         let pixels = try levelPixels(
             of: region, origin: (source.x, source.y), imageWidth: imageWidth, imageHeight: imageHeight, level: level,
             rect: rect, linearLight: options.linearLight, keepAlpha: options.format.keepsAlpha)
@@ -274,10 +280,8 @@ public enum TilePyramidBuilder {
             throw .invalidArgument("rectangle \(rect) is outside level \(index) (\(level.width)x\(level.height))")
         }
         let shift = geometry.maxLevel - index
-        let x0 = rect.x << shift
-        let y0 = rect.y << shift
-        let width = min(imageWidth, rect.maxX << shift) - x0
-        let height = min(imageHeight, rect.maxY << shift) - y0
+        let part = source(of: rect, shift: shift, width: imageWidth, height: imageHeight)
+        let (x0, y0, width, height) = (part.x, part.y, part.width, part.height)
         guard x0 >= given.x, y0 >= given.y, x0 + width <= given.x + image.width,
               y0 + height <= given.y + image.height else {
             throw .invalidArgument("the pixels given do not cover rectangle \(rect) of level \(index)")
