@@ -43,6 +43,10 @@ public final class PostCatalog: Sendable {
     static let rememberedWordCounts = 256
     /// Above this many matches, pages of words walk the posts in order (``defaultManyMatches``).
     let manyMatches: Int
+    /// Posts a walk in order for a page of words looks at past what it expects, before
+    /// another way is taken (``wordsPage(_:after:offset:limit:oldestFirst:few:_:)``);
+    /// ``defaultWalkBudget`` but in tests, which make it run out.
+    let walkBudget: Int
     /// Manifests larger than this together are a big read (``ingest(_:bytes:intoEmpty:report:)``);
     /// ``bulkThreshold`` but in tests, which read small manifests the big way too.
     let bigRead: Int
@@ -62,9 +66,11 @@ public final class PostCatalog: Sendable {
         try self.init(cacheRoot: cacheRoot, bigRead: Self.bulkThreshold)
     }
 
-    init(cacheRoot: URL, bigRead: Int, manyMatches: Int = PostCatalog.defaultManyMatches) throws(CatalogError) {
+    init(cacheRoot: URL, bigRead: Int, manyMatches: Int = PostCatalog.defaultManyMatches,
+         walkBudget: Int = PostCatalog.defaultWalkBudget) throws(CatalogError) {
         self.bigRead = bigRead
         self.manyMatches = manyMatches
+        self.walkBudget = walkBudget
         self.cacheRoot = cacheRoot.standardizedFileURL
         path = self.cacheRoot.appendingPathComponent(Self.fileName)
         let databasePath = path.path
