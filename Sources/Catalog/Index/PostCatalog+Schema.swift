@@ -146,11 +146,18 @@ extension PostCatalog {
 
     /// `posts_fts`, also made in the file a ``FullTextBuilder`` writes (its tables are
     /// copied into the catalog's as they are, so both must be made by this text).
+    ///
+    /// Prefixes of one, two and three letters are indexed: the last word of a search is
+    /// a prefix (it is being typed), and a longer one is gathered from every term it
+    /// begins. The one-letter index costs a fifth more index (64 → 77 MB at a million
+    /// posts) and a tenth more time to build it (11.4 → 12.6 s, on the words' own
+    /// thread); it makes `m` count in 28 ms instead of 160, `ul m` in 53 instead of 189.
+    
     static let fullTextTable = """
         CREATE VIRTUAL TABLE posts_fts USING fts5(
             text, name, handle, tags,
             tokenize = 'unicode61 remove_diacritics 2',
-            prefix = '2 3',
+            prefix = '1 2 3',
             detail = none
         )
         """
@@ -175,5 +182,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 15
+    static let schemaVersion = 16
 }

@@ -96,12 +96,13 @@ extension PostCatalog {
 
     /// Whether FTS5 answers "is this post among the matches of `fts`" by seeks: every
     /// word but the last is a term, and the last, a prefix, is one of the prefix
-    /// index's (two or three letters). A longer prefix is gathered from every term it
-    /// begins, at every question (at a million posts, 30 ms each for one in 77,077 posts).
+    /// indexes' (one to three letters, ``fullTextTable``). A longer prefix is gathered
+    /// from every term it begins, at every question (at a million posts, 30 ms each for
+    /// one in 77,077 posts).
     static func cheapToProbe(_ fts: String) -> Bool {
         guard fts.hasSuffix("\"*"), let open = fts.dropLast(2).lastIndex(of: "\"") else { return false }
         let last = fts[fts.index(after: open)..<fts.index(fts.endIndex, offsetBy: -2)]
-        return last.utf8.allSatisfy { $0 < 0x80 } && (2...3).contains(last.utf8.count)
+        return last.utf8.allSatisfy { $0 < 0x80 } && (1...3).contains(last.utf8.count)
     }
 
     /// Walks the posts in list order after `position`, a chunk at a time, keeping
