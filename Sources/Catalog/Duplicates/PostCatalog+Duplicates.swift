@@ -19,9 +19,26 @@ extension PostCatalog {
         public let generation: Int64
     }
 
-    /// Builds the near-neighbour index of every photo's hash (at a million photos about
-    /// a second and 110 MB). Readers keep it while ``perceptualGeneration()`` is the same.
+    /// The near-neighbour index of every photo's hash. Searchable, it is the one kept
+    /// beside the catalog (``PDQIndexFile``) when that file still holds the catalog's
+    /// hashes, with the photos hashed since compared one by one; else it is built (at a
+    /// million photos about 1.9 s and 110 MB) and, searchable, written there for the next
+    /// process. Readers keep it while ``perceptualGeneration()`` is the same.
     public func perceptualIndex(searchable: Bool = true) throws(CatalogError) -> PerceptualIndex {
+        let file = path.path + Self.perceptualSuffix
+        if searchable, let kept = PDQIndexFile.open(file), let index = try extended(kept) { return index }
+        let built = try buildPerceptualIndex(searchable: searchable)
+        if searchable { try? PDQIndexFile.write(built.index, ids: built.ids, generation: built.generation, to: file) }
+        return built
+    }
+
+    /// `catalog.sqlite.pdq`: the kept near-duplicate index.
+    static let perceptualSuffix = ".pdq"
+    /// Photos hashed since the kept index was written that it takes one by one (each
+    /// compared with every query): past this, or a sixteenth of the index, it is made again.
+    static let perceptualDelta = 4_096
+
+    private func buildPerceptualIndex(searchable: Bool) throws(CatalogError) -> PerceptualIndex {
         try read("read the PDQ hashes") { db in
             var hashes: [PDQHash] = [], ids: [Int64] = []
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM images_pdq WHERE quality >= ?",
@@ -38,6 +55,41 @@ extension PostCatalog {
             }
             let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM images_pdq") ?? 0
             return PerceptualIndex(index: PDQIndex(hashes, searchable: searchable), ids: ids, generation: generation)
+        }
+    }
+
+    /// The kept index with the photos hashed since, or nil when it is not this
+    /// catalog's: its useful photos up to its generation are not as many, its ids are
+    /// out of order, or a sample of 17 of its hashes differs from the catalog's rows (a
+    /// catalog made anew numbers its photos from 1 again).
+    private func extended(_ kept: PDQIndexFile) throws(CatalogError) -> PerceptualIndex? {
+        try read("read the PDQ hashes") { db -> PerceptualIndex? in
+            let minimum = PDQSignature.minimumUsefulQuality
+            let count = kept.ids.count
+            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM images_pdq WHERE id <= ? AND quality >= ?",
+                                   arguments: [kept.generation, minimum]) == count,
+                  zip(kept.ids, kept.ids.dropFirst()).allSatisfy({ $0 < $1 }), (kept.ids.last ?? 0) <= kept.generation
+            else { return nil }
+            let sample = try db.cachedStatement(sql: "SELECT substr(hashes, 1, 32) FROM images_pdq WHERE id = ? AND quality >= ?")
+            for k in 0...16 where count > 0 {
+                let slot = (count - 1) * k / 16
+                guard let data = try Data.fetchOne(sample, arguments: [kept.ids[slot], minimum]),
+                      PDQHash(bytes: data) == kept.index.hashes[slot]
+                else { return nil }
+            }
+            var ids = kept.ids, hashes = kept.index.hashes
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, substr(hashes, 1, 32) FROM images_pdq WHERE id > ? AND quality >= ? ORDER BY id",
+                                           arguments: [kept.generation, minimum])
+            while let row = try rows.next() {
+                guard let data = row[1] as Data?, let hash = PDQHash(bytes: data) else { continue }
+                ids.append(row[0])
+                hashes.append(hash)
+                if ids.count - count > max(Self.perceptualDelta, count / 16) { return nil }
+            }
+            guard let table = kept.index.table else { return nil }
+            let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM images_pdq") ?? 0
+            let index = ids.count == count ? kept.index : PDQIndex(hashes: hashes, table: table)
+            return PerceptualIndex(index: index, ids: ids, generation: generation)
         }
     }
 
@@ -66,7 +118,7 @@ extension PostCatalog {
     {
         guard let signature = try pdqSignature(of: sha256), signature.isUseful else { return [] }
         // The query's hashes in PDQTransform order: a match's query is how it is turned.
-        let found = index.index.search(signature.dihedral, threshold: threshold)
+        let found = try confirmed(index.index.search(signature.dihedral, threshold: threshold), of: signature.dihedral, in: index)
         let shas = try hashes(ofRows: found.map { index.ids[$0.slot] })
         let own = Self.blob(sha256)
         let kept = found.filter { shas[index.ids[$0.slot]] != own }
@@ -79,7 +131,7 @@ extension PostCatalog {
     public func matches(of hash: PDQHash, threshold: Int = defaultPDQThreshold, in index: PerceptualIndex)
         throws(CatalogError) -> [NearDuplicate]
     {
-        let found = index.index.search([hash], threshold: threshold)
+        let found = try confirmed(index.index.search([hash], threshold: threshold), of: [hash], in: index)
         let shas = try hashes(ofRows: found.map { index.ids[$0.slot] })
         return try describe(found.map { (index.ids[$0.slot], $0.distance, PDQTransform.original) }, shas: shas)
     }
@@ -210,6 +262,24 @@ extension PostCatalog {
             guard let last = batch.last else { return }
             try body(batch)
             after = last.0
+        }
+    }
+
+    /// The matches whose row in the catalog holds the hash the index found at that
+    /// distance: an index read from a file (``PDQIndexFile``) answers nothing the
+    /// catalog does not say.
+    private func confirmed(_ found: [PDQIndex.Match], of queries: [PDQHash], in index: PerceptualIndex)
+        throws(CatalogError) -> [PDQIndex.Match]
+    {
+        guard !found.isEmpty else { return [] }
+        return try read("check near duplicates") { db in
+            let statement = try db.cachedStatement(sql: "SELECT substr(hashes, 1, 32) FROM images_pdq WHERE id = ?")
+            return try found.filter { match in
+                guard let data = try Data.fetchOne(statement, arguments: [index.ids[match.slot]]),
+                      let hash = PDQHash(bytes: data)
+                else { return false }
+                return queries[match.query].distance(to: hash) == match.distance
+            }
         }
     }
 

@@ -2,6 +2,9 @@ public import Foundation
 public import BlobStore
 internal import GRDB
 public import TweetModel
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 extension PostCatalog {
     /// The posts (own and included copies) whose author has `handle` (without `@`,
@@ -56,7 +59,8 @@ extension PostCatalog {
     /// not left in free pages. Then the words' index is merged into one segment (FTS5
     /// otherwise keeps a deleted post's words in its old segments behind a delete
     /// marker) and the log is copied in and cut to nothing, so no earlier page image of
-    /// the rows stays in `catalog.sqlite-wal` either. Returns the rows of posts removed.
+    /// the rows stays in `catalog.sqlite-wal` either, and the kept near-duplicate index
+    /// (``PDQIndexFile``) goes. Returns the rows of posts removed.
     @discardableResult
     public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int)],
                        unused: Set<BlobHash>) throws(CatalogError) -> Int
@@ -91,6 +95,9 @@ extension PostCatalog {
             try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
         }
         try cutLog()
+        // The kept near-duplicate index holds the forgotten photos' hashes: the next
+        // search makes it again from the catalog.
+        unlink(path.path + Self.perceptualSuffix)
         return posts
     }
 
