@@ -2,6 +2,7 @@ public import Foundation
 import BlobStore
 internal import CTweetCache
 internal import GRDB
+internal import GRDBSQLite
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
@@ -137,6 +138,10 @@ public final class PostCatalog: Sendable {
     /// million posts' 53 s `reindex`, with the next read then reusing the freed pages
     /// one by one). A reader of another process keeps its snapshot until it ends.
     static func replaceWithEmpty(_ db: Database) throws {
+        // The kept near-duplicate index numbers the old catalog's photos.
+        if let connection = db.sqliteConnection, let file = sqlite3_db_filename(connection, "main"), file.pointee != 0 {
+            unlink(String(cString: file) + perceptualSuffix)
+        }
         let empty = try DatabaseQueue()
         try empty.inDatabase { source in
             try source.execute(sql: schema)

@@ -131,7 +131,7 @@ extension PDQIndexFileTests {
         #expect(try catalog.matches(of: photo, in: tampered).map(\.sha256) == [DuplicateQueryTests.sha(42)])
     }
 
-    @Test func forgettingPhotosRemovesTheKeptIndex() throws {
+    @Test func forgettingPhotosOrMakingTheCatalogAnewRemovesTheKeptIndex() throws {
         let root = try ScratchDirectory.make("tc-pdq-forget")
         var maker = HashMaker(state: 12)
         try Self.write((1...5).map { ($0, DuplicateQueryTests.signature(maker.hash(), &maker)) }, at: 1_000, name: "a.json", in: root)
@@ -140,6 +140,11 @@ extension PDQIndexFileTests {
         let file = root.appendingPathComponent("catalog.sqlite.pdq").path
         #expect(FileManager.default.fileExists(atPath: file))
         try catalog.forget([], rewritten: [], unused: [])
+        #expect(!FileManager.default.fileExists(atPath: file))
+        // A catalog made anew numbers its photos again: the file goes with the old one.
+        _ = try catalog.perceptualIndex()
+        #expect(FileManager.default.fileExists(atPath: file))
+        try catalog.rebuild()
         #expect(!FileManager.default.fileExists(atPath: file))
     }
 }
