@@ -8,7 +8,8 @@
 #      against the peer: a numpy scan of every hash (XOR and popcount over arrays of
 #      uint64) with the same eight dihedral hashes per query;
 #   3. `tweetcache dupes` over the whole set: wall time and peak RSS;
-#   4. `serve`: /api/duplicates/<sha256> answered 500 times after the first (p50, p99).
+#   4. `serve`: the first /api/duplicates/<sha256> after a start (the index kept by step 2),
+#      then 500 more (p50, p99).
 #
 # Usage: bench/pdq-scale.sh DIR   (COUNT=1000000; the corpus is made in DIR when absent,
 #   about 2 minutes; TWEETCACHE_BIN=path skips the build; TC_PORT default 8098)
@@ -72,7 +73,7 @@ python3 -c "import json,sys; d=json.load(open('$dir/.out')); print(f\"dupes: {d[
 server=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
 sha=$(printf '%016x%048d' 12345 0)
-curl -fs -o /dev/null -w "first /api/duplicates (builds the index): %{time_total} s\n" "http://127.0.0.1:$port/api/duplicates/$sha"
+curl -fs -o /dev/null -w "first /api/duplicates after the start (maps the kept index, catalog.sqlite.pdq, or builds it): %{time_total} s\n" "http://127.0.0.1:$port/api/duplicates/$sha"
 for i in $(seq 500); do
   printf '%016x%048d\n' $(( (i * 7919) % count + 1 )) 0
 done | while read -r h; do

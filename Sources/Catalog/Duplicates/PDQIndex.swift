@@ -1,4 +1,6 @@
 public import MediaTypes
+import Foundation
+import TweetModel
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -106,11 +108,17 @@ public struct PDQIndex: Sendable {
 
     public var count: Int { hashes.count }
 
-    /// The sixteen pieces of every hash, sixteen a hash (``PDQHash/pieces(into:)``).
+    /// The sixteen pieces of every hash, sixteen a hash (``PDQHash/pieces(into:)``), on
+    /// every core.
     static func pieces(of hashes: [PDQHash]) -> [UInt16] {
         var keys = [UInt16](repeating: 0, count: hashes.count * 16)
         keys.withUnsafeMutableBufferPointer { out in
-            for (slot, hash) in hashes.enumerated() { hash.pieces(into: out.baseAddress! + slot * 16) }
+            nonisolated(unsafe) let base = out.baseAddress
+            let slices = ParallelSlices.split(hashes.indices, parts: ProcessInfo.processInfo.activeProcessorCount)
+            DispatchQueue.concurrentPerform(iterations: slices.count) { lane in
+                // Each lane writes its own slots' keys.
+                for slot in slices[lane] { hashes[slot].pieces(into: base! + slot * 16) }
+            }
         }
         return keys
     }

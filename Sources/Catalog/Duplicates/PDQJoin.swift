@@ -1,4 +1,5 @@
 import Foundation
+import TweetModel
 public import MediaTypes
 internal import CTweetCache
 
@@ -47,7 +48,7 @@ public enum PDQJoin {
             guard let turned = try variants(transform), turned.count == originals.count else { continue }
             let turnedKeys = PDQIndex.pieces(of: turned)
             for piece in 0..<16 {
-                let left = Sorted(turned, keys: turnedKeys, piece: piece), right = Sorted(originals, keys: keys, piece: piece)
+                let (left, right) = Sorted.pair((turned, turnedKeys), (originals, keys), piece: piece)
                 join(left, right, threshold: threshold, same: false, into: &sets)
             }
         }
@@ -62,7 +63,7 @@ public enum PDQJoin {
     }
 
     /// Hashes laid out in the order of one piece's value.
-    struct Sorted {
+    struct Sorted: Sendable {
         /// Where each value's run starts (65,537 offsets).
         var start: [Int32]
         var hashes: [PDQHash]
@@ -85,6 +86,15 @@ public enum PDQJoin {
             self.start = start
             self.hashes = hashes
             self.slots = slots
+        }
+
+        /// Both lists laid out by one piece, each on a core of its own (the sorting
+        /// was a tenth of `dupes`' time, on one core while the other waited).
+        static func pair(_ a: ([PDQHash], [UInt16]), _ b: ([PDQHash], [UInt16]), piece: Int) -> (Sorted, Sorted) {
+            let sorted = ParallelSlices.map(2) { side in
+                side == 0 ? Sorted(a.0, keys: a.1, piece: piece) : Sorted(b.0, keys: b.1, piece: piece)
+            }
+            return (sorted[0], sorted[1])
         }
     }
 

@@ -177,30 +177,41 @@ extension PostCatalog {
         var members: [Int: [Int]] = [:]
         for slot in parent.indices where grouped[root(slot)] { members[root(slot), default: []].append(slot) }
         let sets = members.values.map { $0.sorted() }
-        var groups: [DuplicateGroup] = []
-        for set in sets {
-            let ids = set.map { index.ids[$0] }
-            let shas = try hashes(ofRows: ids)
-            let first = index.index.hashes[set[0]]
-            var images = try describe(set.map { (index.ids[$0], index.index.hashes[$0].distance(to: first), PDQTransform.original) },
-                                      shas: shas)
-            images.sort { Self.earlier($0.firstPosted, $1.firstPosted) }
-            // Distances from the earliest image, transform included.
-            if let head = images.first, let base = try pdqSignature(of: head.sha256) {
-                for i in images.indices {
-                    guard let other = try pdqSignature(of: images[i].sha256) else { continue }
-                    let best = PDQTransform.allCases.map { ($0, base.hash($0).distance(to: other.hash)) }.min { $0.1 < $1.1 }!
-                    images[i].distance = best.1
-                    images[i].transform = best.0 == .original ? nil : best.0.description
-                }
+        // The groups described on every core (the catalog's readers run side by side).
+        let slices = ParallelSlices.split(sets.indices, parts: ProcessInfo.processInfo.activeProcessorCount)
+        let described = ParallelSlices.map(slices.count) { lane -> Result<[DuplicateGroup], CatalogError> in
+            Result { () throws(CatalogError) -> [DuplicateGroup] in
+                try slices[lane].map { i throws(CatalogError) in try describeGroup(sets[i], in: index) }
             }
-            groups.append(DuplicateGroup(images: images))
         }
+        var groups: [DuplicateGroup] = []
+        for lane in described { groups += try lane.get() }
         groups.sort { Self.earlier($0.images.first?.firstPosted, $1.images.first?.firstPosted) }
         return (Array(groups.prefix(limit)), groups.count)
     }
 
     // MARK: - Helpers
+
+    /// One group's images (slots of `index`), earliest post first, each with its distance
+    /// and turn from the earliest.
+    private func describeGroup(_ set: [Int], in index: PerceptualIndex) throws(CatalogError) -> DuplicateGroup {
+        let ids = set.map { index.ids[$0] }
+        let shas = try hashes(ofRows: ids)
+        let first = index.index.hashes[set[0]]
+        var images = try describe(set.map { (index.ids[$0], index.index.hashes[$0].distance(to: first), PDQTransform.original) },
+                                  shas: shas)
+        images.sort { Self.earlier($0.firstPosted, $1.firstPosted) }
+        // Distances from the earliest image, transform included.
+        if let head = images.first, let base = try pdqSignature(of: head.sha256) {
+            for i in images.indices {
+                guard let other = try pdqSignature(of: images[i].sha256) else { continue }
+                let best = PDQTransform.allCases.map { ($0, base.hash($0).distance(to: other.hash)) }.min { $0.1 < $1.1 }!
+                images[i].distance = best.1
+                images[i].transform = best.0 == .original ? nil : best.0.description
+            }
+        }
+        return DuplicateGroup(images: images)
+    }
 
     /// The slot of an `images_pdq` id in the index's ascending ids.
     static func slot(of id: Int64, in ids: [Int64]) -> Int? {

@@ -68,3 +68,25 @@ struct HashMaker {
         #expect(index.search([far, near], threshold: 31) == [PDQIndex.Match(slot: 0, distance: 3, query: 1)])
     }
 }
+
+extension PDQIndexTests {
+    /// Piece `c`'s bit `i` is row `i`'s column `(i + c) mod 16`, as ``PDQHash/pieces(into:)``
+    /// says: computed here bit by bit from the words, for random hashes and the extremes.
+    @Test func piecesAreTheDiagonalsOfTheCoefficientBlock() {
+        var maker = HashMaker(state: 21)
+        let ones = PDQHash(words: (.max, .max, .max, .max))
+        for hash in (0..<200).map({ _ in maker.hash() }) + [.zero, ones] {
+            let words = [hash.words.3, hash.words.2, hash.words.1, hash.words.0]  // rows 0-3, 4-7, 8-11, 12-15
+            var keys = [UInt16](repeating: 0, count: 16)
+            keys.withUnsafeMutableBufferPointer { hash.pieces(into: $0.baseAddress!) }
+            for c in 0..<16 {
+                var expected: UInt16 = 0
+                for i in 0..<16 {
+                    let row = (words[i / 4] >> UInt64(16 * (i % 4))) & 0xFFFF
+                    expected |= UInt16((row >> UInt64((i + c) % 16)) & 1) << UInt16(i)
+                }
+                #expect(keys[c] == expected)
+            }
+        }
+    }
+}
