@@ -36,6 +36,18 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 32 bytes, most significant first (the hex form's order), as stored in an index.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 32 else { return nil }
+        // Contiguous bytes (a catalog row's `Data`) as four big-endian loads: byte by
+        // byte through `Data`'s iterator was 3% of `dupes`, which reads seven million.
+        if let loaded = bytes.withContiguousStorageIfAvailable({ buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            return (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        }) {
+            words = loaded
+            return
+        }
         var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var index = 0
         for byte in bytes {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import MediaTypes
 @testable import Catalog
@@ -87,6 +88,19 @@ extension PDQIndexTests {
                 }
                 #expect(keys[c] == expected)
             }
+        }
+    }
+}
+
+extension PDQIndexTests {
+    /// A hash read from contiguous bytes (a row's `Data`, an array) is the hash read
+    /// byte by byte (any other collection), and its bytes again.
+    @Test func hashesReadFromBytesEitherWayAgree() {
+        var maker = HashMaker(state: 23)
+        for hash in (0..<50).map({ _ in maker.hash() }) + [.zero] {
+            let bytes = hash.bytes
+            #expect(PDQHash(bytes: Data(bytes)) == hash && PDQHash(bytes: bytes) == hash)
+            #expect(PDQHash(bytes: bytes.reversed().reversed()) == hash && PDQHash(bytes: Data(bytes).dropFirst()) == nil)
         }
     }
 }
