@@ -37,7 +37,9 @@ struct PDQIndexFile {
             throw CocoaError(.fileWriteUnknown)
         }
         let temporary = path + ".tmp-\(getpid())"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A name of its own, made new: never through a link or into a file left there.
+        unlink(temporary)
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var ok = false
         defer {

@@ -45,7 +45,7 @@ extension PostCatalog {
         if let few {
             guard !few.isEmpty else { return [] }
             let posts = try Int.fetchOne(db, sql: "SELECT coalesce(max(rowid), 0) FROM posts") ?? 0
-            let expected = need * max(posts, few.count) / few.count
+            let expected = Self.walk(need, in: posts, matches: few.count)
             if expected <= Self.walkPerMatch * few.count {
                 let matches = Set(few)
                 let walk = try walkInOrder(from: position, oldestFirst: oldestFirst, need: need, budget: 3 * expected + walkBudget,
@@ -63,7 +63,7 @@ extension PostCatalog {
         // Asked post by post when the page should come within half the budget (for a
         // number of matches known, `many`), or with it unknown, until the budget is spent.
         let posts = try many == nil ? 0 : Int.fetchOne(db, sql: "SELECT coalesce(max(rowid), 0) FROM posts") ?? 0
-        let dense = many.map { need * max(posts, $0) / max(1, $0) <= walkBudget / 4 } ?? true
+        let dense = many.map { Self.walk(need, in: posts, matches: $0) <= walkBudget / 4 } ?? true
         if dense && Self.cheapToProbe(fts) {
             let walk = try walkInOrder(from: position, oldestFirst: oldestFirst, need: need, budget: walkBudget / 2,
                                        probing: fts, keep: { _ in true }, db)
@@ -84,6 +84,13 @@ extension PostCatalog {
         arguments.append(need - kept.count)
         kept += try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         return try rows(Array(kept.dropFirst(offset)), db)
+    }
+
+    /// How many posts a walk in order should look at to find `need` of `matches` among
+    /// `posts`, if the matches are spread evenly (`Int.max` past any real number).
+    static func walk(_ need: Int, in posts: Int, matches: Int) -> Int {
+        let (product, overflow) = need.multipliedReportingOverflow(by: max(posts, matches))
+        return overflow ? .max : product / max(1, matches)
     }
 
     /// A walk in order looks at most this many posts per match before the matches are

@@ -100,3 +100,12 @@ extension WordsPageTests {
         #expect(!PostCatalog.cheapToProbe("\"ça\"*") && !PostCatalog.cheapToProbe("\"ul\""))
     }
 }
+
+extension WordsPageTests {
+    /// The walk's expected length, even for a page number past any real one (no overflow trap).
+    @Test func aWalksLengthIsSaturated() {
+        #expect(PostCatalog.walk(100, in: 1_000_000, matches: 10_000) == 10_000)
+        #expect(PostCatalog.walk(Int.max / 2, in: 1_000_000, matches: 10) == .max)
+        #expect(PostCatalog.walk(5, in: 0, matches: 0) == 0)
+    }
+}
