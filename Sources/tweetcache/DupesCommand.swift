@@ -38,7 +38,7 @@ struct DupesCommand: ParsableCommand {
         let snapshot = try options.snapshot()
         progress.setPhase("reading the photos' hashes")
         // Groups are found by PDQJoin's sorted runs, not by searching: no search index.
-        let index = try snapshot.catalog.perceptualIndex(searchable: threshold > 31)
+        let index = try snapshot.catalog.perceptualIndex(searchable: threshold > 31, kept: false)
         progress.setPhase("grouping \(index.index.count) photos")
         let (groups, total) = try snapshot.catalog.duplicateGroups(
             threshold: threshold, in: index, limit: limit == 0 ? .max : limit)

@@ -70,6 +70,18 @@ struct PDQIndexFile {
         ok = true
     }
 
+    /// Removes the file at `path` and any temporary a writer left beside it (killed
+    /// mid-write): both hold photos' hashes.
+    static func remove(_ path: String) {
+        unlink(path)
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + ".tmp-"
+        let folder = url.deletingLastPathComponent().path
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            unlink(folder + "/" + name)
+        }
+    }
+
     /// Maps the file at `path`; nil when there is none or it is not a whole index file.
     static func open(_ path: String) -> PDQIndexFile? {
         precondition(MemoryLayout<PDQHash>.stride == 32)

@@ -3,6 +3,9 @@ public import MediaTypes
 internal import GRDB
 import BlobStore
 import TweetModel
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 extension PostCatalog {
     /// PDQ's recommended match distance: re-encoded, resized and captioned copies fall
@@ -24,11 +27,29 @@ extension PostCatalog {
     /// hashes, with the photos hashed since compared one by one; else it is built (at a
     /// million photos about 1.9 s and 110 MB) and, searchable, written there for the next
     /// process. Readers keep it while ``perceptualGeneration()`` is the same.
-    public func perceptualIndex(searchable: Bool = true) throws(CatalogError) -> PerceptualIndex {
+    ///
+    /// `kept: false` never reads the file (`dupes`, whose joins are not confirmed one by one).
+    public func perceptualIndex(searchable: Bool = true, kept useFile: Bool = true) throws(CatalogError) -> PerceptualIndex {
         let file = path.path + Self.perceptualSuffix
-        if searchable, let kept = PDQIndexFile.open(file), let index = try extended(kept) { return index }
+        if searchable, useFile, let kept = PDQIndexFile.open(file), let index = try extended(kept) { return index }
         let built = try buildPerceptualIndex(searchable: searchable)
-        if searchable { try? PDQIndexFile.write(built.index, ids: built.ids, generation: built.generation, to: file) }
+        guard searchable else { return built }
+        // Written under the catalog's lock, and only if the catalog still holds what was
+        // read: a `forget` (which holds the lock until it removes the file) that ran
+        // during the build removed photos this index still has. A lock held by another
+        // process's ingest is not waited for: the file is then left for a later build.
+        let lock = Glibc.open(path.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { return built }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return built }
+        let now = try read("read the PDQ hashes") { db in
+            (try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM images_pdq") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM images_pdq WHERE quality >= ?",
+                              arguments: [PDQSignature.minimumUsefulQuality]) ?? 0)
+        }
+        if now == (built.generation, built.ids.count) {
+            try? PDQIndexFile.write(built.index, ids: built.ids, generation: built.generation, to: file)
+        }
         return built
     }
 

@@ -91,13 +91,13 @@ extension PostCatalog {
             try Self.recount(db)
             return rows.count
         }
+        // The kept near-duplicate index holds the forgotten photos' hashes: gone at once
+        // (a later step may fail), and the next search makes it again from the catalog.
+        PDQIndexFile.remove(path.path + Self.perceptualSuffix)
         try write("merge the words' index") { db in
             try db.execute(sql: "INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
         }
         try cutLog()
-        // The kept near-duplicate index holds the forgotten photos' hashes: the next
-        // search makes it again from the catalog.
-        unlink(path.path + Self.perceptualSuffix)
         return posts
     }
 

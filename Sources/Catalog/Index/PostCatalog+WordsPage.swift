@@ -39,7 +39,8 @@ extension PostCatalog {
     {
         guard let fts = Self.wordsAlone(filter) else { preconditionFailure("words and more") }
         let offset = max(0, offset)
-        let need = offset + limit
+        let (sum, overflow) = offset.addingReportingOverflow(limit)
+        let need = overflow ? Int.max : sum
         guard limit > 0 else { return [] }
         var position = key.map(OrderPosition.init)
         if let few {
@@ -130,7 +131,8 @@ extension PostCatalog {
         while kept.count < need {
             guard looked < budget else { return (kept, false, position) }
             // Probes cost: a chunk about twice what is still missing; plain looks are cheap.
-            let chunk = min(budget - looked, fts == nil ? 4_096 : max(64, 2 * (need - kept.count)))
+            let missing = need - kept.count
+            let chunk = min(budget - looked, fts == nil ? 4_096 : max(64, missing > budget ? budget : 2 * missing))
             var arguments: [DatabaseValueConvertible?] = fts.map { [$0] } ?? []
             var sql = head
             if let position {

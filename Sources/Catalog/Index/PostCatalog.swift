@@ -140,7 +140,7 @@ public final class PostCatalog: Sendable {
     static func replaceWithEmpty(_ db: Database) throws {
         // The kept near-duplicate index numbers the old catalog's photos.
         if let connection = db.sqliteConnection, let file = sqlite3_db_filename(connection, "main"), file.pointee != 0 {
-            unlink(String(cString: file) + perceptualSuffix)
+            PDQIndexFile.remove(String(cString: file) + perceptualSuffix)
         }
         let empty = try DatabaseQueue()
         try empty.inDatabase { source in

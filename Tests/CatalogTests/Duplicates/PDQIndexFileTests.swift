@@ -139,12 +139,24 @@ extension PDQIndexFileTests {
         _ = try catalog.perceptualIndex()
         let file = root.appendingPathComponent("catalog.sqlite.pdq").path
         #expect(FileManager.default.fileExists(atPath: file))
+        // A writer killed mid-write left its temporary: it holds hashes too.
+        let left = file + ".tmp-4242"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: left))
         try catalog.forget([], rewritten: [], unused: [])
-        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(!FileManager.default.fileExists(atPath: file) && !FileManager.default.fileExists(atPath: left))
         // A catalog made anew numbers its photos again: the file goes with the old one.
         _ = try catalog.perceptualIndex()
         #expect(FileManager.default.fileExists(atPath: file))
         try catalog.rebuild()
         #expect(!FileManager.default.fileExists(atPath: file))
+        // While another process holds the catalog's lock (a `forget`, an ingest), the
+        // index is answered but not written: the lock is not waited for.
+        let lock = open(root.appendingPathComponent("catalog.sqlite.lock").path, O_RDWR | O_CREAT, 0o644)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        #expect(try catalog.perceptualIndex().index.count == 5)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        close(lock)
+        _ = try catalog.perceptualIndex()
+        #expect(FileManager.default.fileExists(atPath: file))
     }
 }
