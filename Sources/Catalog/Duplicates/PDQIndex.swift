@@ -43,7 +43,6 @@ public struct PDQIndex: Sendable {
         enum Release {
             case allocated(UnsafeMutableRawPointer)
             case mapped(UnsafeMutableRawPointer, Int)
-            case none
         }
 
         init(offsets: UnsafeBufferPointer<UInt32>, postings: UnsafeBufferPointer<UInt32>, slots: Int, release: Release) {
@@ -57,7 +56,6 @@ public struct PDQIndex: Sendable {
             switch release {
             case let .allocated(pointer): pointer.deallocate()
             case let .mapped(pointer, length): munmap(pointer, length)
-            case .none: break
             }
         }
 
