@@ -3,6 +3,7 @@ import BlobStore
 import Catalog
 import Foundation
 import Inspect
+import TweetModel
 
 /// `tweetcache dupes`: groups of near-identical photos across posts and networks.
 struct DupesCommand: ParsableCommand {
@@ -46,10 +47,17 @@ struct DupesCommand: ParsableCommand {
         if options.json {
             // {"groups": [...], "hashed", "threshold", "total"} (sorted keys), a group at a
             // time: a million photos' groups are tens of megabytes as one string.
+            // Encoded a batch at a time on every core (one core took 2.7 s at a million photos).
             StandardStreams.output("{\n  \"groups\" : [")
-            for (n, group) in groups.enumerated() {
-                let text = try InspectJSON.string(group).replacingOccurrences(of: "\n", with: "\n    ")
-                StandardStreams.output((n == 0 ? "\n    " : ",\n    ") + text)
+            for batch in stride(from: 0, to: groups.count, by: 4_096) {
+                let part = groups[batch..<min(groups.count, batch + 4_096)]
+                let lanes = ParallelSlices.split(part.indices, parts: ProcessInfo.processInfo.activeProcessorCount)
+                let texts = ParallelSlices.map(lanes.count) { lane in
+                    Result { try lanes[lane].map { n in
+                        (n == 0 ? "\n    " : ",\n    ") + (try InspectJSON.string(part[n])).replacingOccurrences(of: "\n", with: "\n    ")
+                    }.joined() }
+                }
+                for text in texts { StandardStreams.output(try text.get()) }
             }
             StandardStreams.output("\(groups.isEmpty ? "" : "\n  ")],\n  \"hashed\" : \(index.index.count),\n  \"threshold\" : \(threshold),\n  \"total\" : \(total)\n}\n")
             return

@@ -87,6 +87,7 @@ extension PDQIndexTests {
                     expected |= UInt16((row >> UInt64((i + c) % 16)) & 1) << UInt16(i)
                 }
                 #expect(keys[c] == expected)
+                #expect(hash.piece(c) == expected, "one piece read alone")
             }
         }
     }
