@@ -89,7 +89,7 @@ public final class TileServer: Sendable {
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> (app: Application<ServerResponder>, lazyPacks: LazyPacks, boundPort: SharedPort, liveSearches: LiveSearches?,
-                 forgetWatch: ForgetWatch, sessions: MemoryPersistDriver<ContinuousClock>, pool: RenderPool) {
+                 forgetWatch: ForgetWatch, sessions: MemoryPersistDriver<ContinuousClock>, pool: RenderPool, catalog: CatalogCache) {
         let metrics = ServerMetrics()
         if let health = configuration.store?.storage.health {
             metrics.storeUp(true)
@@ -127,8 +127,10 @@ public final class TileServer: Sendable {
         let lazyPacks = LazyPacks(store: store, files: files, sources: sources, reader: packs, logger: logger)
         let liveSearches = configuration.liveSearch.map(LiveSearches.init)
         let memory = ByteCache(capacity: configuration.memoryCacheBytes)
+        let catalog = CatalogCache(layout: layout)
         let forgetWatch = ForgetWatch(log: TombstoneLog(cacheRoot: files.root), interval: configuration.forgetCheckInterval) {
             hot.removeAll()
+            catalog.dropPerceptualIndex()
             memory.removeAll()
             packs.forgetAll()
             sources.forgetAll()
@@ -147,7 +149,7 @@ public final class TileServer: Sendable {
             lazyPacks: lazyPacks,
             pool: pool,
             metrics: metrics,
-            catalog: CatalogCache(layout: layout),
+            catalog: catalog,
             liveSearches: liveSearches,
             boundPort: { boundPort.port },
             access: access,
@@ -177,7 +179,7 @@ public final class TileServer: Sendable {
                                  serverName: TileServer.serverName),
             onServerRunning: onServerRunning,
             logger: logger)
-        return (app, lazyPacks, boundPort, liveSearches, forgetWatch, sessions, pool)
+        return (app, lazyPacks, boundPort, liveSearches, forgetWatch, sessions, pool, catalog)
     }
 
     /// Stops accepting connections and returns once open requests are answered.

@@ -24,6 +24,9 @@ import TestSupport
             for uri in uris {
                 #expect(try await client.execute(uri: uri, method: .get).status == .ok, "\(uri)")
             }
+            // A duplicate search holds the PDQ index (and maps the kept file beside the catalog).
+            _ = try made.catalog.perceptualIndex(of: try made.catalog.catalog)
+            #expect(made.catalog.holdsPerceptualIndex)
             // `forget` removes the image's files and writes its tombstone.
             let store = try BlobStore(root: cache)
             #expect(try store.remove(hash))
@@ -33,6 +36,8 @@ import TestSupport
             let fromMemory = try await client.execute(uri: uris[1], method: .get).status
             try TombstoneLog(cacheRoot: cache).append([Tombstone(key: PostIdentity(network: .x, id: "1"), forgottenAt: Date(), reason: "deleted")])
             #expect(made.forgetWatch.check(&seen))
+            // Its hashes include the forgotten photos', and the file it maps is unlinked.
+            #expect(!made.catalog.holdsPerceptualIndex, "the PDQ index is let go")
             for uri in uris {
                 let status = try await client.execute(uri: uri, method: .get).status
                 #expect(status == .notFound, "\(uri) after the forget: \(status)")

@@ -33,6 +33,16 @@ final class CatalogCache: Sendable {
         }
     }
 
+    /// Whether a PDQ index is held (tests).
+    var holdsPerceptualIndex: Bool { perceptual.withLock { $0 != nil } }
+
+    /// Lets go of the PDQ index: after a `forget` it holds the forgotten photos'
+    /// hashes, and a kept file it maps is unlinked by the forget but stays on disk
+    /// while mapped. The next duplicate search opens or builds it again.
+    func dropPerceptualIndex() {
+        perceptual.withLock { $0 = nil }
+    }
+
     var catalog: PostCatalog {
         get throws(CatalogError) {
             let key = folderKey()
