@@ -82,13 +82,24 @@ public struct PresentationExporter: Sendable {
             }
         }
         for info in runs {
+            // Each result file a page at a time, from the catalog's pages of the run.
             let stamp = PresentationBuilder.stamp(of: info.path)
-            guard let run = try? Manifest.read(from: snapshot.root.appendingPathComponent(info.path)) else { continue }
-            try write(.collection(builder.runCollection(stamp: stamp, run: run)), .run(stamp))
-            for index in run.sources.indices {
-                if let manifest = builder.runFileManifest(stamp: stamp, index: index, run: run) {
-                    try write(.manifest(manifest), .runFile(stamp, index))
+            do {
+                guard let collection = try builder.runCollection(stamp: stamp),
+                      let outline = try snapshot.catalog.runOutline(path: info.path) else { continue }
+                try write(.collection(collection), .run(stamp))
+                for (index, file) in outline.files.enumerated() where file.pages > 0 {
+                    for n in 1...file.pages {
+                        if let manifest = try builder.runFileManifest(stamp: stamp, index: index, page: n) {
+                            try write(.manifest(manifest), n == 1 ? .runFile(stamp, index) : .runFilePage(stamp, index, n))
+                        }
+                    }
+                    if let pages = try builder.runFilePages(stamp: stamp, index: index) { try write(.collection(pages), .runFilePages(stamp, index)) }
                 }
+            } catch let error as InspectError {
+                throw error
+            } catch {
+                throw .cache("\(error)")
             }
         }
         // The thumbnails the documents name, copied (never linked: the export must

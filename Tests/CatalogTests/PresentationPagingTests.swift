@@ -66,8 +66,7 @@ import TestSupport
                                               thumbnail: { sha, _ in "https://x.example/thumb/\(sha)" })
         let builder = PresentationBuilder(catalog: catalog, links: links, pageSize: 20)
         let listing = try #require(try builder.manifest(.hashtag("big")))
-        let run = PostCatalogTests.manifest(posts, at: 1, root: root)
-        let file = try #require(builder.runFileManifest(stamp: "20261205T000000Z", index: 0, run: run))
+        let file = try #require(try builder.runFileManifest(stamp: "a", index: 0))
         #expect(listing.summary == ["en": ["8 photos from 8 posts by 1 author"]])
         #expect(file.summary == listing.summary, "\(String(describing: file.summary))")
     }
@@ -103,5 +102,79 @@ import TestSupport
         #expect(PresentationTarget.parse(["hashtag", "x", "02", "manifest.json"]) == nil)
         #expect(PresentationTarget.parse(["other", "x", "2", "manifest.json"]) == nil)
         #expect(PresentationTarget.parse(["other", "x", "collection.json"]) == nil)
+    }
+
+    /// A run's result file with more photos than a Manifest holds is paged as a listing
+    /// is, from the catalog's pages of the run: every photo of the file once, in the
+    /// file's order, the run as it was written (a newer copy of a post elsewhere does
+    /// not take it away), and a post `forget` blanked out of the file left out.
+    @Test func aRunFileIsPagedFromTheCatalogAsTheRunWasWritten() throws {
+        let root = try ScratchDirectory.make("tc-run-pages")
+        let stamp = "20261205T000000Z"
+        // x.json: 1,100 posts, 1,000 with a photo; y.json: 3, all with one.
+        var posts = (1...1_100).map { n in
+            var post = Self.post(n, photo: n % 11 != 0)
+            post.source = "x.json"
+            return post
+        }
+        posts += (2_001...2_003).map { n in
+            var post = Self.post(n, photo: true)
+            post.source = "y.json"
+            return post
+        }
+        let run = Manifest(
+            generatedAt: Date(timeIntervalSince1970: 1), tool: "test", cacheRoot: root.path,
+            sources: [.init(path: "x.json", formats: ["v1.1"], query: "#big", tweets: 1_100, problems: []),
+                      .init(path: "y.json", formats: ["v1.1"], tweets: 3, problems: [])],
+            tweets: posts, includedTweets: [], failures: [], summary: RunSummary())
+        let file = root.appendingPathComponent("manifests/\(stamp).json")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try run.encoded().write(to: file)
+        // A newer run has its own copy of post 1.
+        try PostCatalogTests.write([Self.post(1, photo: true)], at: 5, name: "20261206T000000Z.json", in: root)
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        let links = PresentationBuilder.Links(base: "https://x.example/p", imageService: "https://x.example/iiif/3",
+                                              thumbnail: { sha, _ in "https://x.example/thumb/\(sha)" })
+        let builder = PresentationBuilder(catalog: catalog, links: links)
+        let base = "https://x.example/p/run/\(stamp)"
+
+        let collection = try #require(try builder.runCollection(stamp: stamp))
+        #expect(collection.items.map(\.id) == ["\(base)/0/collection.json", "\(base)/1/manifest.json"])
+        #expect(collection.items.map(\.type) == ["Collection", "Manifest"])
+        #expect(collection.summary == ["en": ["2 result files, 1103 tweets"]])
+        let pages = try #require(try builder.runFilePages(stamp: stamp, index: 0))
+        #expect(pages.items.map(\.id) == ["\(base)/0/manifest.json", "\(base)/0/2/manifest.json"])
+        #expect(try builder.runFilePages(stamp: stamp, index: 1) == nil, "one page: no Collection")
+
+        let first = try #require(try builder.runFileManifest(stamp: stamp, index: 0))
+        let second = try #require(try builder.runFileManifest(stamp: stamp, index: 0, page: 2))
+        #expect(try builder.runFileManifest(stamp: stamp, index: 0, page: 3) == nil)
+        #expect(first.label == ["en": ["x.json: #big (1 of 2)"]])
+        #expect(first.partOf == [PartOf(id: "\(base)/0/collection.json")])
+        #expect(second.id == "\(base)/0/2/manifest.json")
+        #expect(first.items.count == PostCatalog.runPageSize && second.items.count == 1_000 - PostCatalog.runPageSize)
+        let canvases = (first.items + second.items).map(\.id)
+        #expect(Set(canvases).count == 1_000)
+        #expect(canvases.first == "\(base)/0/canvas/1/1", "the file's order, post 1 as this run has it")
+        #expect(canvases.last == "\(base)/0/2/canvas/1099/1", "1,100 has no photo")
+        let y = try #require(try builder.runFileManifest(stamp: stamp, index: 1))
+        #expect(y.items.count == 3 && y.partOf == nil)
+        #expect(try builder.runFileManifest(stamp: stamp, index: 2) == nil)
+        #expect(try builder.runCollection(stamp: "nosuchrun") == nil)
+
+        // `forget` blanks a post out of the file in place: its page leaves it out.
+        let manifest = try ManifestFile(url: file)
+        var blanked: Range<Int>?
+        try manifest.forEachPost { section, range in
+            if section == .tweets, blanked == nil, try manifest.post(at: range).id == "2" { blanked = range }
+        }
+        let range = try #require(blanked)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: " "), count: range.count))
+        try handle.close()
+        let after = try #require(try builder.runFileManifest(stamp: stamp, index: 0))
+        #expect(after.items.count == PostCatalog.runPageSize - 1)
+        #expect(!after.items.contains { $0.id.contains("/canvas/2/") })
     }
 }

@@ -75,6 +75,12 @@ import TestSupport
             #expect(PresentationTarget.parse(["search", segment, "manifest.json"]) == .search(text))
         }
         #expect(PresentationTarget.parse(["run", "x", "01", "manifest.json"]) == nil, "one spelling per index")
+        // A run's result file with pages: the Collection of them, page 2 on, and no page 1 or 0 by number.
+        for target in [PresentationTarget.runFile("x", 3), .runFilePages("x", 3), .runFilePage("x", 3, 2)] {
+            #expect(PresentationTarget.parse(target.path.split(separator: "/").map(String.init)) == target, "\(target.path)")
+        }
+        #expect(PresentationTarget.parse(["run", "x", "3", "1", "manifest.json"]) == nil, "page 1 is the file's manifest.json")
+        #expect(PresentationTarget.parse(["run", "x", "3", "02", "manifest.json"]) == nil)
     }
 
     @Test func theServersDocumentsPassIIIFPrezi3AndTheirServicesResolve() async throws {

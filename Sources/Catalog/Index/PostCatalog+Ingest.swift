@@ -41,8 +41,12 @@ extension PostCatalog {
                     mtime = excluded.mtime, tweets = excluded.tweets, included = excluded.included, complete = 0
                 """, arguments: [file.path, manifest.header.generatedAt.timeIntervalSince1970, file.size, file.mtime,
                                  manifest.tweetCount, manifest.includedCount])
-            return try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [file.path]) ?? 0
+            // A run read again (its last read was cut short) pages its posts anew.
+            try db.execute(sql: "DELETE FROM run_pages WHERE run = ?", arguments: [id])
+            return id
         }
+        var pages = RunPagesWriter(run: runID, sources: manifest.header.sources.map(\.path))
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path),
                                     deferringCounts: deferringCounts, fullText: fullText, blobNumbers: blobNumbers,
                                     replaced: replaced)
@@ -64,6 +68,7 @@ extension PostCatalog {
                     switch post {
                     case let .success(post):
                         try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
+                        if entry.section == .tweets { pages.add(post, at: entry.range) }
                     case let .failure(error):
                         let name = entry.section == .tweets ? "tweets" : "included_tweets"
                         failed.append("\(name)[\(position)]: \(error)")
@@ -71,6 +76,7 @@ extension PostCatalog {
                 }
                 try writer.flushRows(db)
                 try writer.flushCounts(db)
+                try pages.flush(db)
             }
             // How far into the file the batch ends.
             if let progress, let last = batch.entries.last { progress.setDone(progressStart + last.range.upperBound) }
@@ -87,6 +93,7 @@ extension PostCatalog {
             throw .database(operation: "read \(file.path)", message: "\(error)")
         }
         try write("finish a run") { db in
+            try pages.finish(db)
             try db.execute(sql: "DELETE FROM searches WHERE run = ?", arguments: [runID])
             for source in manifest.header.sources {
                 let search = source.search

@@ -37,6 +37,12 @@ extension PostCatalog {
     /// - `images_pdq`: the PDQ signature of each photo the manifests hashed (quality and
     ///   the 8 dihedral hashes, 32 bytes each, the original first); its `id` numbers the
     ///   near-duplicate index (``PDQIndex``), which is built from it.
+    /// - `run_pages`: each run's posts with photos (``PostRow/photos``) by result file
+    ///   (`source`, the index of the first of the run's `sources` with its path) in
+    ///   pages of at most ``runPageSize``, in file order, as the byte ranges in the
+    ///   manifest (`ranges`: 8 bytes of offset and 4 of length a post, little-endian).
+    ///   Every copy of a post, not just the newest: a run's IIIF documents show the run
+    ///   as it was written, a page read straight from its bytes (``runPage(path:source:page:)``).
     /// - `posts_fts`: FTS5 over text, author name, handle and hashtags of the posts
     ///   (not included ones), its rowid the post's.
     ///
@@ -132,6 +138,14 @@ extension PostCatalog {
             display TEXT NOT NULL,
             posts INTEGER NOT NULL
         );
+        CREATE TABLE run_pages (
+            run INTEGER NOT NULL,
+            source INTEGER NOT NULL,
+            page INTEGER NOT NULL,
+            posts INTEGER NOT NULL,
+            ranges BLOB NOT NULL,
+            PRIMARY KEY (run, source, page)
+        ) WITHOUT ROWID;
         CREATE TABLE images_pdq (
             id INTEGER PRIMARY KEY,
             sha256 BLOB NOT NULL UNIQUE,
@@ -182,5 +196,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 16
+    static let schemaVersion = 17
 }

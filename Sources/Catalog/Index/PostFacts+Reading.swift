@@ -31,6 +31,7 @@ extension StrictJSONReader {
     mutating func postFacts(collecting: Bool) -> (facts: PostFacts, objects: FetchedObjects?)? {
         var id: String?, createdAt: Date??, text: String?, author: (PostFacts.Author, FetchedObjects.Object?)?
         var entities: PostFacts.Entities?, media: [(PostFacts.Media, FetchedObjects.Object?)]?, query: String??, network: String??
+        var source: String??
         let ok = object { r, key in
             switch key {
             case "id": return r.once(&id, r.string())
@@ -45,12 +46,14 @@ extension StrictJSONReader {
             case "media": return r.once(&media, r.array { $0.media(collecting: collecting) })
             case "query": return r.once(&query, r.optional { $0.string() })
             case "network": return r.once(&network, r.optional { $0.string() })
+            case "source": return r.once(&source, r.optional { $0.string() })
             default: return r.skip()
             }
         }
         guard ok, let id, let text, let author, let entities, let media else { return nil }
         let facts = PostFacts(id: id, createdAt: createdAt ?? nil, text: text, author: author.0, entities: entities,
-                              media: media.map(\.0), query: query ?? nil, network: network ?? nil)
+                              media: media.map(\.0), query: query ?? nil, network: network ?? nil,
+                              source: source ?? nil)
         guard collecting else { return (facts, nil) }
         var objects: [FetchedObjects.Object] = []
         objects.reserveCapacity(media.count)

@@ -20,6 +20,9 @@ struct PostFacts: Decodable, Sendable, Equatable {
     var query: String?
     /// Absent in manifests from before other networks, which were all X.
     var network: String?
+    /// The result file the post came from (the path of one of the run's `sources`):
+    /// a run's IIIF documents page its posts by file.
+    var source: String?
 
     struct Author: Decodable, Sendable, Equatable {
         var screenName: String
@@ -87,12 +90,12 @@ struct PostFacts: Decodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, text, author, entities, media, query, network
+        case id, text, author, entities, media, query, network, source
         case createdAt = "created_at"
     }
 
     init(id: String, createdAt: Date?, text: String, author: Author, entities: Entities, media: [Media], query: String?,
-         network: String?) {
+         network: String?, source: String? = nil) {
         self.id = id
         self.createdAt = createdAt
         self.text = text
@@ -101,6 +104,7 @@ struct PostFacts: Decodable, Sendable, Equatable {
         self.media = media
         self.query = query
         self.network = network
+        self.source = source
     }
 
     init(from decoder: any Decoder) throws {
@@ -112,6 +116,7 @@ struct PostFacts: Decodable, Sendable, Equatable {
         media = try c.decode([Media].self, forKey: .media)
         query = try c.decodeIfPresent(String.self, forKey: .query)
         network = try c.decodeIfPresent(String.self, forKey: .network)
+        source = try c.decodeIfPresent(String.self, forKey: .source)
         // As a string: the common form is parsed by hand (Foundation's ISO 8601 parsing
         // costs more than the rest of the post); anything else as the manifest's
         // decoder reads it.

@@ -18,6 +18,8 @@ struct PostRow: Sendable {
     /// Photos the Image API can serve.
     var photos: Int
     var network: String
+    /// The result file it came from (``PostFacts/source``).
+    var source: String?
     /// Hashtags and cashtags, once each: the key as stored (lower-cased, no `#`/`$`)
     /// and the first spelling seen.
     var tags: [(key: String, display: String)]
@@ -39,6 +41,7 @@ struct PostRow: Sendable {
         query = post.query.map(PostFilter.trimmed).flatMap { $0.isEmpty ? nil : $0 }
         photos = post.media.filter(\.servable).count
         network = post.network ?? "x"
+        source = post.source
         tags = []
         for tag in post.entities.hashtags.map(\.tag) + post.entities.cashtags.map(\.tag) {
             let key = PostFilter.normalise(tag, dropping: PostFilter.tagMarks)

@@ -1,4 +1,5 @@
 import Foundation
+import BlobStore
 import MediaTypes
 import TweetModel
 
@@ -159,27 +160,71 @@ public struct PresentationBuilder: Sendable {
         return (filter, label)
     }
 
-    /// One run's Collection: a Manifest per result file that has photos.
-    public func runCollection(stamp: String, run: Manifest) -> PresentationCollection {
-        let items = run.sources.enumerated().compactMap { index, source -> PresentationReference? in
-            let tweets = run.tweets.filter { $0.source == source.path }
-            guard Self.hasPhoto(tweets) else { return nil }
-            return PresentationReference(id: url(.runFile(stamp, index)), type: "Manifest",
-                                         label: .none(Self.fileLabel(source)), thumbnail: firstThumbnail(tweets))
+    /// One run's Collection: each result file that has photos, as its Manifest, or as
+    /// the Collection of its pages when it has more than one (as the top Collection
+    /// lists a paged search). Made from the catalog's outline of the run and the first
+    /// post of each file, never from the whole manifest: a run of a million posts has
+    /// its documents too. Nil when the catalog has no such run.
+    public func runCollection(stamp: String) throws(CatalogError) -> PresentationCollection? {
+        let path = Self.runPath(stamp)
+        guard let run = try catalog.runOutline(path: path) else { return nil }
+        let firsts = try catalog.runFirstPosts(path: path)
+        var items: [PresentationReference] = []
+        for (index, file) in run.files.enumerated() where file.pages > 0 {
+            let paged = file.pages > 1
+            // A path named twice is one file: its first index has the posts.
+            let first = run.files.firstIndex { $0.path == file.path }.flatMap { firsts[$0] }
+            items.append(PresentationReference(
+                id: url(paged ? .runFilePages(stamp, index) : .runFile(stamp, index)), type: paged ? "Collection" : "Manifest",
+                label: .none(Self.fileLabel(file)), thumbnail: first.flatMap { firstThumbnail([$0]) }))
         }
         return PresentationCollection(
             id: url(.run(stamp)), label: .en("Run of \(Self.iso(run.generatedAt))"),
-            summary: .en("\(run.sources.count) result file\(run.sources.count == 1 ? "" : "s"), \(run.tweets.count) tweet\(run.tweets.count == 1 ? "" : "s")"),
+            summary: .en("\(run.files.count) result file\(run.files.count == 1 ? "" : "s"), \(run.tweets) tweet\(run.tweets == 1 ? "" : "s")"),
             items: items)
     }
 
-    /// The Manifest of one result file of a run; nil when there is no such file or it has no photo.
-    public func runFileManifest(stamp: String, index: Int, run: Manifest) -> PresentationManifest? {
-        guard run.sources.indices.contains(index) else { return nil }
-        let source = run.sources[index]
-        return manifest(.runFile(stamp, index), label: Self.fileLabel(source),
-                        tweets: run.tweets.filter { $0.source == source.path })
+    /// A page (from 1) of one result file of a run: the photos of at most
+    /// ``PostCatalog/runPageSize`` of its posts, in file order, each read from its bytes
+    /// in the manifest. Nil when there is no such file or page, or it has no photo.
+    public func runFileManifest(stamp: String, index: Int, page number: Int = 1) throws(CatalogError) -> PresentationManifest? {
+        let path = Self.runPath(stamp)
+        guard number >= 1, let run = try catalog.runOutline(path: path), run.files.indices.contains(index) else { return nil }
+        let file = run.files[index]
+        guard number <= file.pages else { return nil }
+        let tweets = try catalog.runPage(path: path, file: index, page: number - 1)
+        let label = Self.fileLabel(file)
+        let target: PresentationTarget = number == 1 ? .runFile(stamp, index) : .runFilePage(stamp, index, number)
+        guard var manifest = manifest(target, label: file.pages > 1 ? "\(label) (\(number) of \(file.pages))" : label,
+                                      tweets: tweets)
+        else { return nil }
+        if file.pages > 1 { manifest.partOf = [PartOf(id: url(.runFilePages(stamp, index)))] }
+        return manifest
     }
+
+    /// How many Manifests a run's result file has (0 without photos or without the file).
+    public func pages(ofRun stamp: String, file index: Int) throws(CatalogError) -> Int {
+        guard let run = try catalog.runOutline(path: Self.runPath(stamp)), run.files.indices.contains(index) else { return 0 }
+        return run.files[index].pages
+    }
+
+    /// The Collection of a result file's pages; nil when it fits one Manifest.
+    public func runFilePages(stamp: String, index: Int) throws(CatalogError) -> PresentationCollection? {
+        guard let run = try catalog.runOutline(path: Self.runPath(stamp)), run.files.indices.contains(index) else { return nil }
+        let file = run.files[index]
+        guard file.pages > 1 else { return nil }
+        let label = Self.fileLabel(file)
+        return PresentationCollection(
+            id: url(.runFilePages(stamp, index)), label: .none(label),
+            summary: .en("\(file.postsWithPhotos) posts with photos, at most \(PostCatalog.runPageSize) a Manifest, in the file's order"),
+            items: (1...file.pages).map { n in
+                PresentationReference(id: url(n == 1 ? .runFile(stamp, index) : .runFilePage(stamp, index, n)), type: "Manifest",
+                                      label: .none("\(label) (\(n) of \(file.pages))"), thumbnail: nil)
+            })
+    }
+
+    /// `manifests/<stamp>.json`: where the catalog knows a run by.
+    static func runPath(_ stamp: String) -> String { CacheLayout.manifest(stamp + ".json") }
 
     // MARK: - Parts
 
@@ -275,9 +320,9 @@ public struct PresentationBuilder: Sendable {
         Network(manifestValue: tweet.network)?.postURL(id: tweet.id, handle: tweet.author.screenName, given: tweet.url)
     }
 
-    static func fileLabel(_ source: Manifest.Source) -> String {
-        let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
-        return source.query.map { "\(name): \($0)" } ?? name
+    static func fileLabel(_ file: PostCatalog.RunFile) -> String {
+        let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+        return file.query.map { "\(name): \($0)" } ?? name
     }
 
     /// `manifests/<stamp>.json` → `<stamp>`.

@@ -15,8 +15,14 @@ public indirect enum PresentationTarget: Sendable, Hashable {
     case user(String)
     /// `run/<stamp>/collection.json`: one run (`manifests/<stamp>.json`), a Manifest per result file.
     case run(String)
-    /// `run/<stamp>/<n>/manifest.json`: the photos of the run's n-th result file.
+    /// `run/<stamp>/<n>/manifest.json`: the photos of the run's n-th result file (its
+    /// first page, when it has more than one Manifest holds).
     case runFile(String, Int)
+    /// `run/<stamp>/<n>/collection.json`: the pages of a result file with more photos
+    /// than one Manifest holds (``PostCatalog/runPageSize`` posts).
+    case runFilePages(String, Int)
+    /// `run/<stamp>/<n>/<p>/manifest.json`, p ≥ 2: its p-th page.
+    case runFilePage(String, Int, Int)
     /// `<search|hashtag|user>/<id>/collection.json`: the pages of a search, hashtag or
     /// user with more photos than one Manifest holds (``PresentationBuilder/pageSize``).
     case pages(PresentationTarget)
@@ -33,6 +39,8 @@ public indirect enum PresentationTarget: Sendable, Hashable {
         case let .user(name): "user/\(Self.segment(name))/manifest.json"
         case let .run(stamp): "run/\(Self.segment(stamp))/collection.json"
         case let .runFile(stamp, index): "run/\(Self.segment(stamp))/\(index)/manifest.json"
+        case let .runFilePages(stamp, index): "run/\(Self.segment(stamp))/\(index)/collection.json"
+        case let .runFilePage(stamp, index, page): "run/\(Self.segment(stamp))/\(index)/\(page)/manifest.json"
         case let .pages(listing): String(listing.path.dropLast("manifest.json".count)) + "collection.json"
         case let .page(listing, n): String(listing.path.dropLast("manifest.json".count)) + "\(n)/manifest.json"
         }
@@ -72,12 +80,24 @@ public indirect enum PresentationTarget: Sendable, Hashable {
                   n >= 2, n < 10_000_000, String(n) == segments[2] else { return nil }
             return .page(listing, n)
         case 4 where segments[0] == "run" && segments[3] == "manifest.json":
-            guard let stamp = text(segments[1]), let index = Int(segments[2]), index >= 0, index < 100_000,
-                  String(index) == segments[2] else { return nil }
+            guard let stamp = text(segments[1]), let index = number(segments[2], below: 10_000_000) else { return nil }
             return .runFile(stamp, index)
+        case 4 where segments[0] == "run" && segments[3] == "collection.json":
+            guard let stamp = text(segments[1]), let index = number(segments[2], below: 10_000_000) else { return nil }
+            return .runFilePages(stamp, index)
+        case 5 where segments[0] == "run" && segments[4] == "manifest.json":
+            guard let stamp = text(segments[1]), let index = number(segments[2], below: 10_000_000),
+                  let page = number(segments[3], below: 10_000_000), page >= 2 else { return nil }
+            return .runFilePage(stamp, index, page)
         default:
             return nil
         }
+    }
+
+    /// A number as paths write it (no sign, no leading zero), below `limit`.
+    private static func number(_ segment: String, below limit: Int) -> Int? {
+        guard let value = Int(segment), value >= 0, value < limit, String(value) == segment else { return nil }
+        return value
     }
 
     /// Plain names (letters, digits, `_ . @ -`, not starting with `.`) stay readable;

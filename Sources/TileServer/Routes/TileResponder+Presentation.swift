@@ -11,7 +11,7 @@ extension TileResponder {
     func presentation(_ target: PresentationTarget, request: Request) throws -> Reply {
         let builder = try presentationBuilder(request)
         let document: PresentationDocument
-        var cacheControl = Reply.revalidate
+        let cacheControl = Reply.revalidate
         switch target {
         case .collection:
             document = .collection(try Self.answering { () throws(CatalogError) in try builder.collection() })
@@ -26,15 +26,28 @@ extension TileResponder {
             }
             document = .collection(collection)
         case let .run(stamp):
-            document = .collection(builder.runCollection(stamp: stamp, run: try run(stamp)))
-            // A run's manifest file never changes once written.
-            cacheControl = Reply.immutable
-        case let .runFile(stamp, index):
-            guard let manifest = builder.runFileManifest(stamp: stamp, index: index, run: try run(stamp)) else {
-                throw HTTPFailure.notFound("no result file \(index) with cached photos in run \(stamp)")
+            guard let collection = try Self.answering({ () throws(CatalogError) in try builder.runCollection(stamp: stamp) }) else {
+                throw HTTPFailure.notFound("no run \(stamp)")
+            }
+            document = .collection(collection)
+            // A run's documents change only when `forget` blanks posts out of it (the
+            // forget watch then drops what is kept in memory): revalidated, not immutable.
+        case let .runFile(stamp, index), let .runFilePage(stamp, index, _):
+            var page = 1
+            if case let .runFilePage(_, _, n) = target { page = n }
+            guard let manifest = try Self.answering({ () throws(CatalogError) in
+                try builder.runFileManifest(stamp: stamp, index: index, page: page)
+            }) else {
+                throw HTTPFailure.notFound("no page \(page) of result file \(index) with cached photos in run \(stamp)")
             }
             document = .manifest(manifest)
-            cacheControl = Reply.immutable
+        case let .runFilePages(stamp, index):
+            guard let collection = try Self.answering({ () throws(CatalogError) in
+                try builder.runFilePages(stamp: stamp, index: index)
+            }) else {
+                throw HTTPFailure.notFound("result file \(index) of run \(stamp) is one Manifest, with no pages")
+            }
+            document = .collection(collection)
         }
         let body = try document.encoded()
         var hash = FNV1a()
@@ -60,21 +73,6 @@ extension TileResponder {
                 }
             })
         return PresentationBuilder(catalog: try postCatalog(), links: links)
-    }
-
-    /// A run's manifest, `manifests/<stamp>.json`, read below the cache root.
-    private func run(_ stamp: String) throws -> Manifest {
-        guard PresentationTarget.isPlain(stamp) else { throw HTTPFailure.notFound("no run \(stamp)") }
-        let bytes: [UInt8]
-        do {
-            bytes = try files.read(CacheLayout.manifest(stamp + ".json"), limit: Manifest.largestReadWhole)
-        } catch {
-            throw HTTPFailure.notFound("no run \(stamp)")
-        }
-        guard let manifest = try? Manifest.decode(Data(bytes)) else {
-            throw HTTPFailure.notFound("manifests/\(stamp).json is not a TweetCache manifest")
-        }
-        return manifest
     }
 
     /// The catalog, up to date with the manifests; a catalog that cannot answer is
