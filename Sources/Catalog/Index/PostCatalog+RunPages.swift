@@ -67,17 +67,19 @@ extension PostCatalog {
     /// there is no such page.
     public func runPage(path: String, file: Int, page: Int) throws(CatalogError) -> [ManifestTweet] {
         guard CacheKey(path: path)?.kind == .manifest else { return [] }
-        let ranges: [Range<Int>] = try read("read a run's page") { db in
+        let found: (ranges: [Range<Int>], source: String)? = try read("read a run's page") { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ? AND complete = 1", arguments: [path])
-            else { return [] }
+            else { return nil }
             let sources = try String.fetchAll(db, sql: "SELECT source FROM searches WHERE run = ? ORDER BY rowid", arguments: [id])
             guard sources.indices.contains(file), let source = sources.firstIndex(of: sources[file]),
                   let packed = try Data.fetchOne(db, sql: "SELECT ranges FROM run_pages WHERE run = ? AND source = ? AND page = ?",
                                                  arguments: [id, source, page])
-            else { return [] }
-            return Self.ranges(packed)
+            else { return nil }
+            return (Self.ranges(packed), sources[file])
         }
-        return try posts(in: path, at: ranges).compactMap { $0 }
+        guard let found else { return [] }
+        // Only posts of this file: bytes that decode to another post are not this page's.
+        return try posts(in: path, at: found.ranges).compactMap { $0?.source == found.source ? $0 : nil }
     }
 
     /// The first post with photos of each of the run's result files that has one, by
@@ -106,6 +108,8 @@ extension PostCatalog {
         guard !ranges.isEmpty else { return [] }
         let fd = Glibc.open(cacheRoot.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
+            // Gone since the catalog read it (the next refresh starts over): no posts.
+            if errno == ENOENT { return ranges.map { _ in nil } }
             throw .database(operation: "read a run's posts", message: "\(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }

@@ -170,10 +170,12 @@ public struct PresentationBuilder: Sendable {
         guard let run = try catalog.runOutline(path: path) else { return nil }
         let firsts = try catalog.runFirstPosts(path: path)
         var items: [PresentationReference] = []
+        // A path named twice is one file: its first index has the posts.
+        var firstIndex: [String: Int] = [:]
+        for (index, file) in run.files.enumerated() where firstIndex[file.path] == nil { firstIndex[file.path] = index }
         for (index, file) in run.files.enumerated() where file.pages > 0 {
             let paged = file.pages > 1
-            // A path named twice is one file: its first index has the posts.
-            let first = run.files.firstIndex { $0.path == file.path }.flatMap { firsts[$0] }
+            let first = firstIndex[file.path].flatMap { firsts[$0] }
             items.append(PresentationReference(
                 id: url(paged ? .runFilePages(stamp, index) : .runFile(stamp, index)), type: paged ? "Collection" : "Manifest",
                 label: .none(Self.fileLabel(file)), thumbnail: first.flatMap { firstThumbnail([$0]) }))

@@ -27,11 +27,16 @@ final class CatalogCache: Sendable {
         if let index = perceptual.withLock({ $0 }), index.generation == generation { return index }
         return try refreshing.withLock { _ throws(CatalogError) -> PostCatalog.PerceptualIndex in
             if let index = perceptual.withLock({ $0 }), index.generation == generation { return index }
+            let started = drops.load(ordering: .acquiring)
             let index = try catalog.perceptualIndex()
-            perceptual.withLock { $0 = index }
+            // Not kept if a forget was seen while it was read: it may hold what went.
+            if drops.load(ordering: .acquiring) == started { perceptual.withLock { $0 = index } }
             return index
         }
     }
+
+    /// Counts ``dropPerceptualIndex()`` calls.
+    private let drops = Atomic<Int>(0)
 
     /// Whether a PDQ index is held (tests).
     var holdsPerceptualIndex: Bool { perceptual.withLock { $0 != nil } }
@@ -40,6 +45,7 @@ final class CatalogCache: Sendable {
     /// hashes, and a kept file it maps is unlinked by the forget but stays on disk
     /// while mapped. The next duplicate search opens or builds it again.
     func dropPerceptualIndex() {
+        drops.add(1, ordering: .releasing)
         perceptual.withLock { $0 = nil }
     }
 
