@@ -176,5 +176,29 @@ import TestSupport
         let after = try #require(try builder.runFileManifest(stamp: stamp, index: 0))
         #expect(after.items.count == PostCatalog.runPageSize - 1)
         #expect(!after.items.contains { $0.id.contains("/canvas/2/") })
+
+        // `forget` tells the catalog what it blanked: the pages and counts follow, and a
+        // page left with no post is no longer listed.
+        var second500: [Range<Int>] = []
+        var withPhotos = 0
+        try manifest.forEachPost { section, range in
+            guard section == .tweets, range != blanked else { return }
+            let post = try manifest.post(at: range)
+            guard post.source == "x.json", post.media.contains(where: PresentationBuilder.servable) else { return }
+            withPhotos += 1
+            if withPhotos > PostCatalog.runPageSize - 1 { second500.append(range) }
+        }
+        #expect(second500.count == 1_000 - PostCatalog.runPageSize, "page 2's posts")
+        let path = "manifests/\(stamp).json"
+        let facts = try FileManager.default.attributesOfItem(atPath: file.path)
+        let size = (facts[.size] as? NSNumber)?.intValue ?? 0
+        let mtime = Int((facts[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        try catalog.forget([], rewritten: [(path, size, mtime, [range])], unused: [])
+        #expect(try catalog.runOutline(path: path)?.files.first?.postsWithPhotos == 999)
+        try catalog.forget([], rewritten: [(path, size, mtime, second500)], unused: [])
+        let outline = try #require(try catalog.runOutline(path: path))
+        #expect(outline.files.map(\.pages) == [1, 1] && outline.files.first?.postsWithPhotos == 499)
+        #expect(try builder.runFilePages(stamp: stamp, index: 0) == nil, "one page left: no Collection")
+        #expect(try builder.runFileManifest(stamp: stamp, index: 0)?.partOf == nil)
     }
 }

@@ -62,7 +62,7 @@ extension PostCatalog {
     /// the rows stays in `catalog.sqlite-wal` either, and the kept near-duplicate index
     /// (``PDQIndexFile``) goes. Returns the rows of posts removed.
     @discardableResult
-    public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int)],
+    public func forget(_ keys: Set<PostIdentity>, rewritten: [(path: String, size: Int, mtime: Int, blanked: [Range<Int>])],
                        unused: Set<BlobHash>) throws(CatalogError) -> Int
     {
         let lock = try Self.lock(path.path)
@@ -87,6 +87,7 @@ extension PostCatalog {
             }
             for file in rewritten {
                 try db.execute(sql: "UPDATE runs SET size = ?, mtime = ? WHERE path = ?", arguments: [file.size, file.mtime, file.path])
+                try Self.dropFromRunPages(path: file.path, blanked: file.blanked, db)
             }
             try Self.recount(db)
             return rows.count
@@ -99,6 +100,31 @@ extension PostCatalog {
         }
         try cutLog()
         return posts
+    }
+
+    /// Takes the posts `forget` blanked out of a run (their ranges) out of its pages,
+    /// and the pages it leaves empty, each file's pages numbered from 0 again: a
+    /// Collection of a file's pages lists no page without a post, and its counts and
+    /// first post are those of what is left.
+    static func dropFromRunPages(path: String, blanked: [Range<Int>], _ db: Database) throws {
+        guard !blanked.isEmpty,
+              let run = try Int64.fetchOne(db, sql: "SELECT id FROM runs WHERE path = ?", arguments: [path])
+        else { return }
+        let gone = Set(blanked.map(\.lowerBound))
+        let rows = try Row.fetchAll(db, sql: "SELECT source, ranges FROM run_pages WHERE run = ? ORDER BY source, page",
+                                    arguments: [run])
+        try db.execute(sql: "DELETE FROM run_pages WHERE run = ?", arguments: [run])
+        let insert = try db.cachedStatement(sql: "INSERT INTO run_pages(run, source, page, posts, ranges) VALUES (?, ?, ?, ?, ?)")
+        var next: [Int: Int] = [:]
+        for row in rows {
+            let source: Int = row[0]
+            guard let packed = row[1] as Data? else { continue }
+            let kept = ranges(packed).filter { !gone.contains($0.lowerBound) }
+            guard !kept.isEmpty else { continue }
+            let page = next[source, default: 0]
+            next[source] = page + 1
+            try insert.execute(arguments: [run, source, page, kept.count, Data(RunPagesWriter.pack(kept))])
+        }
     }
 
     /// What forgetting `keys` would remove: the rows of posts, and the blobs only

@@ -40,12 +40,24 @@ struct RunPagesWriter {
         }
         tick += 1
         var page = open[source] ?? Page()
-        withUnsafeBytes(of: UInt64(range.lowerBound).littleEndian) { page.ranges += $0 }
-        withUnsafeBytes(of: UInt32(clamping: range.count).littleEndian) { page.ranges += $0 }
+        Self.append(range, to: &page.ranges)
         page.posts += 1
         page.touched = tick
         open[source] = page
         if page.posts == PostCatalog.runPageSize { close(source) }
+    }
+
+    /// `ranges` as `run_pages.ranges` holds them.
+    static func pack(_ ranges: [Range<Int>]) -> [UInt8] {
+        var packed: [UInt8] = []
+        packed.reserveCapacity(12 * ranges.count)
+        for range in ranges { append(range, to: &packed) }
+        return packed
+    }
+
+    private static func append(_ range: Range<Int>, to packed: inout [UInt8]) {
+        withUnsafeBytes(of: UInt64(range.lowerBound).littleEndian) { packed += $0 }
+        withUnsafeBytes(of: UInt32(clamping: range.count).littleEndian) { packed += $0 }
     }
 
     private mutating func close(_ source: Int) {

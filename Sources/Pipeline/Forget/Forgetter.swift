@@ -355,7 +355,7 @@ public struct Forgetter: Sendable {
             }
         }
         progress?.setPhase("rewriting manifests and pages")
-        var rewritten: [(path: String, size: Int, mtime: Int)] = []
+        var rewritten: [(path: String, size: Int, mtime: Int, blanked: [Range<Int>])] = []
         for (name, size, posts) in found {
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
@@ -364,7 +364,7 @@ public struct Forgetter: Sendable {
                 let ranges = file.bytes.count == size ? posts.map(\.range)
                     : try ManifestRedaction.find(in: file, keys: everything).map(\.range)
                 let facts = try ManifestRedaction.rewrite(file, at: url, removing: ranges, failedURLs: urls)
-                rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime))
+                rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime, ranges))
             } catch {
                 throw .rewrite(path: url.path, message: "\(error)")
             }
