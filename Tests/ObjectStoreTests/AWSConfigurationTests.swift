@@ -595,6 +595,52 @@ final class RecordingHTTP: Sendable {
         #expect(reason.contains("did not finish within"))
     }
 
+    /// The deadline holds while the tasks' shared threads are all busy: blocked by
+    /// other work (a loaded server, the rest of a test suite), they cannot run a timer
+    /// that is a task, and a process stopped "at 500 ms" ran on for a minute. Here every
+    /// thread of the pool is held from the moment the process starts until it is gone,
+    /// which a thread outside the pool sees as the end of a FIFO the process holds open
+    /// (no sleeping, no polling of the clock).
+    @Test func theDeadlineHoldsWhileEveryTaskThreadIsBusy() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("tc-cred-\(UUID().uuidString).fifo")
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        let stopped = Mutex<Bool?>(nil)
+        let watcher = Thread {
+            defer { done.signal() }
+            // Opened once the shell opens its end: the process has started.
+            let fd = open(fifo.path, O_RDONLY)
+            guard fd >= 0 else {
+                stopped.withLock { $0 = false }
+                return
+            }
+            // Every thread of the pool held until the process and its child are gone (or 20 s).
+            for _ in 0..<lanes { Task.detached { release.wait() } }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var byte: UInt8 = 0
+            let gone = poll(&poller, 1, 20_000) == 1 && read(fd, &byte, 1) == 0
+            close(fd)
+            stopped.withLock { $0 = gone }
+            for _ in 0..<lanes { release.signal() }
+        }
+        watcher.start()
+        let started = ContinuousClock.now
+        let error = await #expect(throws: AWSConfigurationError.self) {
+            try await Self.provider("exec 3>'\(fifo.path)'; sleep 30; echo late", deadline: .milliseconds(500)).keys()
+        }
+        await Task.detached { done.wait() }.value
+        #expect(stopped.withLock { $0 } == true, "stopped while the pool was held, not after")
+        #expect(ContinuousClock.now - started < .seconds(20))
+        guard case let .credentialProcessFailed(_, reason)? = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("did not finish within"))
+    }
+
     @Test func processOutputThatIsNotVersionOneJSONIsRefused() async throws {
         let cases: [(String, String)] = [
             ("printf '{\"Version\":2,\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\"}'", "Version"),

@@ -301,7 +301,6 @@ enum CredentialProcess {
             var exit: Outcome?
             /// The child's pid, which is also its process group's ID.
             var group: Int32?
-            var timer: Task<Void, Never>?
             var finished = false
 
             /// Something of the group may still run: the shell, or a child holding stdout.
@@ -318,16 +317,12 @@ enum CredentialProcess {
         }
 
         func started(pid: Int32, deadline: Duration) {
-            let timer = Task { [self] in
-                guard (try? await Task.sleep(for: deadline)) != nil else { return }
-                finish(.timedOut)
-            }
-            let alreadyFinished = state.withLock { state in
-                state.group = pid
-                if !state.finished { state.timer = timer }
-                return state.finished
-            }
-            if alreadyFinished { timer.cancel() }
+            // On a dispatch queue, not a task: a task waits for a thread of the shared
+            // pool, which work blocking its threads (two on a 2-core machine) can hold for
+            // a minute past the deadline; a dispatch timer's queue gets a thread of its own.
+            // It does nothing once the run has finished: the first outcome wins.
+            state.withLock { $0.group = pid }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(deadline)) { [self] in finish(.timedOut) }
         }
 
         /// Reads `output` until its end, or until the run is over.
@@ -366,14 +361,13 @@ enum CredentialProcess {
         }
 
         func finish(_ outcome: Outcome) {
-            let taken: (CheckedContinuation<Outcome, Never>, Task<Void, Never>?, Int32?)? = state.withLock { state in
+            let taken: (CheckedContinuation<Outcome, Never>, Int32?)? = state.withLock { state in
                 guard !state.finished, let continuation = state.continuation else { return nil }
                 state.finished = true
-                defer { state.continuation = nil; state.timer = nil }
-                return (continuation, state.timer, state.running ? state.group : nil)
+                defer { state.continuation = nil }
+                return (continuation, state.running ? state.group : nil)
             }
-            guard let (continuation, timer, group) = taken else { return }
-            timer?.cancel()
+            guard let (continuation, group) = taken else { return }
             // A deadline or too much output: the whole group goes, so that a child of the
             // shell (`sleep` in `sleep 100; echo`) does not outlive it holding stdout.
             if let group { stop(group) }
@@ -384,10 +378,15 @@ enum CredentialProcess {
         /// of its own), then SIGKILL two seconds later if something of it still runs.
         private func stop(_ group: Int32) {
             signal(group, SIGTERM)
-            Task { [self] in
-                try? await Task.sleep(for: .seconds(2))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) { [self] in
                 if state.withLock({ $0.running }) { signal(group, SIGKILL) }
             }
+        }
+
+        static func interval(_ duration: Duration) -> DispatchTimeInterval {
+            let (seconds, attoseconds) = duration.components
+            let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+            return .nanoseconds(Int(max(0, min(nanoseconds, Double(Int32.max) * 1e9))))
         }
 
         private func signal(_ group: Int32, _ number: Int32) {
