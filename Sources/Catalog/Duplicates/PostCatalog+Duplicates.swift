@@ -161,7 +161,8 @@ extension PostCatalog {
 
     /// Every group of near-identical photos (two or more distinct images), turned and
     /// mirrored copies included, joined by single linkage (a chain of close copies is one
-    /// group). Groups come earliest first post first; `limit` caps how many are described.
+    /// group). Groups come earliest first post first (then by their first image's hash);
+    /// `limit` caps how many are described.
     ///
     /// Within 31 bits the pairs come from ``PDQJoin`` (sorted runs of each piece: a
     /// million photos in half a minute); the turned hashes are read one transform at a
@@ -208,7 +209,14 @@ extension PostCatalog {
         }
         var groups: [DuplicateGroup] = []
         for lane in described { groups += try lane.get() }
-        groups.sort { Self.earlier($0.images.first?.firstPosted, $1.images.first?.firstPosted) }
+        // Earliest first; groups first posted at the same time (or all undated) by their
+        // first image's hash, so that the same catalog lists them in the same order.
+        groups.sort { a, b in
+            let (x, y) = (a.images.first?.firstPosted, b.images.first?.firstPosted)
+            if Self.earlier(x, y) { return true }
+            if Self.earlier(y, x) { return false }
+            return (a.images.first?.sha256 ?? "") < (b.images.first?.sha256 ?? "")
+        }
         return (Array(groups.prefix(limit)), groups.count)
     }
 

@@ -83,4 +83,25 @@ import MediaTypes
         #expect(listed.map(\.sha256).sorted() == [Self.sha(1), Self.sha(2)])
         #expect(try catalog.matches(of: maker.hash(), in: index).isEmpty)
     }
+
+    /// Groups first posted at the same moment come in the order of their first image's
+    /// hash, not in whatever order a dictionary of them gave that run.
+    @Test func groupsThatTieComeInTheOrderOfTheirHashes() throws {
+        let root = try ScratchDirectory.make("tc-dupes-ties")
+        var maker = HashMaker(state: 7)
+        var posts: [ManifestTweet] = []
+        // Eight pairs of copies, every post at the same second, written in descending image order.
+        for pair in (0..<8).reversed() {
+            let photo = maker.hash()
+            let first = Self.signature(photo, &maker), second = Self.signature(maker.moved(photo, bits: 3), &maker)
+            posts.append(Self.post("\(100 + 2 * pair)", at: 100, user: "u", network: "x", image: 100 + 2 * pair, signature: first))
+            posts.append(Self.post("\(101 + 2 * pair)", at: 100, user: "u", network: "x", image: 101 + 2 * pair, signature: second))
+        }
+        try PostCatalogTests.write(posts, at: 1000, name: "a.json", in: root)
+        let (catalog, _) = try PostCatalog.open(cacheRoot: root)
+        let groups = try catalog.duplicateGroups(in: catalog.perceptualIndex()).groups
+        #expect(groups.count == 8)
+        let firsts = groups.compactMap { $0.images.first?.sha256 }
+        #expect(firsts == firsts.sorted(), "\(firsts)")
+    }
 }
