@@ -124,17 +124,9 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// million generated photos; diagonals, 1.03 times).
     @inline(__always)
     public func pieces(into keys: UnsafeMutablePointer<UInt16>) {
-        let rows = (words.3, words.2, words.1, words.0)  // rows 0-3, 4-7, 8-11, 12-15
         for c in 0..<16 { keys[c] = 0 }
         for i in 0..<16 {
-            let word: UInt64
-            switch i >> 2 {
-            case 0: word = rows.0
-            case 1: word = rows.1
-            case 2: word = rows.2
-            default: word = rows.3
-            }
-            let row = UInt16(truncatingIfNeeded: word >> UInt64(16 * (i & 3)))
+            let row = UInt16(truncatingIfNeeded: rows(i >> 2) >> UInt64(16 * (i & 3)))
             // Rotated right by i, bit c of the row is its column (i + c) mod 16.
             let rotated = (row >> UInt16(i)) | (row << UInt16((16 - i) & 15))
             // Without a branch per bit: which bits are set is the hash's own noise, and a
@@ -148,21 +140,25 @@ public struct PDQHash: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// million hashes by one piece at a time and keeps no pieces: 30 MB a list).
     @inlinable @inline(__always)
     public func piece(_ c: Int) -> UInt16 {
-        let rows = (words.3, words.2, words.1, words.0)  // rows 0-3, 4-7, 8-11, 12-15
         var key: UInt64 = 0
         for i in 0..<16 {
-            let word: UInt64
-            switch i >> 2 {
-            case 0: word = rows.0
-            case 1: word = rows.1
-            case 2: word = rows.2
-            default: word = rows.3
-            }
             // Row i is bits 16(i mod 4) ..< 16(i mod 4) + 16 of its word; its column (i + c) mod 16.
             let bit = UInt64(16 * (i & 3) + ((i + c) & 15))
-            key |= ((word >> bit) & 1) << UInt64(i)
+            key |= ((rows(i >> 2) >> bit) & 1) << UInt64(i)
         }
         return UInt16(truncatingIfNeeded: key)
+    }
+
+    /// The word that holds rows `4k` to `4k + 3` of the coefficient block, row `4k` in
+    /// its low 16 bits: the last word holds rows 0-3.
+    @usableFromInline @inline(__always)
+    func rows(_ k: Int) -> UInt64 {
+        switch k {
+        case 0: words.3
+        case 1: words.2
+        case 2: words.1
+        default: words.0
+        }
     }
 
     /// How many bits are set (the reference's hashes set about half).
