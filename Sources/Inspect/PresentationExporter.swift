@@ -90,7 +90,7 @@ public struct PresentationExporter: Sendable {
                 try write(.collection(collection), .run(stamp))
                 for (index, file) in outline.files.enumerated() where file.pages > 0 {
                     for n in 1...file.pages {
-                        if let manifest = try builder.runFileManifest(stamp: stamp, index: index, page: n) {
+                        if let manifest = try builder.runFileManifest(stamp: stamp, index: index, page: n, outline: outline) {
                             try write(.manifest(manifest), n == 1 ? .runFile(stamp, index) : .runFilePage(stamp, index, n))
                         }
                     }

@@ -189,9 +189,15 @@ public struct PresentationBuilder: Sendable {
     /// A page (from 1) of one result file of a run: the photos of at most
     /// ``PostCatalog/runPageSize`` of its posts, in file order, each read from its bytes
     /// in the manifest. Nil when there is no such file or page, or it has no photo.
-    public func runFileManifest(stamp: String, index: Int, page number: Int = 1) throws(CatalogError) -> PresentationManifest? {
+    /// `outline` is the run's, when the caller has it (an export walking every page
+    /// reads it once, not once a page).
+    public func runFileManifest(stamp: String, index: Int, page number: Int = 1, outline: PostCatalog.RunOutline? = nil)
+        throws(CatalogError) -> PresentationManifest?
+    {
         let path = Self.runPath(stamp)
-        guard number >= 1, let run = try catalog.runOutline(path: path), run.files.indices.contains(index) else { return nil }
+        var run = outline
+        if run == nil { run = try catalog.runOutline(path: path) }
+        guard number >= 1, let run, run.files.indices.contains(index) else { return nil }
         let file = run.files[index]
         guard number <= file.pages else { return nil }
         let tweets = try catalog.runPage(path: path, file: index, page: number - 1)
@@ -202,12 +208,6 @@ public struct PresentationBuilder: Sendable {
         else { return nil }
         if file.pages > 1 { manifest.partOf = [PartOf(id: url(.runFilePages(stamp, index)))] }
         return manifest
-    }
-
-    /// How many Manifests a run's result file has (0 without photos or without the file).
-    public func pages(ofRun stamp: String, file index: Int) throws(CatalogError) -> Int {
-        guard let run = try catalog.runOutline(path: Self.runPath(stamp)), run.files.indices.contains(index) else { return 0 }
-        return run.files[index].pages
     }
 
     /// The Collection of a result file's pages; nil when it fits one Manifest.
