@@ -11,7 +11,9 @@ import TileServer
 /// conversion to HTTPTypes and the connection state handler (the pipeline
 /// `TileServerChannel` builds, here on an `EmbeddedChannel`), then the route parser
 /// and the `If-None-Match` reader on every request that gets through. Nothing may
-/// trap, and no route may carry a segment that could name another directory.
+/// trap, and no route may carry a segment that could name another directory. Each
+/// input goes through the pipeline twice, with and without the handler that answers
+/// hot requests from their bytes, and must get the same answers both times.
 public enum ServerCheck: FuzzCheck {
     public static let name = "fuzz-server"
 
@@ -28,24 +30,79 @@ public enum ServerCheck: FuzzCheck {
     }()
 
     public static func run(_ input: [UInt8]) -> String? {
+        let fast: Outcome
+        let plain: Outcome
+        switch (pass(input, answeringFromBytes: true), pass(input, answeringFromBytes: false)) {
+        case let (.failure(problem), _), let (_, .failure(problem)): return problem.finding
+        case let (.success(a), .success(b)): (fast, plain) = (a, b)
+        }
+        if let finding = fast.finding ?? plain.finding { return finding }
+        // The raw handler answers only what the decoder and the hot handler would
+        // answer alike: the same bytes out (but `Date`), the same requests passed on.
+        if fast.answered != plain.answered || fast.paths != plain.paths {
+            return "answering from bytes changed the answers: \(fast.paths) \(String(decoding: fast.answered, as: UTF8.self)) "
+                + "against \(plain.paths) \(String(decoding: plain.answered, as: UTF8.self))"
+        }
+        return nil
+    }
+
+    struct Problem: Error { var finding: String }
+
+    struct Outcome {
+        var finding: String?
+        /// Every byte written to the client, each `Date` header's value blanked.
+        var answered: [UInt8]
+        /// The requests that reached the responder.
+        var paths: [String]
+    }
+
+    static func pass(_ input: [UInt8], answeringFromBytes: Bool) -> Result<Outcome, Problem> {
         let channel = EmbeddedChannel()
         let checker = RouteChecker()
         do {
             try TileServerPipeline.addHandlers(
-                to: channel.pipeline.syncOperations, hot: hot, idleTimeout: .seconds(30), logger: Logger(label: "fuzz"))
+                to: channel.pipeline.syncOperations, hot: hot, idleTimeout: .seconds(30), logger: Logger(label: "fuzz"),
+                answeringFromBytes: answeringFromBytes)
             try channel.pipeline.syncOperations.addHandler(checker)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         } catch {
-            return "could not build the pipeline: \(error)"
+            return .failure(Problem(finding: "could not build the pipeline: \(error)"))
+        }
+        var answered: [UInt8] = []
+        func drain() {
+            while case let .some(.some(buffer)) = try? channel.readOutbound(as: ByteBuffer.self) {
+                answered += buffer.readableBytesView
+            }
         }
         // In two writes, so requests split across reads are parsed too.
         let split = input.count / 2
         for part in [input[..<split], input[split...]] where channel.isActive {
             do { try channel.writeInbound(ByteBuffer(bytes: part)) } catch { break }
+            drain()
         }
-        while case .some(.some) = try? channel.readOutbound(as: ByteBuffer.self) {}
         _ = try? channel.finish()
-        return checker.finding
+        drain()
+        return .success(Outcome(finding: checker.finding, answered: blankingDates(answered), paths: checker.paths))
+    }
+
+    /// `Date: <29 bytes>` with the value blanked: it is the clock's, not the answer's.
+    static func blankingDates(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let name = Array("\r\nDate: ".utf8)
+        var index = 0
+        while index + name.count <= bytes.count {
+            if bytes[index..<(index + name.count)].elementsEqual(name) {
+                var at = index + name.count
+                while at < bytes.count, bytes[at] != UInt8(ascii: "\r") {
+                    bytes[at] = UInt8(ascii: "x")
+                    at += 1
+                }
+                index = at
+            } else {
+                index += 1
+            }
+        }
+        return bytes
     }
 
     public static func seeds() -> [String: [UInt8]] {
@@ -61,6 +118,13 @@ public enum ServerCheck: FuzzCheck {
             "GET /viewer/\(h)?x=1 HTTP/1.1\r\nHost: fuzz\r\nIf-None-Match: *\r\n\r\n",
             "POST /api/tweets?cursor=5 HTTP/1.1\r\nHost: fuzz\r\nContent-Length: 3\r\n\r\nabc",
             "GET /manifests/20261124T000000Z.json HTTP/1.1\r\nHost: fuzz\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            // The hot answer, pipelined: behind itself, behind a request with a body, behind one it cannot delimit.
+            "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost:\tfuzz\r\nConnection: keep-alive\r\n\r\n"
+                + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nhOST: fuzz\r\nAccept: */*\r\n\r\n",
+            "POST /api/tweets HTTP/1.1\r\nHost: fuzz\r\nContent-Length: 4\r\n\r\nGET "
+                + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz\r\n\r\n",
+            "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\nHost: fuzz\n\n"
+                + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz \r\n\r\n",
         ]
         var seeds: [String: [UInt8]] = [:]
         for (n, request) in requests.enumerated() { seeds["request-\(n)"] = Array(request.utf8) }
@@ -74,9 +138,11 @@ final class RouteChecker: ChannelInboundHandler {
     typealias InboundIn = HTTPRequestPart
     typealias OutboundOut = HTTPResponsePart
     var finding: String?
+    var paths: [String] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case let .head(request) = unwrapInboundIn(data) else { return }
+        paths.append(request.path ?? "")
         if let target = request.path {
             let path = String(target.prefix { $0 != "?" })
             if let route = try? Route.parse(path: path) { finding = finding ?? check(route, path: path) }

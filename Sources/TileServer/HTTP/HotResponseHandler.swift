@@ -62,31 +62,24 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         lastActive = context.eventLoop.now
         switch unwrapInboundIn(data) {
         case let .head(request):
-            if withResponder == 0, context.channel.isWritable, let hit = hit(for: request) {
-                let started = ContinuousClock.now
+            heads &+= 1
+            if canAnswer(context), let hit = hit(for: request) {
                 if let encoder {
-                    // The head as bytes, written below the response encoder: nothing
-                    // to encode, no header list to copy (the encoder is between
-                    // responses here: no earlier answer is still being written).
-                    let date = HTTPDate.now()
-                    var head = context.channel.allocator.buffer(capacity: hit.head.readableBytes + date.utf8.count + 10)
-                    head.writeImmutableBuffer(hit.head)
-                    head.writeStaticString("Date: ")
-                    head.writeString(date)
-                    head.writeStaticString("\r\n\r\n")
-                    encoder.write(NIOAny(head), promise: nil)
-                    encoder.write(NIOAny(hit.body), promise: nil)
+                    // Written below the response encoder (it is between responses
+                    // here: no earlier answer is still being written).
+                    answer(hit, writingTo: encoder)
                 } else {
+                    let started = ContinuousClock.now
                     var headers = hit.headers
                     headers.add(name: "Date", value: HTTPDate.now())
                     context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
                                   promise: nil)
                     context.write(wrapOutboundOut(.body(.byteBuffer(hit.body))), promise: nil)
                     context.write(wrapOutboundOut(.end(nil)), promise: nil)
+                    hit.metrics.record(ContinuousClock.now - started)
                 }
                 needsFlush = true
                 discarding = true
-                hit.metrics.record(ContinuousClock.now - started)
                 return
             }
             withResponder += 1
@@ -104,6 +97,42 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.flush()
         }
         context.fireChannelReadComplete()
+    }
+
+    // MARK: Shared with RawHotRequestHandler
+
+    /// Request heads seen (decoded by NIO), answered here or passed on: the raw
+    /// handler before the decoder checks that each request it hands the decoder
+    /// comes out as one head.
+    private(set) var heads = 0
+
+    /// No request is with the responder or half read, and the client reads its
+    /// answers: an answer written now is the connection's next.
+    func canAnswer(_ context: ChannelHandlerContext) -> Bool {
+        withResponder == 0 && !discarding && context.channel.isWritable
+    }
+
+    /// The connection was active now (bytes came in that this handler may not see).
+    func touch(_ context: ChannelHandlerContext) {
+        lastActive = context.eventLoop.now
+    }
+
+    func hit(_ key: HotResponse.Key) -> HotResponse? { cache.get(key) }
+
+    /// Writes `hit` as bytes through `context`, which must be below the response
+    /// encoder: the kept status line and headers, `Date`, the blank line, the body.
+    /// Nothing is flushed.
+    func answer(_ hit: HotResponse, writingTo context: ChannelHandlerContext) {
+        let started = ContinuousClock.now
+        let date = HTTPDate.now()
+        var head = context.channel.allocator.buffer(capacity: hit.head.readableBytes + date.utf8.count + 10)
+        head.writeImmutableBuffer(hit.head)
+        head.writeStaticString("Date: ")
+        head.writeString(date)
+        head.writeStaticString("\r\n\r\n")
+        context.write(NIOAny(head), promise: nil)
+        context.write(NIOAny(hit.body), promise: nil)
+        hit.metrics.record(ContinuousClock.now - started)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

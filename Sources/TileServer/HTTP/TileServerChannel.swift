@@ -55,7 +55,8 @@ struct TileServerChannel: ServerChildChannel, HTTPChannelHandler {
 package enum TileServerPipeline {
     package static func addHandlers(
         to pipeline: ChannelPipeline.SynchronousOperations, hot: MemoryCache<HotResponse.Key, HotResponse>,
-        idleTimeout: Duration, logger: Logger, watch: ConnectionWatch? = nil, onClientLeft: @escaping @Sendable () -> Void = {}
+        idleTimeout: Duration, logger: Logger, watch: ConnectionWatch? = nil, onClientLeft: @escaping @Sendable () -> Void = {},
+        answeringFromBytes: Bool = true
     ) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = 80 * 1024
@@ -70,9 +71,17 @@ package enum TileServerPipeline {
         // writes its answers below the encoder, so the pairs would slip by one and a
         // GET after a HEAD would lose its body. The responder never sends a body to
         // HEAD itself (TileResponder.finish, HTTPFailure.response).
+        //
+        // First of all, the RawHotRequestHandler answers the plainest repeats from their
+        // bytes, before the decoder; the HotResponseHandler, which it shares the rules
+        // and state of, answers those split across reads or behind another request.
+        let hotHandler = HotResponseHandler(cache: hot, idleTimeout: idleTimeout, watch: watch, onLeave: onClientLeft)
+        // (`answeringFromBytes: false` leaves it out: the fuzzer checks that every
+        // input gets the same answers either way.)
+        if answeringFromBytes { try pipeline.addHandler(RawHotRequestHandler(hot: hotHandler)) }
         try pipeline.addHandler(HTTPResponseEncoder(configuration: .init()))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)))
-        try pipeline.addHandler(HotResponseHandler(cache: hot, idleTimeout: idleTimeout, watch: watch, onLeave: onClientLeft))
+        try pipeline.addHandler(hotHandler)
         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
     }
