@@ -83,15 +83,17 @@ extension PostCatalog {
         }
         if let words = Self.wordsAlone(filter) {
             // How many matches decides how to find the page: a few are read once, for
-            // both the count and the page; past that the index counts its own.
-            return try read("list posts") { db in
-                let many = wordCounts.withLock { $0[words] }.map { $0 > manyMatches } ?? false
-                let few = many ? nil : try fewMatches(words, db)
-                let total = try few?.count ?? matches(words, db)
-                guard total > 0 else { return ([], 0) }
-                return (try loadPosts(try wordsPage(filter, after: nil, limit: limit, oldestFirst: false, few: few,
-                                                    many: few == nil ? total : nil, db), db), total)
+            // both the count and the page; past that the index counts its own, beside
+            // the page.
+            let few: (posts: [ManifestTweet], total: Int)? = try read("list posts") { db in
+                if wordCounts.withLock({ $0[words] }).map({ $0 > manyMatches }) ?? false { return nil }
+                guard let few = try fewMatches(words, db) else { return nil }
+                guard !few.isEmpty else { return ([], 0) }
+                return (try loadPosts(try wordsPage(filter, after: nil, limit: limit, oldestFirst: false, few: few, db), db),
+                        few.count)
             }
+            if let few { return few }
+            return try firstPageOfManyMatches(filter, words: words, limit: limit)
         }
         return try read("list posts") { db in
             // Words beside a user, search or photos: the total needs every match joined
@@ -306,7 +308,7 @@ extension PostCatalog {
 
     /// Notes how many posts hold `fts`'s words, for later pages' plans; a bounded table.
     /// `unlessLarger`: kept only if no larger count is noted (a lower bound).
-    private func remember(_ fts: String, count: Int, unlessLarger: Bool = false) {
+    func remember(_ fts: String, count: Int, unlessLarger: Bool = false) {
         wordCounts.withLock { counts in
             if counts.count >= Self.rememberedWordCounts { counts.removeAll(keepingCapacity: true) }
             if !unlessLarger || (counts[fts] ?? 0) < count { counts[fts] = count }
