@@ -14,8 +14,10 @@ python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-pr
 # JSON Schema validator (jsonschema, PyPI; scripts/check-manifest-schema.py).
 python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 # Tests run on an optimised build: pixel loops are 20-50x slower unoptimised (the
-# imaging and serving tests take 140 s in a debug build, 11 s here), and no target
-# needs unsafe flags for it, so the library products stay usable by other packages.
+# imaging and serving tests take 140 s in a debug build, 11 s here), and no library
+# target needs unsafe flags for it, so the library products stay usable by other
+# packages. The test targets' own code is compiled unoptimised (Package.swift): a
+# minute less of building, the suite no slower.
 # `-enable-testing` keeps `@testable import` working. A target that imports a module
 # it does not depend on is a build error here; SwiftPM's check lets a module reached
 # through another target pass, so scripts/check-imports.py reads every import first.
