@@ -580,34 +580,31 @@ final class RecordingHTTP: Sendable {
     }
 
     @Test func aHangingProcessIsStoppedAtTheDeadline() async throws {
-        let started = ContinuousClock.now
-        let error = await #expect(throws: AWSConfigurationError.self) {
-            // `sleep` is a child of the shell here: the whole group must go for the pipe to close.
-            try await Self.provider("sleep 30; echo late", deadline: .milliseconds(500)).keys()
-        }
-        // Stopped, not waited out: the process would take 30 s (a loaded machine may
-        // start the timer and reap the group seconds late, so the bound is loose).
-        #expect(ContinuousClock.now - started < .seconds(25))
-        guard case let .credentialProcessFailed(_, reason)? = error else {
-            Issue.record("unexpected \(String(describing: error))")
-            return
-        }
-        #expect(reason.contains("did not finish within"))
+        // `sleep` is a child of the shell here: the whole group must go for the pipe to close.
+        try await Self.expectStoppedAtTheDeadline(holdingEveryTaskThread: false)
     }
 
     /// The deadline holds while the tasks' shared threads are all busy: blocked by
     /// other work (a loaded server, the rest of a test suite), they cannot run a timer
     /// that is a task, and a process stopped "at 500 ms" ran on for a minute. Here every
-    /// thread of the pool is held from the moment the process starts until it is gone,
-    /// which a thread outside the pool sees as the end of a FIFO the process holds open
-    /// (no sleeping, no polling of the clock).
+    /// thread of the pool is held from the moment the process starts until it is gone.
     @Test func theDeadlineHoldsWhileEveryTaskThreadIsBusy() async throws {
+        try await Self.expectStoppedAtTheDeadline(holdingEveryTaskThread: true)
+    }
+
+    /// Runs a `credential_process` that would take 30 s, with a deadline of 500 ms, and
+    /// expects it (the shell and its `sleep`) gone well before its end. How long the
+    /// process lived is seen from a thread outside the task pool, as the end of a FIFO
+    /// the process holds open, with the kernel's clock (`poll`'s 20 s): not from the
+    /// test's task, whose resumption a saturated pool can delay by as long (a fresh
+    /// clone's first suite once resumed it 27 s late, long after the process was gone).
+    static func expectStoppedAtTheDeadline(holdingEveryTaskThread: Bool) async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("tc-cred-\(UUID().uuidString).fifo")
         defer { try? FileManager.default.removeItem(at: fifo) }
         #expect(mkfifo(fifo.path, 0o600) == 0)
         let release = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        let lanes = holdingEveryTaskThread ? ProcessInfo.processInfo.activeProcessorCount : 0
         let stopped = Mutex<Bool?>(nil)
         let watcher = Thread {
             defer { done.signal() }
@@ -627,13 +624,11 @@ final class RecordingHTTP: Sendable {
             for _ in 0..<lanes { release.signal() }
         }
         watcher.start()
-        let started = ContinuousClock.now
         let error = await #expect(throws: AWSConfigurationError.self) {
             try await Self.provider("exec 3>'\(fifo.path)'; sleep 30; echo late", deadline: .milliseconds(500)).keys()
         }
         await Task.detached { done.wait() }.value
-        #expect(stopped.withLock { $0 } == true, "stopped while the pool was held, not after")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(stopped.withLock { $0 } == true, "stopped within 20 s of its start, not waited out")
         guard case let .credentialProcessFailed(_, reason)? = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
