@@ -255,7 +255,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

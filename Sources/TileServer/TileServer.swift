@@ -33,12 +33,17 @@ public final class TileServer: Sendable {
 
     /// Where renders run, for tests that hold it busy.
     let pool: RenderPool
+    /// The catalog and the forget watch, for tests that look into what the server holds.
+    let catalog: CatalogCache
+    let forgetWatch: ForgetWatch
 
     private init(
         port: Int, configuration: TileServerConfiguration, group: ServiceGroup, task: Task<Void, any Error>,
-        lazyPacks: LazyPacks, liveSearches: LiveSearches?, pool: RenderPool
+        lazyPacks: LazyPacks, liveSearches: LiveSearches?, pool: RenderPool, catalog: CatalogCache, forgetWatch: ForgetWatch
     ) {
         self.pool = pool
+        self.catalog = catalog
+        self.forgetWatch = forgetWatch
         self.lazyPacks = lazyPacks
         self.liveSearches = liveSearches
         self.port = port
@@ -77,14 +82,12 @@ public final class TileServer: Sendable {
         }
         made.boundPort.port = bound
         return TileServer(port: bound, configuration: configuration, group: group, task: task, lazyPacks: made.lazyPacks,
-                          liveSearches: made.liveSearches, pool: made.pool)
+                          liveSearches: made.liveSearches, pool: made.pool, catalog: made.catalog, forgetWatch: made.forgetWatch)
     }
 
     /// The server's application, not yet running: the responder with every route
     /// behind its middleware, over the HTTP/1.1 channel with the hot-response
-    /// handler. ``start(_:logger:)`` runs it on a socket; tests hand it to
-    /// HummingbirdTesting's `.router` mode, which calls the responder directly, with
-    /// no port and no connection.
+    /// handler. ``start(_:logger:)`` runs it on a socket.
     static func application(
         _ configuration: TileServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }

@@ -1,9 +1,6 @@
 import BlobStore
 import Catalog
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import Logging
 import Testing
 import TestSupport
 @testable import TileServer
@@ -17,12 +14,13 @@ import TestSupport
         try FileManager.default.copyItem(at: fixture.cache, to: cache)
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.buildsPacks = false
-        let made = try TileServer.application(configuration, logger: Logger(label: "test"))
+        // The server's own watch never looks during the test: the test looks, by hand.
+        configuration.forgetCheckInterval = .seconds(3600)
         let hash = fixture.eager
         let uris = ["/blob/\(hash.hex)", "/iiif/3/\(hash.hex)/full/max/0/default.jpg", "/dzi/\(hash.hex)_files/11/1_1.jpg"]
-        try await made.app.test(.router) { client in
+        try await withServer(try await TileServer.start(configuration)) { (made: TileServer) async throws in
             for uri in uris {
-                #expect(try await client.execute(uri: uri, method: .get).status == .ok, "\(uri)")
+                #expect(try await fetch(made, uri).status == 200, "\(uri)")
             }
             // A duplicate search holds the PDQ index (and maps the kept file beside the catalog).
             _ = try made.catalog.perceptualIndex(of: try made.catalog.catalog)
@@ -33,17 +31,17 @@ import TestSupport
             _ = store.removeDerived(of: hash)
             var seen = made.forgetWatch.state()
             #expect(!made.forgetWatch.check(&seen), "nothing forgotten yet")
-            let fromMemory = try await client.execute(uri: uris[1], method: .get).status
+            let fromMemory = try await fetch(made, uris[1]).status
             try TombstoneLog(cacheRoot: cache).append([Tombstone(key: PostIdentity(network: .x, id: "1"), forgottenAt: Date(), reason: "deleted")])
             #expect(made.forgetWatch.check(&seen))
             // Its hashes include the forgotten photos', and the file it maps is unlinked.
             #expect(!made.catalog.holdsPerceptualIndex, "the PDQ index is let go")
             for uri in uris {
-                let status = try await client.execute(uri: uri, method: .get).status
-                #expect(status == .notFound, "\(uri) after the forget: \(status)")
+                let status = try await fetch(made, uri).status
+                #expect(status == 404, "\(uri) after the forget: \(status)")
             }
             // What memory held was being served until the watch saw the tombstone.
-            #expect(fromMemory == .ok, "the rendition was served from memory: \(fromMemory)")
+            #expect(fromMemory == 200, "the rendition was served from memory: \(fromMemory)")
         }
     }
 }
