@@ -123,6 +123,8 @@ public enum ServerCheck: FuzzCheck {
                 + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nhOST: fuzz\r\nAccept: */*\r\n\r\n",
             "POST /api/tweets HTTP/1.1\r\nHost: fuzz\r\nContent-Length: 4\r\n\r\nGET "
                 + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz\r\n\r\n",
+            "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz\r\nProxy-Connection: close\r\n\r\n"
+                + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz\r\n\r\n",
             "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\nHost: fuzz\n\n"
                 + "GET /iiif/3/\(h)/full/max/0/default.jpg HTTP/1.1\r\nHost: fuzz \r\n\r\n",
         ]

@@ -627,6 +627,10 @@ final class RecordingHTTP: Sendable {
         let error = await #expect(throws: AWSConfigurationError.self) {
             try await Self.provider("exec 3>'\(fifo.path)'; sleep 30; echo late", deadline: .milliseconds(500)).keys()
         }
+        // A process that never started leaves the watcher waiting for a writer: one comes
+        // and goes, so the test fails (on its reason) instead of hanging.
+        let nudge = open(fifo.path, O_WRONLY | O_NONBLOCK)
+        if nudge >= 0 { close(nudge) }
         await Task.detached { done.wait() }.value
         #expect(stopped.withLock { $0 } == true, "stopped within 20 s of its start, not waited out")
         guard case let .credentialProcessFailed(_, reason)? = error else {

@@ -281,13 +281,17 @@ import Glibc
                 for target in ["/blob/\(avatar)?1", "/dzi/\(hex).dzi", "/blob/\(avatar)?2"] {
                     let started = clock.now
                     let answer = try await fetch(server, target)
-                    #expect(clock.now - started < timeout + .seconds(1), "\(target)")
+                    // One deadline, not one per attempt (a second would pass 2x); the store
+                    // stays stopped, so any answer is the deadline's. A loaded machine (the
+                    // whole suite on two cores) answered 1.2 s past it once.
+                    #expect(clock.now - started < timeout * 2, "\(target)")
                     #expect(answer.status == 503, "\(target): \(answer.status)")
                     #expect(!answer.text.contains("127.0.0.1"))
                 }
                 let thumbStarted = clock.now
                 #expect(try await fetch(server, "/thumb/\(hex)/150").status == 200, "made from the warm original")
-                #expect(clock.now - thumbStarted < .seconds(1), "the store is down: not asked")
+                // Asking the stopped store would take the whole deadline.
+                #expect(clock.now - thumbStarted < timeout, "the store is down: not asked")
                 guard case .down = health.state else {
                     Issue.record("the store was not marked down")
                     kill(pid, SIGCONT)
@@ -297,7 +301,7 @@ import Glibc
                 #expect(await events.next().map { if case .down = $0 { true } else { false } } == true)
                 let started = clock.now
                 let refused = try await fetch(server, "/blob/\(avatar)?3")
-                #expect(clock.now - started < .seconds(1))
+                #expect(clock.now - started < timeout, "refused at once, not asked")
                 #expect(refused.status == 503 && refused.header("retry-after") != nil)
                 let healthz = try await fetch(server, "/healthz")
                 #expect(healthz.text.contains("degraded") && !healthz.text.contains("127.0.0.1"), "\(healthz.text)")
@@ -311,7 +315,7 @@ import Glibc
                 // Waits for the probe's event, bounded so a broken probe fails the test instead of hanging it.
                 let up = await Self.first(of: &events, within: .seconds(10))
                 #expect(up == .up)
-                #expect(clock.now - resumed < .seconds(2))
+                #expect(clock.now - resumed < .seconds(5), "found back within a few probes (500 ms apart)")
                 #expect(try await fetch(server, "/blob/\(avatar)?4").status == 200)
                 #expect(try await fetch(server, "/healthz").text.contains("\"ok\""))
                 #expect(try await metric(server, "tweetcache_store_up") == 1)

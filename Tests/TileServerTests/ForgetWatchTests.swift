@@ -14,6 +14,7 @@ import TestSupport
         try FileManager.default.copyItem(at: fixture.cache, to: cache)
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.buildsPacks = false
+        configuration.port = 0
         // The server's own watch never looks during the test: the test looks, by hand.
         configuration.forgetCheckInterval = .seconds(3600)
         let hash = fixture.eager

@@ -161,6 +161,9 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 host = value
             } else if Self.sameName(name, "connection"), value.lowercased().contains("close") {
                 return nil
+            } else if Self.sameName(name, "proxy-connection") {
+                // llhttp reads it as `Connection` (a close ends its connection): the responder's.
+                return nil
             }
         }
         return cache.get(HotResponse.Key(authority: host, target: request.uri))

@@ -19,8 +19,13 @@ import NIOCore
 /// come out of the decoder as exactly one request.
 ///
 /// A request split over reads waits here until its blank line (at most
-/// ``maxHeadBytes``, then it is handed on); the connection's idle timeout still
-/// counts every read.
+/// ``maxHeadBytes``, then it is handed on). As with the decoder, a request's
+/// bytes count for the idle timeout once the request is whole: a client trickling
+/// a head byte by byte is cut off one timeout after its last whole request.
+///
+/// A request after which the decoder ends the connection (`Connection: close`,
+/// `Proxy-Connection`, HTTP/1.0, `CONNECT`) hands the connection over too: what
+/// comes after it is the decoder's to refuse.
 final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -44,7 +49,6 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
             context.fireChannelRead(data)
             return
         }
-        hot.touch(context)
         var buffer = unwrapInboundIn(data)
         if var earlier = held {
             held = nil
@@ -62,6 +66,7 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
             case let .request(length, key):
                 let request = buffer.readSlice(length: length)!
                 if let key, hot.canAnswer(context), let hit = hot.hit(key) {
+                    hot.touch(context)
                     hot.answer(hit, writingTo: context)
                     needsFlush = true
                     continue
@@ -131,21 +136,24 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
         index += 1
         let targetStart = index
         while index < count, bytes[index] > 0x20, bytes[index] < 0x7F { index += 1 }
+        guard index < count else { return .incomplete }
+        guard index > targetStart, bytes[index] == UInt8(ascii: " ") else { return .unusual }
         guard index + 10 <= count else { return .incomplete }
         let targetEnd = index
-        guard targetEnd > targetStart, bytes[index] == UInt8(ascii: " "),
+        guard
               bytes[index + 1] == UInt8(ascii: "H"), bytes[index + 2] == UInt8(ascii: "T"), bytes[index + 3] == UInt8(ascii: "T"),
               bytes[index + 4] == UInt8(ascii: "P"), bytes[index + 5] == UInt8(ascii: "/"), bytes[index + 6] == UInt8(ascii: "1"),
               bytes[index + 7] == UInt8(ascii: "."), bytes[index + 8] == UInt8(ascii: "1") || bytes[index + 8] == UInt8(ascii: "0"),
               bytes[index + 9] == UInt8(ascii: "\r")
         else { return .unusual }
-        let isHTTP11 = bytes[index + 8] == UInt8(ascii: "1")
+        // HTTP/1.0 and CONNECT end the decoder's reading of the connection (or may): its to decide.
+        guard bytes[index + 8] == UInt8(ascii: "1"), !isConnect(bytes, method: 0..<(targetStart - 1)) else { return .unusual }
         index += 10
         guard index < count else { return .incomplete }
         guard bytes[index] == UInt8(ascii: "\n") else { return .unusual }
         index += 1
 
-        var answerable = isGet && isHTTP11 && targetEnd - targetStart <= HotResponse.maxTargetBytes
+        var answerable = isGet && targetEnd - targetStart <= HotResponse.maxTargetBytes
         var host: Range<Int>?
         var hosts = 0
         // Header lines, up to the blank line.
@@ -164,8 +172,10 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
             index += 1
             let valueStart = index
             while index < count, bytes[index] == 0x09 || (bytes[index] >= 0x20 && bytes[index] < 0x7F) { index += 1 }
+            guard index < count else { return .incomplete }
+            guard bytes[index] == UInt8(ascii: "\r") else { return .unusual }
             guard index + 1 < count else { return .incomplete }
-            guard bytes[index] == UInt8(ascii: "\r"), bytes[index + 1] == UInt8(ascii: "\n") else { return .unusual }
+            guard bytes[index + 1] == UInt8(ascii: "\n") else { return .unusual }
             let value = valueStart..<index
             index += 2
             switch header(bytes, name) {
@@ -175,8 +185,10 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
                 hosts += 1
                 host = value
             case .connection:
-                if contains(bytes, value, "close") { answerable = false }
-                if contains(bytes, value, "upgrade") { return .unusual }
+                // A closing request ends the decoder's connection: what follows is its to refuse.
+                if contains(bytes, value, "close") || contains(bytes, value, "upgrade") { return .unusual }
+            case .proxyConnection:
+                return .unusual
             case .responderOnly:
                 answerable = false
             case .other:
@@ -209,12 +221,17 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     private enum Header {
-        case host, connection, body, upgrade, responderOnly, other
+        case host, connection, proxyConnection, body, upgrade, responderOnly, other
+    }
+
+    private static func isConnect(_ bytes: UnsafeRawBufferPointer, method: Range<Int>) -> Bool {
+        equal(bytes, method, "connect")
     }
 
     private static func header(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Header {
         if equal(bytes, name, "host") { return .host }
         if equal(bytes, name, "connection") { return .connection }
+        if equal(bytes, name, "proxy-connection") { return .proxyConnection }
         if equal(bytes, name, "content-length") || equal(bytes, name, "transfer-encoding") { return .body }
         if equal(bytes, name, "upgrade") { return .upgrade }
         for other in responderOnly where equal(bytes, name, other) { return .responderOnly }
