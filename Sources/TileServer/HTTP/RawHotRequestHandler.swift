@@ -140,13 +140,12 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
         guard index > targetStart, bytes[index] == UInt8(ascii: " ") else { return .unusual }
         guard index + 10 <= count else { return .incomplete }
         let targetEnd = index
-        guard
-              bytes[index + 1] == UInt8(ascii: "H"), bytes[index + 2] == UInt8(ascii: "T"), bytes[index + 3] == UInt8(ascii: "T"),
+        guard bytes[index + 1] == UInt8(ascii: "H"), bytes[index + 2] == UInt8(ascii: "T"), bytes[index + 3] == UInt8(ascii: "T"),
               bytes[index + 4] == UInt8(ascii: "P"), bytes[index + 5] == UInt8(ascii: "/"), bytes[index + 6] == UInt8(ascii: "1"),
               bytes[index + 7] == UInt8(ascii: "."), bytes[index + 8] == UInt8(ascii: "1") || bytes[index + 8] == UInt8(ascii: "0"),
               bytes[index + 9] == UInt8(ascii: "\r")
         else { return .unusual }
-        // HTTP/1.0 and CONNECT end the decoder's reading of the connection (or may): its to decide.
+        // HTTP/1.0 and CONNECT may end the decoder's reading of the connection: the decoder decides.
         guard bytes[index + 8] == UInt8(ascii: "1"), !isConnect(bytes, method: 0..<(targetStart - 1)) else { return .unusual }
         index += 10
         guard index < count else { return .incomplete }
