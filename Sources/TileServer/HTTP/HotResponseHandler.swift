@@ -169,8 +169,9 @@ final class HotResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return cache.get(HotResponse.Key(authority: host, target: request.uri))
     }
 
-    /// Headers whose meaning only the responder implements, lower-cased.
-    private static let passedOn: [StaticString] = [
+    /// Headers whose meaning only the responder implements, lower-cased (the raw
+    /// handler before the decoder passes the same on).
+    static let passedOn: [StaticString] = [
         "if-none-match", "if-match", "if-modified-since", "if-unmodified-since", "if-range", "range", "expect",
         "content-length", "transfer-encoding",
     ]

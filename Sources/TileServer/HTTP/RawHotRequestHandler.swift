@@ -146,7 +146,7 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
               bytes[index + 9] == UInt8(ascii: "\r")
         else { return .unusual }
         // HTTP/1.0 and CONNECT may end the decoder's reading of the connection: the decoder decides.
-        guard bytes[index + 8] == UInt8(ascii: "1"), !isConnect(bytes, method: 0..<(targetStart - 1)) else { return .unusual }
+        guard bytes[index + 8] == UInt8(ascii: "1"), !equal(bytes, 0..<(targetStart - 1), "connect") else { return .unusual }
         index += 10
         guard index < count else { return .incomplete }
         guard bytes[index] == UInt8(ascii: "\n") else { return .unusual }
@@ -223,25 +223,16 @@ final class RawHotRequestHandler: ChannelInboundHandler, RemovableChannelHandler
         case host, connection, proxyConnection, body, upgrade, responderOnly, other
     }
 
-    private static func isConnect(_ bytes: UnsafeRawBufferPointer, method: Range<Int>) -> Bool {
-        equal(bytes, method, "connect")
-    }
-
     private static func header(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Header {
         if equal(bytes, name, "host") { return .host }
         if equal(bytes, name, "connection") { return .connection }
         if equal(bytes, name, "proxy-connection") { return .proxyConnection }
         if equal(bytes, name, "content-length") || equal(bytes, name, "transfer-encoding") { return .body }
         if equal(bytes, name, "upgrade") { return .upgrade }
-        for other in responderOnly where equal(bytes, name, other) { return .responderOnly }
+        // The hot handler's list (its body headers are matched above).
+        for other in HotResponseHandler.passedOn where equal(bytes, name, other) { return .responderOnly }
         return .other
     }
-
-    /// Headers whose rules only the responder implements (as ``HotResponseHandler``
-    /// passes them on), lower-cased.
-    private static let responderOnly: [StaticString] = [
-        "if-none-match", "if-match", "if-modified-since", "if-unmodified-since", "if-range", "range", "expect",
-    ]
 
     @inline(__always)
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString) -> Bool {
