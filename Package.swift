@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // Little CMS: embedded ICC profiles, CMYK and PNG colour chunks converted to sRGB.
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        // Zstandard: manifests are written in its seekable format (`.json.zst`).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs,
         // SQLite's process-wide settings (variadic sqlite3_config).
@@ -79,7 +81,7 @@ let package = Package(
         // manifests hold (FTS5), and the IIIF Presentation documents built from it.
         .target(
             name: "Catalog",
-            dependencies: ["BlobStore", "TweetModel", "MediaTypes", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["BlobStore", "TweetModel", "MediaTypes", "CTweetCache", "CZstd", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -172,7 +174,7 @@ let package = Package(
         ),
 
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
-        .target(name: "TestSupport", dependencies: ["MediaFetch", "BlobStore"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["MediaFetch", "BlobStore", "Catalog"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(
             name: "CatalogTests",

@@ -3,9 +3,10 @@
 # Sourced by demo.sh and test.sh; extra packages may be named in $EXTRA_APT_PACKAGES.
 set -euo pipefail
 
-# Image codecs beyond JPEG and PNG (WebP, GIF, HEIF/AVIF) and Little CMS for colour profiles.
+# Image codecs beyond JPEG and PNG (WebP, GIF, HEIF/AVIF), Little CMS for colour profiles,
+# and Zstandard for manifests (the library, and the `zstd` command a reader pipes them through).
 packages=(pkg-config libcurl4-openssl-dev libpng-dev libjpeg62-turbo-dev libsqlite3-dev
-          libwebp-dev libgif-dev libheif-dev liblcms2-dev ${EXTRA_APT_PACKAGES:-})
+          libwebp-dev libgif-dev libheif-dev liblcms2-dev libzstd-dev zstd ${EXTRA_APT_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

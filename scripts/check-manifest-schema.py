@@ -7,10 +7,11 @@ the writer writes: an object that lists `properties` and says nothing of others
 is checked as if it said `unevaluatedProperties: false`, and a key the schema does
 not know is an error here (add it to the schema, or do not write it).
 
-Usage: scripts/check-manifest-schema.py MANIFEST.json...   (exit 1 and the problems when one fails)
+Usage: scripts/check-manifest-schema.py MANIFEST.json[.zst]...   (exit 1 and the problems when one fails)
 """
 import json
 import os
+import subprocess
 import sys
 
 import jsonschema
@@ -63,8 +64,12 @@ def main() -> int:
     validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     failed = 0
     for path in sys.argv[1:]:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        with open(path, "rb") as handle:
+            raw_bytes = handle.read()
+        # A run's manifest is seekable zstd (`.json.zst`): read as any reader reads it.
+        if raw_bytes[:4] == b"\x28\xb5\x2f\xfd":
+            raw_bytes = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+        document = json.loads(raw_bytes.decode("utf-8"))
         errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
         for error in errors[:20]:
             where = "/".join(str(part) for part in error.absolute_path) or "(top)"

@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,6 +7,9 @@ import Glibc
 
 /// A copy of a run's manifest where its user asks for one (`--manifest PATH`), beside
 /// the run's own under `manifests/`, which the catalog and `sync` read.
+///
+/// The copy is the plain JSON a script expects at `run.json`; a PATH ending in `.zst`
+/// gets the compressed file as the run wrote it (``Catalog/SeekableZstd``).
 ///
 /// Scripts archive a run's manifest next to its inputs, often on another disk, so the
 /// copy is written in the target's own folder and renamed over it: a reader of PATH
@@ -42,22 +46,29 @@ public struct ManifestCopy: Sendable {
     /// flushed, then renamed over the target and the folder flushed.
     public func write(from source: URL) throws(PipelineError) {
         let temporary = Self.temporaryName(for: target, purpose: "copy")
-        do throws(BlobStoreError) {
-            try Self.copy(source.path, to: temporary.path)
-            guard rename(temporary.path, target.path) == 0 else { throw .lastSystemError("rename to", path: target.path) }
+        do {
+            try Self.copy(source.path, to: temporary.path, compressed: target.path.hasSuffix(".zst"))
+            guard rename(temporary.path, target.path) == 0 else { throw BlobStoreError.lastSystemError("rename to", path: target.path) }
             try FileSystem.syncDirectory(target.deletingLastPathComponent().path)
         } catch {
             unlink(temporary.path)
-            throw .manifest(error.description)
+            throw .manifest("\(error)")
         }
     }
 
-    /// The bytes of `source` in a new file at `temporary`, flushed to disk.
-    private static func copy(_ source: String, to temporary: String) throws(BlobStoreError) {
+    /// The bytes of `source` in a new file at `temporary` (uncompressed unless
+    /// `compressed`: the target is a `.zst`), flushed to disk.
+    private static func copy(_ source: String, to temporary: String, compressed: Bool) throws {
         let input = try FileSystem.openFile(source, flags: O_RDONLY, operation: "open")
         defer { close(input) }
         let output = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         defer { close(output) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        if !compressed, pread(input, &magic, 4, 0) == 4, SeekableZstd.isCompressed(magic) {
+            try SeekableZstdFile(descriptor: input).expand(to: output, path: temporary)
+            try FileSystem.sync(output, path: temporary)
+            return
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while case let count = try FileSystem.readSome(input, into: buffer, path: source), count > 0 {

@@ -143,7 +143,7 @@ struct PDQBenchCommand: ParsableCommand {
             summary.tweets = n
             try writer.writeTail(sources: [.init(path: "bench.json", formats: ["v2"], query: "#bench", tweets: n, problems: [])],
                                  summary: summary)
-            try writer.commit(to: manifests.appendingPathComponent(String(format: "bench-%04d.json", run)))
+            try writer.commit(to: manifests.appendingPathComponent(String(format: "bench-%04d.json.zst", run)))
             written += n
             run += 1
         }

@@ -40,7 +40,7 @@ import Glibc
         #expect(process.terminationReason == .exit && process.terminationStatus == 0,
                 "status \(process.terminationStatus), reason \(process.terminationReason.rawValue)")
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
-        #expect(manifests.contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") }, "the run finished: \(manifests)")
+        #expect(manifests.contains { $0.hasSuffix(".json.zst") && !$0.hasPrefix(".") }, "the run finished: \(manifests)")
     }
 
     @Test func serveWhoseLogReaderIsGoneStopsCleanly() async throws {

@@ -35,7 +35,10 @@ import Glibc
         // cache inside it, and the copy goes beside the cache.
         let (_, fresh) = try await fetch("out/m.json", cache: "out/c", cwd: dir)
         let freshOwn = try #require(fresh["manifest_path"] as? String)
-        #expect(try Data(contentsOf: dir.appendingPathComponent("out/m.json")) == Data(contentsOf: URL(fileURLWithPath: freshOwn)))
+        // The copy is the plain JSON a script expects at `m.json`; the cache's is compressed.
+        #expect(freshOwn.hasSuffix(".json.zst"))
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out/m.json")) == manifestJSON(URL(fileURLWithPath: freshOwn)))
+        #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/m.json"))) is [String: Any])
         // Relative to the working folder, in a folder outside the cache.
         let outside = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
@@ -43,13 +46,13 @@ import Glibc
         let own = try #require(first["manifest_path"] as? String)
         #expect(own.hasPrefix(dir.appendingPathComponent("c/manifests").path), "the run's own manifest stays in the cache")
         let copy = outside.appendingPathComponent("m.json")
-        #expect(try Data(contentsOf: copy) == Data(contentsOf: URL(fileURLWithPath: own)))
+        #expect(try Data(contentsOf: copy) == manifestJSON(URL(fileURLWithPath: own)))
         // An existing file is replaced by the whole new manifest; no temporary is left.
         try Data("old".utf8).write(to: copy)
         let (_, second) = try await fetch(copy.path, cache: "c")
         let own2 = try #require(second["manifest_path"] as? String)
         #expect(own2 != own)
-        #expect(try Data(contentsOf: copy) == Data(contentsOf: URL(fileURLWithPath: own2)))
+        #expect(try Data(contentsOf: copy) == manifestJSON(URL(fileURLWithPath: own2)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["m.json"])
         // On another file system (tmpfs), where a rename from the cache cannot reach.
         if FileManager.default.fileExists(atPath: "/dev/shm") {
@@ -57,8 +60,13 @@ import Glibc
             defer { try? FileManager.default.removeItem(at: shm) }
             let (_, third) = try await fetch(shm.path, cache: "c2")
             let own3 = try #require(third["manifest_path"] as? String)
-            #expect(try Data(contentsOf: shm) == Data(contentsOf: URL(fileURLWithPath: own3)))
+            #expect(try Data(contentsOf: shm) == manifestJSON(URL(fileURLWithPath: own3)))
         }
+        // A PATH ending in `.zst` gets the compressed file as the run wrote it.
+        let packed = outside.appendingPathComponent("m.json.zst")
+        let (_, fourth) = try await fetch(packed.path, cache: "c")
+        let own4 = try #require(fourth["manifest_path"] as? String)
+        #expect(try Data(contentsOf: packed) == Data(contentsOf: URL(fileURLWithPath: own4)))
     }
 
     @Test func aManifestPathThatCannotBeWrittenIsRefusedBeforeAnyDownload() async throws {
@@ -101,7 +109,7 @@ import Glibc
         #expect(s["tweets"] as? Int == 20)
         let own = try #require(s["manifest_path"] as? String)
         let bytes = try Data(contentsOf: copy)
-        #expect(bytes == (try Data(contentsOf: URL(fileURLWithPath: own))))
+        #expect(bytes == (try manifestJSON(URL(fileURLWithPath: own))))
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("\"pdq\""), "--no-pdq: no perceptual hashes")
     }
@@ -227,10 +235,10 @@ import Glibc
         #expect((try summary(fetched)["store"] as? [String: Any])?["manifest_key"] != nil)
         // The bucket's copy of the manifest names no local path: not the cache, not the page's folder.
         let bucketManifests = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("bucket/manifests").path)
-            .filter { $0.hasSuffix(".json") }
+            .filter { $0.hasSuffix(".json.zst") }
         #expect(bucketManifests.count == 1)
         for name in bucketManifests {
-            let text = try String(contentsOf: dir.appendingPathComponent("bucket/manifests/\(name)"), encoding: .utf8)
+            let text = try manifestText(dir.appendingPathComponent("bucket/manifests/\(name)"))
             #expect(!text.contains(dir.path) && text.contains("\"cache_root\" : \"\""),
                     "\(text.split(separator: "\n").filter { $0.contains(dir.path) })")
         }

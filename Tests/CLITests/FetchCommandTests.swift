@@ -164,7 +164,7 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect(s["downloaded"] as? Int == s["urls"] as? Int)
         // Avatars are shared: far fewer URLs than media + avatars per tweet.
         let manifest = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: try #require(s["manifest_path"] as? String)))) as? [String: Any]
+            with: manifestJSON(URL(fileURLWithPath: try #require(s["manifest_path"] as? String)))) as? [String: Any]
         let tweets = try #require(manifest?["tweets"] as? [[String: Any]])
         let avatars = Set(tweets.compactMap { (($0["author"] as? [String: Any])?["avatar"] as? [String: Any])?["sha256"] as? String })
         #expect(avatars.count >= 5 && avatars.count < tweets.count)

@@ -94,7 +94,7 @@ import TestSupport
         #expect(killed.status != 0, "killed: \(killed.status)")
         // Nothing half-written: every manifest reads whole, one still holds the post.
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
-        #expect(manifests.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.count == 2)
+        #expect(manifests.filter { $0.hasSuffix(".json.zst") && !$0.hasPrefix(".") }.count == 2)
         #expect(filesHolding("one #ucd", under: cache.appendingPathComponent("manifests")).count == 1)
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tombstones.pending").path))
         let list = try await CommandRunner.run(bin, ["tweets", "--cache", cache.path, "--color", "never"])

@@ -239,9 +239,10 @@ import TestSupport
             ["info", "https://pbs.twimg.com/media/P3?format=png&name=orig", "--json"], cache: cache))["sha256"] as? String)
         let manifests = cache.appendingPathComponent("manifests")
         let own = try #require(try FileManager.default.contentsOfDirectory(atPath: manifests.path)
-            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-            .first { try String(contentsOf: manifests.appendingPathComponent($0), encoding: .utf8).contains(p2) })
-        let text = try String(contentsOf: manifests.appendingPathComponent(own), encoding: .utf8)
+            .filter { $0.hasSuffix(".json.zst") && !$0.hasPrefix(".") }
+            .first { try manifestText(manifests.appendingPathComponent($0)).contains(p2) })
+        // Planted as plain JSON, as a manifest of an earlier version: read alike.
+        let text = try manifestText(manifests.appendingPathComponent(own))
         try text.replacingOccurrences(of: p2, with: p3)
             .write(to: manifests.appendingPathComponent("20990101T000000Z-planted.json"), atomically: true, encoding: .utf8)
         let found = try await run(["verify", "--json"], cache: cache)
@@ -389,7 +390,7 @@ import TestSupport
         let names = try FileManager.default.contentsOfDirectory(atPath: manifests.path)
         #expect(names.count == 2)
         let extraManifest = try #require(names.first { name in
-            (try? String(contentsOf: manifests.appendingPathComponent(name), encoding: .utf8))?.contains("\"201\"") == true
+            (try? manifestText(manifests.appendingPathComponent(name)))?.contains("\"201\"") == true
         })
         try FileManager.default.removeItem(at: manifests.appendingPathComponent(extraManifest))
 

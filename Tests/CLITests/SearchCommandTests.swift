@@ -209,7 +209,7 @@ import TestSupport
         let summary = try #require(json?["summary"] as? [String: Any], "\(out.stdout) \(out.stderr)")
         #expect(summary["tweets"] as? Int == 1 && summary["downloaded"] as? Int == 2 && summary["failed"] as? Int == 0)
         let manifestPath = try #require(summary["manifest_path"] as? String)
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
+        let manifest = try JSONSerialization.jsonObject(with: manifestJSON(URL(fileURLWithPath: manifestPath))) as? [String: Any]
         let tweet = try #require((manifest?["tweets"] as? [[String: Any]])?.first)
         #expect(tweet["network"] as? String == "mastodon")
         #expect(tweet["url"] as? String == "https://example.social/@ana/113")

@@ -71,7 +71,7 @@ import Glibc
         #expect(store["failed"] as? Int == 0)
         let manifestKey = try #require(store["manifest_key"] as? String)
         // The manifest's name carries the host and a random tag, so no machine picks another's.
-        #expect(manifestKey.range(of: #"^manifests/\d{8}T\d{6}Z-[a-z0-9-]+-[0-9a-f]{16}\.json$"#, options: .regularExpression) != nil)
+        #expect(manifestKey.range(of: #"^manifests/\d{8}T\d{6}Z-[a-z0-9-]+-[0-9a-f]{16}\.json\.zst$"#, options: .regularExpression) != nil)
 
         // Every original, pack and thumbnail the first machine made is in the bucket, byte for byte.
         let layout = CacheLayout(root: first)

@@ -45,7 +45,7 @@ import TestSupport
         let ids = fake.tweetIDs
         #expect(try catalog.known(Set(ids.suffix(50).map { PostIdentity(network: .x, id: $0) })).count == 50)
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
-        #expect(manifests.filter { $0.hasSuffix(".json") }.count == 6, "one run per query per poll")
+        #expect(manifests.filter { $0.hasSuffix(".json.zst") }.count == 6, "one run per query per poll")
         #expect(try CollectionPins(cacheRoot: cache).read().map(\.query) == ["#ucd", "@lab2"])
         // X v2 pages name no query: the posts carry the search as typed, so the pins hold them.
         let gc = try await CommandRunner.run(bin, ["gc", "--dry-run", "--json", "--grace", "0", "--max-size", "1KB", "--cache", cache.path])

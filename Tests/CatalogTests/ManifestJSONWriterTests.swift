@@ -244,25 +244,25 @@ import TestSupport
         try writer.writeTail(extraFailures: [extra], sources: m.sources, summary: m.summary)
         // Hidden until committed: no reader lists a name starting with a dot.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.hasPrefix(".") })
-        let url = directory.appendingPathComponent("run.json")
+        let url = directory.appendingPathComponent("run.json.zst")
         try writer.commit(to: url)
         m.failures.append(extra)
-        #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["run.json"])
+        #expect(try manifestJSON(url) == ManifestJSONWriter.encode(m))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["run.json.zst"])
         // A name already taken is never replaced; the tail is written again for the
         // next name, and the spills are still there to copy.
         let second = try ManifestStreamWriter(directory: directory, generatedAt: m.generatedAt, tool: "", cacheRoot: "")
         try second.appendIncluded(m.includedTweets[0])
         try second.writeTail(sources: [], summary: RunSummary())
         #expect(throws: (any Error).self) { try second.commit(to: url) }
-        #expect(try Data(contentsOf: url) == ManifestJSONWriter.encode(m))
+        #expect(try manifestJSON(url) == ManifestJSONWriter.encode(m))
         var summary = RunSummary()
-        summary.manifestPath = "run-2.json"
+        summary.manifestPath = "run-2.json.zst"
         try second.writeTail(sources: [], summary: summary)
-        try second.commit(to: directory.appendingPathComponent("run-2.json"))
-        let again = try Manifest.read(from: directory.appendingPathComponent("run-2.json"))
-        #expect(again.includedTweets.map(\.id) == [m.includedTweets[0].id] && again.summary.manifestPath == "run-2.json")
-        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["run.json", "run-2.json"])
+        try second.commit(to: directory.appendingPathComponent("run-2.json.zst"))
+        let again = try Manifest.read(from: directory.appendingPathComponent("run-2.json.zst"))
+        #expect(again.includedTweets.map(\.id) == [m.includedTweets[0].id] && again.summary.manifestPath == "run-2.json.zst")
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["run.json.zst", "run-2.json.zst"])
     }
 
     /// Manifests written before the order changed (keys sorted throughout) read the same.

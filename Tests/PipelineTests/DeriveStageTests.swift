@@ -186,7 +186,7 @@ let derivePage = """
             let warning = try #require(media.decodeWarning, "run \(run)")
             #expect(warning.contains("damaged JPEG") && warning.contains("the data ends after row"), "\(warning)")
             #expect((try result.manifest).summary.deriveFailed == 0)
-            let text = String(decoding: try Data(contentsOf: result.manifestURL), as: UTF8.self)
+            let text = try manifestText(result.manifestURL)
             #expect(text.contains("\"decode_warning\""))
         }
     }

@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Foundation
 import Imaging
 import Testing
@@ -61,8 +62,12 @@ import TestSupport
             #expect(entries.count == 2)
             let url = try #require(entries.first?["url"] as? String)
             let manifest = try await fetch(server, url)
-            #expect(manifest.status == 200)
-            #expect(manifest.text.contains("\"tweets\""))
+            #expect(manifest.status == 200 && manifest.header("content-type") == "application/zstd")
+            #expect(url.hasSuffix(".json.zst"))
+            // The file as it is: any zstd reader (or this one) gives its JSON.
+            let onDisk = fixture.cache.appendingPathComponent(String(url.dropFirst()))
+            #expect(Data(manifest.body) == (try Data(contentsOf: onDisk)))
+            #expect(String(decoding: try SeekableZstd.decompress(Data(manifest.body)), as: UTF8.self).contains("\"tweets\""))
             #expect(try await fetch(server, "/manifests/nope.json").status == 404)
             #expect(try await fetch(server, "/manifests/..%2Findex.sqlite").status == 400)
             #expect(try await fetch(server, "/manifests/.hidden.json").status == 400)

@@ -140,7 +140,7 @@ import TestSupport
     func addSearchRun(to cache: URL) throws {
         let folder = cache.appendingPathComponent("manifests")
         let first = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().first)
-        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(first))) as? [String: Any])
+        var manifest = try #require(try JSONSerialization.jsonObject(with: manifestJSON(folder.appendingPathComponent(first))) as? [String: Any])
         manifest["generated_at"] = "2099-01-01T00:00:00Z"
         manifest["sources"] = (manifest["sources"] as? [[String: Any]] ?? []).map { var s = $0; s["query"] = "#zoom"; return s }
         manifest["tweets"] = (manifest["tweets"] as? [[String: Any]] ?? []).map { var t = $0; t["query"] = "#zoom"; return t }

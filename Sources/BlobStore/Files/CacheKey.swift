@@ -96,16 +96,28 @@ public enum CacheKey: Sendable, Hashable {
         self = key
     }
 
-    /// Whether `name` may be a run's manifest: `<something>.json`, not hidden, one
-    /// path component.
+    /// Whether `name` may be a run's manifest: `<something>.json.zst` (as runs write
+    /// them) or `<something>.json` (as they did, and as a reader may put one), not
+    /// hidden, one path component.
     public static func isManifestName(_ name: some StringProtocol) -> Bool {
-        name.hasSuffix(".json") && !name.hasPrefix(".") && name.count > 5 && !name.contains("/")
+        !name.hasPrefix(".") && !name.contains("/") && manifestStem(name).map { !$0.isEmpty } == true
     }
 
-    /// Whether `name` is a partial manifest's: `.partial-<something>.json`.
+    /// Whether `name` is a partial manifest's: `.partial-<something>.json.zst` (or `.json`).
     public static func isPartialManifestName(_ name: some StringProtocol) -> Bool {
-        name.hasPrefix(partialPrefix) && name.hasSuffix(".json") && name.count > partialPrefix.count + 5
-            && !name.contains("/")
+        name.hasPrefix(partialPrefix) && !name.contains("/")
+            && manifestStem(name).map { $0.count > partialPrefix.count } == true
+    }
+
+    /// How runs' manifests end: compact JSON in seekable zstd.
+    public static let manifestSuffix = ".json.zst"
+
+    /// A manifest's name without its `.json.zst` or `.json`: the run's stamp (and
+    /// tag), as pages and documents name the run. Nil for any other name.
+    public static func manifestStem<S: StringProtocol>(_ name: S) -> S.SubSequence? {
+        if name.hasSuffix(manifestSuffix) { return name.dropLast(manifestSuffix.count) }
+        if name.hasSuffix(".json") { return name.dropLast(5) }
+        return nil
     }
 
     /// How a manifest being written is named until it is whole.
@@ -156,7 +168,7 @@ public enum CacheKey: Sendable, Hashable {
         }
         if has("leases/", at: 0) {
             let name = rest(from: 7)
-            return name.hasSuffix(".json") && name.count > 5 && !name.contains("/") && !name.hasPrefix(".write-check-")
+            return manifestStem(name).map { !$0.isEmpty } == true && !name.contains("/") && !name.hasPrefix(".write-check-")
                 ? .lease(name) : nil
         }
         if has("quarantine/", at: 0) {

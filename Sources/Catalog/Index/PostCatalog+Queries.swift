@@ -420,33 +420,35 @@ extension PostCatalog {
     }
 
     /// The posts at `rows`' `run`, `offset` and `length`, in order: each read back
-    /// from its run's manifest (one open per run, one `pread` per post), decoded, and
+    /// from its run's manifest (one open per run, one `pread` or a frame or two a
+    /// post: ``ManifestBytes``), decoded, and
     /// trusted only when it is the post the row names (its `id`).
     func loadPosts(_ rows: [Row], _ db: Database) throws -> [ManifestTweet] {
         let decoder = ManifestFile.decoder
-        var files: [Int64: Int32] = [:]
-        defer { for fd in files.values { close(fd) } }
+        var files: [Int64: ManifestBytes] = [:]
         return try rows.map { row in
             let run: Int64 = row["run"], offset: Int = row["offset"], length: Int = row["length"]
-            let fd: Int32
+            let file: ManifestBytes
             if let open = files[run] {
-                fd = open
+                file = open
             } else {
                 guard let path = try String.fetchOne(db, sql: "SELECT path FROM runs WHERE id = ?", arguments: [run]),
                       CacheKey(path: path)?.kind == .manifest
                 else { throw CatalogError.database(operation: "read a post", message: "run \(run) is not in the catalog") }
-                fd = Glibc.open(cacheRoot.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                guard fd >= 0 else {
-                    throw CatalogError.database(operation: "read a post", message: "\(path): \(String(cString: strerror(errno)))")
+                do {
+                    guard let opened = try ManifestBytes(path: cacheRoot.appendingPathComponent(path).path) else {
+                        throw CatalogError.database(operation: "read a post", message: "\(path): \(String(cString: strerror(errno)))")
+                    }
+                    file = opened
+                } catch let error as SeekableZstd.Problem {
+                    throw CatalogError.database(operation: "read a post", message: "\(path): \(error)")
                 }
-                files[run] = fd
+                files[run] = file
             }
             guard length > 0, length <= Self.largestPost else {
                 throw CatalogError.database(operation: "read a post", message: "a post of \(length) bytes")
             }
-            var bytes = Data(count: length)
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(offset)) }
-            guard got == length else {
+            guard let bytes = file.read(offset..<(offset + length)) else {
                 throw CatalogError.database(operation: "read a post", message: "its manifest is shorter than the catalog says")
             }
             // Bytes that do not decode, or decode to another post: the file changed

@@ -33,6 +33,16 @@ extension PostCatalog {
     /// The run of `manifests/<stamp>.json` (its path below the cache), when the
     /// catalog has read it whole; from the catalog's rows, never the manifest itself,
     /// so a run of a million posts outlines in milliseconds.
+    /// The path the catalog knows the run `stamp` by: its `.json.zst`, or the `.json`
+    /// of a run written before manifests were compressed. Nil when it knows neither.
+    public func runPath(stamp: String) throws(CatalogError) -> String? {
+        let names = [CacheKey.manifestSuffix, ".json"].map { CacheLayout.manifest(stamp + $0) }
+        return try read("find a run") { db in
+            try String.fetchOne(db, sql: "SELECT path FROM runs WHERE path IN (?, ?) ORDER BY path DESC LIMIT 1",
+                                arguments: [names[0], names[1]])
+        }
+    }
+
     public func runOutline(path: String) throws(CatalogError) -> RunOutline? {
         try read("outline a run") { db -> RunOutline? in
             guard let run = try Row.fetchOne(db, sql: "SELECT id, generated_at, tweets FROM runs WHERE path = ? AND complete = 1",
@@ -106,19 +116,22 @@ extension PostCatalog {
     /// post (blanked by `forget`, or changed behind the catalog's back).
     private func posts(in path: String, at ranges: [Range<Int>]) throws(CatalogError) -> [ManifestTweet?] {
         guard !ranges.isEmpty else { return [] }
-        let fd = Glibc.open(cacheRoot.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            // Gone since the catalog read it (the next refresh starts over): no posts.
-            if errno == ENOENT { return ranges.map { _ in nil } }
-            throw .database(operation: "read a run's posts", message: "\(path): \(String(cString: strerror(errno)))")
+        let file: ManifestBytes
+        do {
+            guard let opened = try ManifestBytes(path: cacheRoot.appendingPathComponent(path).path) else {
+                // Gone since the catalog read it (the next refresh starts over): no posts.
+                if errno == ENOENT { return ranges.map { _ in nil } }
+                throw CatalogError.database(operation: "read a run's posts", message: "\(path): \(String(cString: strerror(errno)))")
+            }
+            file = opened
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw .database(operation: "read a run's posts", message: "\(path): \(error)")
         }
-        defer { close(fd) }
         let decoder = ManifestFile.decoder
         return ranges.map { range in
-            guard range.count > 0, range.count <= Self.largestPost else { return nil }
-            var bytes = Data(count: range.count)
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, range.count, off_t(range.lowerBound)) }
-            guard got == range.count else { return nil }
+            guard range.count > 0, range.count <= Self.largestPost, let bytes = file.read(range) else { return nil }
             return try? decoder.decode(ManifestTweet.self, from: bytes)
         }
     }

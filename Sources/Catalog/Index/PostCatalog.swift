@@ -223,7 +223,7 @@ public final class PostCatalog: Sendable {
                           let (size, mtime) = Self.fileFacts(self.cacheRoot.appendingPathComponent(relative).path)
                     else { continue }
                     // The file as opened, unless what is in place now is not that file.
-                    let opened = arrival.manifest.flatMap { $0.bytes.count == size ? $0 : nil }
+                    let opened = arrival.manifest.flatMap { $0.fileSize == size ? $0 : nil }
                     return ListedFile(path: relative, size: size, mtime: mtime, opened: opened)
                 }
                 return nil
@@ -445,7 +445,7 @@ public final class PostCatalog: Sendable {
             if !FileManager.default.fileExists(atPath: directory.path) { return [] }
             throw .manifests(message: (error as NSError).localizedDescription)
         }
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { name in
+        return names.filter(CacheKey.isManifestName).sorted().compactMap { name in
             let relative = CacheLayout.manifest(name)
             guard let (size, mtime) = Self.fileFacts(directory.appendingPathComponent(name).path) else { return nil }
             return ListedFile(path: relative, size: size, mtime: mtime)

@@ -14,9 +14,11 @@ extension Manifest {
     /// The largest manifest file read whole into memory (a run's single document).
     public static let largestReadWhole = 1 << 30
 
-    /// Reads a manifest written by any run of this version.
+    /// Reads a manifest written by any run of this version, compressed (`.json.zst`)
+    /// or not.
     public static func read(from url: URL) throws -> Manifest {
-        try decode(Data(contentsOf: url))
+        let data = try Data(contentsOf: url)
+        return try decode(SeekableZstd.isCompressed(data.prefix(4)) ? SeekableZstd.decompress(data) : data)
     }
 
     /// Decodes a manifest's bytes (read by the caller, e.g. below a confined root).

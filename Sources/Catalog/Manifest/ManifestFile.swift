@@ -1,5 +1,8 @@
 import Foundation
 import TweetModel
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// A manifest file read in bounded memory: mapped, not loaded, its top-level members
 /// found by a scan of its structure, and each post decoded on its own from its bytes.
@@ -37,7 +40,12 @@ public struct ManifestFile: Sendable {
         public var description: String
     }
 
+    /// The manifest's JSON (uncompressed, for a compressed file).
     public let bytes: Data
+    /// The file's own size: what the catalog compares with a listing's.
+    public let fileSize: Int
+    /// Whether the file is seekable zstd (a rewrite writes it so again).
+    public let isCompressed: Bool
     public let header: Header
     /// The counts of the two arrays' elements the scan saw.
     public let tweetCount: Int
@@ -64,29 +72,70 @@ public struct ManifestFile: Sendable {
     private let mapping: MappedFile?
 
     /// Maps `url` and checks its structure and header; every post is left undecoded.
+    /// A compressed manifest (seekable zstd, ``SeekableZstd``) is first written out
+    /// whole into a file of its own that no name reaches (removed as it is made, gone
+    /// with the last mapping of it), and that is mapped: its offsets are then the
+    /// JSON's, as the catalog keeps them.
     public init(url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Problem(description: "cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { throw Problem(description: "cannot read \(url.path): empty") }
+        let prefix = (try? SeekableZstd.pread(fd, at: 0, count: 4)) ?? []
         let mapping: MappedFile
         do {
-            mapping = try MappedFile(path: url.path)
-        } catch {
-            // An empty file cannot be mapped; it is no manifest either way.
+            if SeekableZstd.isCompressed(prefix) {
+                mapping = try Self.expand(fd, from: url)
+            } else {
+                mapping = try MappedFile(descriptor: fd, path: url.path)
+            }
+        } catch let error as ResultsStream.Failure {
             throw Problem(description: error.description)
         }
-        try self.init(bytes: mapping.bytes, mapping: mapping)
+        try self.init(bytes: mapping.bytes, mapping: mapping, fileSize: Int(info.st_size), compressed: SeekableZstd.isCompressed(prefix))
     }
 
     public init(bytes: Data) throws {
-        try self.init(bytes: bytes, mapping: nil)
+        try self.init(bytes: bytes, mapping: nil, fileSize: bytes.count, compressed: false)
     }
 
     /// Keeps the places of at most `keeping` posts (tests of the second scan).
     package init(bytes: Data, keepingPlaces keeping: Int) throws {
-        try self.init(bytes: bytes, mapping: nil, keepingPlaces: keeping)
+        try self.init(bytes: bytes, mapping: nil, fileSize: bytes.count, compressed: false, keepingPlaces: keeping)
     }
 
-    private init(bytes: Data, mapping: MappedFile?, keepingPlaces keeping: Int = Self.keptPlaces) throws {
+    /// The compressed manifest open at `fd`, uncompressed into an unnamed file beside
+    /// it (or in the temporary folder, where its own is read-only) and mapped.
+    private static func expand(_ fd: Int32, from url: URL) throws -> MappedFile {
+        let source: SeekableZstdFile
+        do { source = try SeekableZstdFile(descriptor: fd) } catch { throw Problem(description: error.description) }
+        var output: Int32 = -1
+        var path = ""
+        for folder in [url.deletingLastPathComponent().path, NSTemporaryDirectory()] {
+            path = folder + "/.expand-\(UInt64.random(in: .min ... .max)).json"
+            output = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if output >= 0 { break }
+        }
+        guard output >= 0 else { throw Problem(description: "cannot uncompress \(url.lastPathComponent): \(String(cString: strerror(errno)))") }
+        // No name: nothing to clean up after a crash, and the posts it holds go with
+        // the last reader.
+        unlink(path)
+        defer { close(output) }
+        do {
+            try source.expand(to: output, path: path)
+        } catch {
+            throw Problem(description: "\(url.lastPathComponent): \(error.description)")
+        }
+        return try MappedFile(descriptor: output, path: path)
+    }
+
+    private init(bytes: Data, mapping: MappedFile?, fileSize: Int, compressed: Bool,
+                 keepingPlaces keeping: Int = Self.keptPlaces) throws {
         self.bytes = bytes
         self.mapping = mapping
+        self.fileSize = fileSize
+        isCompressed = compressed
         var released = 0
         var members: [String: Range<Int>] = [:]
         var tweets = 0, included = 0

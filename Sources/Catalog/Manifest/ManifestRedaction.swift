@@ -115,7 +115,9 @@ public struct ManifestRedaction: Sendable {
 
     /// Overwrites the posts at `posts` and the failures whose URL is in `failedURLs`
     /// with spaces, in a copy written beside `url` (fsynced, renamed over it, the
-    /// folder fsynced): the file is either the old one or the new one, whole. Returns
+    /// folder fsynced): the file is either the old one or the new one, whole. A
+    /// compressed manifest is compressed again, every frame: no frame of the old
+    /// file's is kept, and the offsets of its JSON stay as they were. Returns
     /// the new file's size and modification time (nanoseconds), as the catalog keeps them.
     public static func rewrite(_ file: ManifestFile, at url: URL, removing posts: [Range<Int>],
                                failedURLs: Set<String>) throws -> (size: Int, mtime: Int) {
@@ -144,18 +146,25 @@ public struct ManifestRedaction: Sendable {
         }
         // Pages already copied are given back as the copy goes: a manifest of
         // gigabytes is never resident.
-        return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url, copied: file.release)
+        return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url,
+                                     compressed: file.isCompressed, copied: file.release)
     }
 
-    /// Copies `bytes` with `blanks` overwritten into a hidden file beside `url`, then
-    /// renames it over `url`; both made durable.
-    public static func writeBlanked(_ bytes: Data, blanks: [Range<Int>], over url: URL,
+    /// Copies `bytes` with `blanks` overwritten into a hidden file beside `url`
+    /// (as seekable zstd when `compressed`), then renames it over `url`; both made durable.
+    public static func writeBlanked(_ bytes: Data, blanks: [Range<Int>], over url: URL, compressed: Bool = false,
                                     copied: (Range<Int>) -> Void = { _ in }) throws -> (size: Int, mtime: Int) {
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/.forget-\(UInt64.random(in: .min ... .max)).tmp"
         let fd = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         do {
-            try copy(bytes, blanking: blanks, to: fd, path: temporary, copied: copied)
+            if compressed {
+                let zstd = SeekableZstdWriter { try FileSystem.writeAll(fd, $0, path: temporary) }
+                try copy(bytes, blanking: blanks, to: { try zstd.write($0) }, copied: copied)
+                try zstd.finish()
+            } else {
+                try copy(bytes, blanking: blanks, to: { try FileSystem.writeAll(fd, bytes: $0, path: temporary) }, copied: copied)
+            }
             try FileSystem.sync(fd, path: temporary)
         } catch {
             close(fd)
@@ -174,8 +183,8 @@ public struct ManifestRedaction: Sendable {
         return (Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
     }
 
-    /// Writes `bytes` to `fd` 4 MB at a time, `blanks` (sorted, apart) overwritten.
-    private static func copy(_ bytes: Data, blanking blanks: [Range<Int>], to fd: Int32, path: String,
+    /// Hands `bytes` to `write` 4 MB at a time, `blanks` (sorted, apart) overwritten.
+    private static func copy(_ bytes: Data, blanking blanks: [Range<Int>], to write: ([UInt8]) throws -> Void,
                              copied: (Range<Int>) -> Void) throws {
         let chunk = 4 << 20
         var next = 0
@@ -189,13 +198,9 @@ public struct ManifestRedaction: Sendable {
                 JSONBlanking.apply([blanks[i]], to: &piece, offset: offset)
                 i += 1
             }
-            try write(piece, to: fd, path: path)
+            try write(piece)
             copied(offset..<end)
             offset = end
         }
-    }
-
-    private static func write(_ piece: [UInt8], to fd: Int32, path: String) throws {
-        try FileSystem.writeAll(fd, bytes: piece, path: path)
     }
 }

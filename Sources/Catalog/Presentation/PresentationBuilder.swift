@@ -166,7 +166,7 @@ public struct PresentationBuilder: Sendable {
     /// post of each file, never from the whole manifest: a run of a million posts has
     /// its documents too. Nil when the catalog has no such run.
     public func runCollection(stamp: String) throws(CatalogError) -> PresentationCollection? {
-        let path = Self.runPath(stamp)
+        let path = try runPath(stamp)
         guard let run = try catalog.runOutline(path: path) else { return nil }
         let firsts = try catalog.runFirstPosts(path: path)
         var items: [PresentationReference] = []
@@ -194,7 +194,7 @@ public struct PresentationBuilder: Sendable {
     public func runFileManifest(stamp: String, index: Int, page number: Int = 1, outline: PostCatalog.RunOutline? = nil)
         throws(CatalogError) -> PresentationManifest?
     {
-        let path = Self.runPath(stamp)
+        let path = try runPath(stamp)
         var run = outline
         if run == nil { run = try catalog.runOutline(path: path) }
         guard number >= 1, let run, run.files.indices.contains(index) else { return nil }
@@ -212,7 +212,7 @@ public struct PresentationBuilder: Sendable {
 
     /// The Collection of a result file's pages; nil when it fits one Manifest.
     public func runFilePages(stamp: String, index: Int) throws(CatalogError) -> PresentationCollection? {
-        guard let run = try catalog.runOutline(path: Self.runPath(stamp)), run.files.indices.contains(index) else { return nil }
+        guard let run = try catalog.runOutline(path: try runPath(stamp)), run.files.indices.contains(index) else { return nil }
         let file = run.files[index]
         guard file.pages > 1 else { return nil }
         let label = Self.fileLabel(file)
@@ -225,8 +225,11 @@ public struct PresentationBuilder: Sendable {
             })
     }
 
-    /// `manifests/<stamp>.json`: where the catalog knows a run by.
-    static func runPath(_ stamp: String) -> String { CacheLayout.manifest(stamp + ".json") }
+    /// `manifests/<stamp>.json.zst` (or `.json`, a run written before manifests were
+    /// compressed): where the catalog knows a run by.
+    func runPath(_ stamp: String) throws(CatalogError) -> String {
+        try catalog.runPath(stamp: stamp) ?? CacheLayout.manifest(stamp + CacheKey.manifestSuffix)
+    }
 
     // MARK: - Parts
 
@@ -327,11 +330,10 @@ public struct PresentationBuilder: Sendable {
         return file.query.map { "\(name): \($0)" } ?? name
     }
 
-    /// `manifests/<stamp>.json` → `<stamp>`.
+    /// `manifests/<stamp>.json.zst` (or `.json`) → `<stamp>`.
     public static func stamp(of path: String) -> String {
-        var name = path.split(separator: "/").last.map(String.init) ?? path
-        if name.hasSuffix(".json") { name.removeLast(5) }
-        return name
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return CacheKey.manifestStem(name).map(String.init) ?? name
     }
 
     /// `2018-10-10T20:19:24Z`; a format style, not a formatter made per Canvas.

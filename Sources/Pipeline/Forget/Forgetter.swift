@@ -300,7 +300,7 @@ public struct Forgetter: Sendable {
             do {
                 let file = try ManifestFile(url: url)
                 let posts = try ManifestRedaction.find(in: file, keys: keys)
-                if !posts.isEmpty { found.append((name, file.bytes.count, posts)) }
+                if !posts.isEmpty { found.append((name, file.fileSize, posts)) }
             } catch {
                 report.problems.append("\(CacheLayout.manifest(name)): \(error)")
             }
@@ -361,7 +361,7 @@ public struct Forgetter: Sendable {
             do {
                 let file = try ManifestFile(url: url)
                 // Changed since it was read (another forget, a sync): found again.
-                let ranges = file.bytes.count == size ? posts.map(\.range)
+                let ranges = file.fileSize == size ? posts.map(\.range)
                     : try ManifestRedaction.find(in: file, keys: everything).map(\.range)
                 let facts = try ManifestRedaction.rewrite(file, at: url, removing: ranges, failedURLs: urls)
                 rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime, ranges))

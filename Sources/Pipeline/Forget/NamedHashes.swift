@@ -1,4 +1,5 @@
 import BlobStore
+import Catalog
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,8 @@ import Glibc
 /// older copies of posts the catalog does not index alike.
 ///
 /// What `forget` asks before it deletes an image: no manifest post may still use it.
-/// Read 4 MB at a time, so a manifest of gigabytes is never resident.
+/// Read 4 MB (or a compressed manifest's frame) at a time, so a manifest of
+/// gigabytes is never resident.
 enum NamedHashes {
     static func find(_ candidates: Set<BlobHash>, inFiles paths: [String]) -> (named: Set<BlobHash>, unreadable: [String]) {
         guard !candidates.isEmpty else { return ([], []) }
@@ -28,12 +30,37 @@ enum NamedHashes {
                 continue
             }
             defer { close(fd) }
+            // A compressed manifest is read as its JSON, a frame at a time (checked:
+            // a damaged frame makes the file unreadable, which keeps every image).
+            var magic = [UInt8](repeating: 0, count: 4)
+            var frames: (file: SeekableZstdFile, next: Int)?
+            if pread(fd, &magic, 4, 0) == 4, SeekableZstd.isCompressed(magic) {
+                guard let file = try? SeekableZstdFile(descriptor: fd) else {
+                    unreadable.append(path)
+                    continue
+                }
+                frames = (file, 0)
+            }
+            /// The next piece of the JSON into `buffer` after `carried`: its length, 0 at
+            /// the end, -1 when it cannot be read.
+            func next(_ carried: Int) -> Int {
+                guard let (file, first) = frames else { return read(fd, buffer.baseAddress! + carried, chunk) }
+                var index = first
+                while index < file.table.frameCount, file.table.decompressedStarts[index + 1] == file.table.decompressedStarts[index] {
+                    index += 1  // an empty frame (another writer's): nothing to scan
+                }
+                guard index < file.table.frameCount else { return 0 }
+                guard let bytes = try? file.frame(index), bytes.count <= chunk else { return -1 }
+                frames = (file, index + 1)
+                bytes.withUnsafeBytes { (buffer.baseAddress! + carried).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                return bytes.count
+            }
             var carried = 0  // hex digits carried over from the last chunk (at most 64)
             var run = 0
             while true {
-                let count = read(fd, buffer.baseAddress! + carried, chunk)
+                let count = next(carried)
                 if count < 0 {
-                    if errno == EINTR { continue }
+                    if frames == nil, errno == EINTR { continue }
                     unreadable.append(path)
                     break
                 }

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,8 @@ struct ManifestNames {
     mutating func next() -> URL {
         while true {
             n += 1
-            let url = directory.appendingPathComponent(n == 1 ? "\(stem).json" : "\(stem)-\(n).json")
+            let suffix = CacheKey.manifestSuffix
+            let url = directory.appendingPathComponent(n == 1 ? "\(stem)\(suffix)" : "\(stem)-\(n)\(suffix)")
             if !FileManager.default.fileExists(atPath: url.path) { return url }
         }
     }

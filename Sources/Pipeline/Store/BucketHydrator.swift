@@ -31,7 +31,7 @@ public struct BucketHydrator: BlobSource {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? []
         var seen = Set<String>()
         var paths: [String] = []
-        for name in names.sorted() where name.hasSuffix(".json") {
+        for name in names.sorted() where CacheKey.isManifestName(name) {
             // A post at a time: a million-post run's manifest is gigabytes.
             guard let file = try? ManifestFile(url: layout.manifestsURL.appendingPathComponent(name)) else { continue }
             try? file.forEachPost(releasing: true) { _, range in

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import ObjectStore
 
@@ -13,36 +14,57 @@ import ObjectStore
 /// and pack paths are cache-relative already and stay.
 ///
 /// The manifest is streamed line by line (the writer puts each key on its own line,
-/// and a string value never holds a raw newline), so a manifest of a million posts
-/// costs a buffer, not its size in memory.
+/// and a string value never holds a raw newline), a compressed one a frame at a
+/// time, so a manifest of a million posts costs a buffer, not its size in memory.
 package enum BucketManifest {
     /// Puts the path-free copy of `file` under `key`.
     package static func store(_ file: URL, as key: String, in storage: any CacheStorage) async throws(StoreError) -> PutOutcome {
         let copy = file.deletingLastPathComponent().appendingPathComponent(".bucket-\(UUID().uuidString).tmp")
         defer { unlink(copy.path) }
-        do { try writeCopy(of: file, to: copy) } catch {
+        let compressed: Bool
+        do { compressed = try writeCopy(of: file, to: copy) } catch {
             throw .invalidLocation("\(file.lastPathComponent): could not make the bucket's copy: \(error)")
         }
-        return try await storage.store(key, file: copy, sha256: nil, contentType: "application/json")
+        return try await storage.store(key, file: copy, sha256: nil, contentType: compressed ? "application/zstd" : "application/json")
     }
 
-    /// Writes the path-free copy of the manifest at `source` to `destination`.
-    package static func writeCopy(of source: URL, to destination: URL) throws {
-        guard let input = InputStream(url: source) else { throw CocoaError(.fileReadNoSuchFile) }
+    /// Writes the path-free copy of the manifest at `source` to `destination`,
+    /// compressed (a new seekable zstd file) when the source is; says whether it is.
+    @discardableResult
+    package static func writeCopy(of source: URL, to destination: URL) throws -> Bool {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
         guard FileManager.default.createFile(atPath: destination.path, contents: nil),
               let output = FileHandle(forWritingAtPath: destination.path) else { throw CocoaError(.fileWriteUnknown) }
         defer { try? output.close() }
-        input.open()
-        defer { input.close() }
+        // A compressed manifest is read a frame at a time and written compressed again.
+        let frames: SeekableZstdFile?
+        if let magic = try input.read(upToCount: 4), SeekableZstd.isCompressed(magic) {
+            frames = try SeekableZstdFile(descriptor: input.fileDescriptor)
+        } else {
+            frames = nil
+            try input.seek(toOffset: 0)
+        }
+        var nextFrame = 0
+        func read() throws -> [UInt8] {
+            guard let frames else { return [UInt8](try input.read(upToCount: 1 << 20) ?? Data()) }
+            guard nextFrame < frames.table.frameCount else { return [] }
+            nextFrame += 1
+            return try frames.frame(nextFrame - 1)
+        }
+        let zstd = frames == nil ? nil : SeekableZstdWriter { try output.write(contentsOf: Data($0)) }
+        func write(_ bytes: [UInt8]) throws {
+            if let zstd { try zstd.write(bytes) } else { try output.write(contentsOf: bytes) }
+        }
         var rewriter = LineRewriter()
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []
         var out: [UInt8] = []
         while true {
-            let count = input.read(&chunk, maxLength: chunk.count)
-            if count < 0 { throw input.streamError ?? CocoaError(.fileReadUnknown) }
-            if count == 0 { break }
-            pending.append(contentsOf: chunk[0..<count])
+            let chunk = try read()
+            // An empty frame (another writer's) is not the end; the table's count is.
+            if chunk.isEmpty, frames.map({ nextFrame < $0.table.frameCount }) ?? false { continue }
+            if chunk.isEmpty { break }
+            pending.append(contentsOf: chunk)
             var start = 0
             while let newline = pending[start...].firstIndex(of: 10) {
                 out.append(contentsOf: rewriter.line(pending[start..<newline]))
@@ -51,13 +73,15 @@ package enum BucketManifest {
             }
             pending.removeFirst(start)
             if out.count >= 1 << 20 {
-                try output.write(contentsOf: out)
+                try write(out)
                 out.removeAll(keepingCapacity: true)
             }
         }
         out.append(contentsOf: rewriter.line(pending[...]))
-        try output.write(contentsOf: out)
+        try write(out)
+        try zstd?.finish()
         try output.synchronize()
+        return zstd != nil
     }
 
     /// Rewrites one line at a time, knowing which top-level section it is in.

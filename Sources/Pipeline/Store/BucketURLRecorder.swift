@@ -56,8 +56,9 @@ final class BucketURLRecorder: FetchedObjectsObserver, @unchecked Sendable {
     func owed() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? []
         return names.sorted().compactMap { file -> String? in
-            guard file.hasPrefix("."), file.hasSuffix(".json.urls") else { return nil }
+            guard file.hasPrefix("."), file.hasSuffix(".urls") else { return nil }
             let name = String(file.dropFirst().dropLast(5))
+            guard CacheKey.isManifestName(name) else { return nil }
             guard FileManager.default.fileExists(atPath: layout.manifestsURL.appendingPathComponent(name).path) else {
                 try? FileManager.default.removeItem(at: marker(name))
                 return nil

@@ -234,7 +234,9 @@ public struct StorePublisher: Sendable {
         switch CacheKey(path: path) {
         case .thumbnail(_, _, .jpeg): return "image/jpeg"
         case .thumbnail(_, _, .png): return "image/png"
-        case .manifest, .partialManifest, .lease: return "application/json"
+        case let .manifest(name), let .partialManifest(name):
+            return name.hasSuffix(".zst") ? "application/zstd" : "application/json"
+        case .lease: return "application/json"
         case .pack: return packContentType
         case .original: break
         default: return "application/octet-stream"

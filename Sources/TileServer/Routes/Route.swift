@@ -158,7 +158,7 @@ extension Route {
             if segments.count == 1 { return .manifestList }
             guard segments.count == 2 else { throw .notFound }
             let name = segments[1]
-            guard name.hasSuffix(".json"), !name.hasPrefix("."), name.utf8.count <= 200,
+            guard CacheKey.isManifestName(name), name.utf8.count <= 200,
                   name.utf8.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
             else { throw .badRequest("bad manifest name") }
             return .manifest(name)

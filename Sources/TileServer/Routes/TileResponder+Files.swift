@@ -132,7 +132,7 @@ extension TileResponder {
     func manifestList() throws -> Reply {
         let folder = files.layout.manifestsURL
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .filter(CacheKey.isManifestName)
             .sorted(by: >)
         struct Entry: Encodable {
             var name: String
@@ -149,13 +149,15 @@ extension TileResponder {
                      etag: nil, cacheControl: Reply.revalidate)
     }
 
-    /// `/manifests/<name>.json`. A manifest is written once under a new name, so
+    /// `/manifests/<name>.json.zst` (or `.json`). A manifest is written once under a new name, so
     /// its name and size make a sound validator.
     func manifest(_ name: String) throws -> Reply {
         let relative = CacheLayout.manifest(name)
         do {
             let bytes = try files.read(relative)
-            return Reply(bytes: bytes, contentType: "application/json", etag: "\"\(name)-\(bytes.count)\"",
+            // Compressed as it is on disk: `zstd -dc` (or a client that decodes it) reads it.
+            let type = name.hasSuffix(".zst") ? "application/zstd" : "application/json"
+            return Reply(bytes: bytes, contentType: type, etag: "\"\(name)-\(bytes.count)\"",
                          cacheControl: Reply.revalidate)
         } catch .missing {
             throw HTTPFailure.notFound("no manifest \(name)")

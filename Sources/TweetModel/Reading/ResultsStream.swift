@@ -270,10 +270,15 @@ package final class MappedFile: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     private let length: Int
 
-    package init(path: String) throws(ResultsStream.Failure) {
-        let fd = open(path, O_RDONLY)
+    package convenience init(path: String) throws(ResultsStream.Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .init(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        try self.init(descriptor: fd, path: path)
+    }
+
+    /// Maps the file open at `fd` (which the caller closes: the mapping keeps the file).
+    package init(descriptor fd: Int32, path: String) throws(ResultsStream.Failure) {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { throw .init(description: "cannot read \(path)") }
         length = Int(info.st_size)

@@ -226,8 +226,8 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
         #expect(TombstoneLog(cacheRoot: cache).isPending)
         #expect(try TombstoneLog(cacheRoot: cache).keys().contains(PostIdentity(network: .x, id: "301")))
         let manifests = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("manifests").path)
-            .filter { $0.hasSuffix(".json") }
-        let holding = manifests.filter { (try? Data(contentsOf: cache.appendingPathComponent("manifests/\($0)")))?.range(of: Data("Zebracorn".utf8)) != nil }
+            .filter { $0.hasSuffix(".json.zst") }
+        let holding = manifests.filter { (try? manifestJSON(cache.appendingPathComponent("manifests/\($0)")))?.range(of: Data("Zebracorn".utf8)) != nil }
         #expect(holding.count == 1, "one manifest rewritten, one not yet")
         #expect(!manifests.contains { $0.hasPrefix(".") })
         // Readers meanwhile see a consistent catalog (read anew from the manifests).

@@ -59,5 +59,17 @@ import TestSupport
         expected.tweets[0].source = "a.json"
         expected.includedTweets[0].source = "a.json"
         #expect(read == expected)
+
+        // A run's compressed manifest gets a compressed copy, cut the same way, in
+        // frames of its own that read back at any offset.
+        let packed = dir.appendingPathComponent("run.json.zst"), packedCopy = dir.appendingPathComponent("copy.json.zst")
+        var bytes: [UInt8] = []
+        let writer = SeekableZstdWriter { bytes += $0 }
+        try writer.write(manifest.encoded())
+        try writer.finish()
+        try Data(bytes).write(to: packed)
+        #expect(try BucketManifest.writeCopy(of: packed, to: packedCopy), "compressed")
+        #expect(try manifestJSON(packedCopy) == Data(contentsOf: copy))
+        #expect(try ManifestFile(url: packedCopy).isCompressed)
     }
 }

@@ -155,7 +155,7 @@ import TestSupport
         let second = CacheLayout(root: published.scratch.appendingPathComponent("second"))
         try FileManager.default.createDirectory(at: second.manifestsURL, withIntermediateDirectories: true)
         let name = try #require(FileManager.default.contentsOfDirectory(atPath: CacheLayout(root: published.cache).manifestsURL.path)
-            .first { $0.hasSuffix(".json") })
+            .first { $0.hasSuffix(".json.zst") })
         try FileManager.default.copyItem(at: CacheLayout(root: published.cache).manifestsURL.appendingPathComponent(name),
                                          to: second.manifestsURL.appendingPathComponent(name))
         FileManager.default.createFile(atPath: second.manifestsURL.appendingPathComponent(".\(name).urls").path, contents: nil)

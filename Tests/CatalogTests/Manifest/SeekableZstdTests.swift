@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Catalog
+
+/// Manifests as seekable zstd: what is written reads back whole and at any offset,
+/// the `zstd` command reads it, a rewritten tail leaves no trace, and damage is an
+/// error rather than other bytes.
+@Suite struct SeekableZstdTests {
+    /// Text that compresses as JSON does, but not to nothing: numbered lines.
+    static func text(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var n = 0
+        while bytes.count < count {
+            bytes += Array("{\"id\":\"\(n &* 2_654_435_761 % 1_000_003)\",\"text\":\"line \(n)\"},\n".utf8)
+            n += 1
+        }
+        return Array(bytes.prefix(count))
+    }
+
+    static func compressed(_ parts: [[UInt8]]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        let writer = SeekableZstdWriter { out += $0 }
+        for part in parts { try writer.write(part) }
+        try writer.finish()
+        return out
+    }
+
+    static func file(_ bytes: [UInt8]) throws -> URL {
+        let url = ScratchDirectory.path("tc-zst", suffix: ".json.zst")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    @Test func roundTripsWholeAndByRange() throws {
+        let input = Self.text(300_000)
+        // Written in uneven pieces: frames are cut by size, not by the writes.
+        let packed = try Self.compressed([Array(input[..<1]), Array(input[1..<70_000]), Array(input[70_000...])])
+        #expect(SeekableZstd.isCompressed(packed))
+        #expect(packed.count < input.count / 4, "it compresses")
+        #expect(try SeekableZstd.decompress(Data(packed)) == Data(input))
+
+        let url = try Self.file(packed)
+        let fd = open(url.path, O_RDONLY)
+        defer { close(fd) }
+        let file = try SeekableZstdFile(descriptor: fd)
+        #expect(file.table.frameCount == (input.count + SeekableZstd.frameBytes - 1) / SeekableZstd.frameBytes)
+        #expect(file.table.decompressedSize == input.count)
+        let frame = SeekableZstd.frameBytes
+        for range in [0..<10, (frame - 5)..<(frame + 5), (frame - 1)..<(3 * frame + 1), (input.count - 7)..<input.count, 123..<123] {
+            #expect(try file.read(range) == Data(input[range]), "\(range)")
+        }
+        #expect(throws: SeekableZstd.Problem.self) { try file.read(0..<(input.count + 1)) }
+    }
+
+    /// The point of the format: anyone's `zstd -dc` gives the JSON (the table is a
+    /// skippable frame).
+    @Test func theZstdCommandReadsIt() throws {
+        let input = Self.text(150_000)
+        let url = try Self.file(try Self.compressed([input]))
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zstd.arguments = ["zstd", "-dc", url.path]
+        let out = Pipe()
+        zstd.standardOutput = out
+        try zstd.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        zstd.waitUntilExit()
+        #expect(zstd.terminationStatus == 0)
+        #expect(bytes == Data(input))
+    }
+
+    @Test func aRewoundTailLeavesNoTrace() throws {
+        var out: [UInt8] = []
+        let writer = SeekableZstdWriter { out += $0 }
+        let head = Self.text(100_000)
+        try writer.write(head)
+        let mark = try writer.mark()
+        #expect(mark.compressedOffset == out.count)
+        try writer.write(Array("a tail written first, then taken back".utf8))
+        writer.rewind(to: mark)
+        out.removeSubrange(mark.compressedOffset...)
+        try writer.write(Array("the tail".utf8))
+        try writer.finish()
+        #expect(try SeekableZstd.decompress(Data(out)) == Data(head + Array("the tail".utf8)))
+    }
+
+    @Test func damageIsAnErrorNotOtherBytes() throws {
+        let input = Self.text(200_000)
+        let good = try Self.compressed([input])
+        // A byte changed inside the second frame: its checksum (or its structure) fails.
+        var flipped = good
+        let fd0 = open(try Self.file(good).path, O_RDONLY)
+        let table = try SeekableZstd.Table.read(fd0, size: good.count)
+        close(fd0)
+        flipped[table.compressedStarts[1] + (table.compressedStarts[2] - table.compressedStarts[1]) / 2] ^= 0x55
+        #expect(throws: SeekableZstd.Problem.self) { try SeekableZstd.decompress(Data(flipped)) }
+        let fd = open(try Self.file(flipped).path, O_RDONLY)
+        defer { close(fd) }
+        let file = try SeekableZstdFile(descriptor: fd)
+        #expect(try file.read(0..<100) == Data(input[0..<100]), "the frames around it still read")
+        #expect(throws: SeekableZstd.Problem.self) { try file.read(SeekableZstd.frameBytes..<(SeekableZstd.frameBytes + 10)) }
+
+        // Cut short, the table is gone or no longer adds up.
+        #expect(throws: SeekableZstd.Problem.self) { try SeekableZstd.decompress(Data(good.dropLast(3))) }
+        var lying = good
+        lying[good.count - 9] &+= 1  // one more frame than there are
+        #expect(throws: SeekableZstd.Problem.self) { try SeekableZstd.decompress(Data(lying)) }
+    }
+
+    /// A stranger's frame sizes are not believed: a frame over the limit is refused
+    /// before anything is allocated for it.
+    @Test func refusesAFrameOverTheLimit() throws {
+        var table = SeekableZstd.Table()
+        table.append(compressed: 20, decompressed: SeekableZstd.largestFrame + 1)
+        let bytes = [UInt8](repeating: 0, count: 20) + table.encoded()
+        #expect(throws: SeekableZstd.Problem("a frame of \(SeekableZstd.largestFrame + 1) bytes, over \(SeekableZstd.largestFrame)")) {
+            try SeekableZstd.decompress(Data(bytes))
+        }
+    }
+
+    /// A plain zstd stream (`zstd file.json`) has no table: said so, not misread.
+    @Test func aStreamWithoutATableIsNamed() throws {
+        let plain = ScratchDirectory.path("tc-plain", suffix: ".json")
+        try Data(Self.text(10_000)).write(to: plain)
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zstd.arguments = ["zstd", "-q", "-f", plain.path, "-o", plain.path + ".zst"]
+        try zstd.run()
+        zstd.waitUntilExit()
+        let url = URL(fileURLWithPath: plain.path + ".zst")
+        #expect(throws: ManifestFile.Problem(description: "a zstd file without a seek table (written by another tool?)")) {
+            try ManifestFile(url: url)
+        }
+    }
+
+    /// A run's manifest as the writer leaves it: compressed, read by ``ManifestFile``
+    /// at the JSON's offsets, the tail rewritten once as a run publishing to a store does.
+    @Test func aManifestWrittenCompressedReadsBack() throws {
+        let dir = try ScratchDirectory.make("tc-zst-manifest")
+        let writer = try ManifestStreamWriter(directory: dir, generatedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                              tool: "test", cacheRoot: "/c")
+        #expect(writer.temporaryURL.lastPathComponent.hasSuffix(".json.zst"))
+        let posts = (0..<3000).map { i in
+            ManifestTweet(
+                id: "\(i)", createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)), text: "post number \(i) #tag",
+                lang: "en", author: .init(id: "u\(i % 7)", screenName: "user\(i % 7)", name: "User \(i % 7)"),
+                entities: .init(hashtags: [], cashtags: [], mentions: [], urls: [], media: []), media: [],
+                referencedTweets: [], query: "#tag", sourceFormat: "v2Search", source: "page.json")
+        }
+        for post in posts { try writer.append(post) }
+        let summary = RunSummary()
+        try writer.writeTail(sources: [], summary: summary)
+        try writer.writeTail(extraFailures: [Manifest.Failure(url: "https://x/1.jpg", role: "media", error: MediaError(code: "http", message: "gone"))],
+                             sources: [], summary: summary)
+        let url = dir.appendingPathComponent("run.json.zst")
+        try writer.commit(to: url)
+
+        let file = try ManifestFile(url: url)
+        #expect(file.isCompressed)
+        #expect(file.fileSize == (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int))
+        #expect(file.fileSize * 5 < file.bytes.count, "at least fivefold smaller than its JSON")
+        #expect(file.tweetCount == 3000)
+        var ids: [String] = []
+        try file.forEachPost { _, range in ids.append(try file.post(at: range).id) }
+        #expect(ids == posts.map(\.id))
+        #expect(try file.failures().map(\.url) == ["https://x/1.jpg"], "the second tail, not the first")
+        let json = try JSONSerialization.jsonObject(with: SeekableZstd.decompress(Data(contentsOf: url))) as? [String: Any]
+        #expect((json?["tweets"] as? [Any])?.count == 3000)
+        #expect(try Manifest.read(from: url).tweets.count == 3000)
+    }
+}
