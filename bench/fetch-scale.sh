@@ -3,8 +3,9 @@
 # flat in the run's size. Cuts the first 10,000, 100,000 and 1,000,000 posts of the
 # corpus (JSON Lines, 100 posts a line), fetches each into an empty cache from the
 # shared nginx origin on loopback, and reports wall time, peak RSS (/usr/bin/time
-# %M), images cached and the manifest's size, with RSS against the 10,000-post run
-# and wall time against the 100,000-post run.
+# %M), images cached, the input's and the manifest's sizes and their ratio (issue 53:
+# a manifest at most half its input), with RSS against the 10,000-post run and wall
+# time against the 100,000-post run.
 #
 # Usage: bench/fetch-scale.sh CORPUS_DIR
 #   CORPUS_DIR  made by bench/make-fetch-corpus.py (posts.jsonl, media/, profile_images/)
@@ -31,8 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "| posts | wall (s) | peak RSS (MB) | images | manifest (MB) | s per 100k posts |"
-echo "|---|---|---|---|---|---|"
+echo "| posts | wall (s) | peak RSS (MB) | images | input (MB) | manifest (MB) | manifest / input | s per 100k posts |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in $sizes; do
   input=$work/posts-$n.jsonl
   head -n $(( (n + 99) / 100 )) "$corpus/posts.jsonl" > "$input"
@@ -44,9 +45,13 @@ for n in $sizes; do
     > "$work/fetch-$n.txt" 2>&1 || { cat "$work/fetch-$n.txt" >&2; exit 1; }
   read -r wall rss_kb < "$work/time-$n.txt"
   images=$(find "$cache/blobs" -type f | wc -l)
-  manifest=$(find "$cache/manifests" -name '*.json' -printf '%s\n' | awk '{s+=$1} END {printf "%.0f", s/1e6}')
+  # Runs' manifests as written (`.json.zst` now, `.json` before), against the pages they read.
+  manifest_bytes=$(find "$cache/manifests" -maxdepth 1 \( -name '*.json' -o -name '*.json.zst' \) ! -name '.*' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+  input_bytes=$(stat -c %s "$input")
+  manifest=$(awk -v b="$manifest_bytes" 'BEGIN{printf "%.1f", b/1e6}')
+  ratio=$(awk -v m="$manifest_bytes" -v i="$input_bytes" 'BEGIN{printf "%.3fx", m/i}')
   per=$(awk -v w="$wall" -v n="$n" 'BEGIN{printf "%.1f", w / n * 100000}')
-  echo "| $n | $wall | $((rss_kb / 1024)) | $images | $manifest | $per |"
+  echo "| $n | $wall | $((rss_kb / 1024)) | $images | $(awk -v b="$input_bytes" 'BEGIN{printf "%.1f", b/1e6}') | $manifest | $ratio | $per |"
   rm -f "$input"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$cache"
 done

@@ -56,7 +56,7 @@ covered() {
     fuzz-decode) echo "${imaging[@]}" ;;
     fuzz-webp|fuzz-gif|fuzz-heif|fuzz-icc) echo "${imaging[@]}" ;;
     fuzz-pack) echo "${imaging[@]}" ;;
-    fuzz-manifest) echo Sources/Catalog Sources/TweetModel Sources/BlobStore Sources/MediaTypes Sources/CTweetCache ;;
+    fuzz-manifest) echo Sources/Catalog Sources/CZstd Sources/TweetModel Sources/BlobStore Sources/MediaTypes Sources/CTweetCache ;;
     # The server's channel, parsers and routes reach every module TileServer depends on:
     # all of Sources but the pipeline, the sample, the terminal readers and the CLI.
     fuzz-server) ls -d Sources/*/ | grep -vE '^Sources/(Pipeline|Demo|Inspect|tweetcache)/$' | tr '\n' ' ' ;;

@@ -11,6 +11,11 @@ public enum ManifestCheck: FuzzCheck {
     public static let name = "fuzz-manifest"
 
     public static func run(_ bytes: [UInt8]) -> String? {
+        if let problem = compressed(bytes) { return problem }
+        // A compressed manifest (`.json.zst`) is read as its JSON.
+        if SeekableZstd.isCompressed(bytes), let plain = try? SeekableZstd.decompress(Data(bytes), limit: 1 << 20) {
+            return run([UInt8](plain))
+        }
         let data = Data(bytes)
         let whole = try? Manifest.decode(data)
         let file: ManifestFile
@@ -58,8 +63,25 @@ public enum ManifestCheck: FuzzCheck {
         return nil
     }
 
+    /// Seekable zstd, as runs write manifests: any input written compressed reads back
+    /// whole, at any offset of it.
+    static func compressed(_ bytes: [UInt8]) -> String? {
+        var packed: [UInt8] = []
+        let writer = SeekableZstdWriter { packed += $0 }
+        do {
+            try writer.write(bytes)
+            try writer.finish()
+        } catch {
+            return "could not compress: \(error)"
+        }
+        guard let back = try? SeekableZstd.decompress(Data(packed)), back == Data(bytes) else {
+            return "\(bytes.count) bytes written compressed do not read back"
+        }
+        return nil
+    }
+
     /// Manifests written by the project's own writer: empty, with posts of every
-    /// shape, with included posts, and escapes in every string.
+    /// shape, with included posts, and escapes in every string; one compressed.
     public static func seeds() throws -> [String: [UInt8]] {
         func post(_ n: Int, text: String) -> ManifestTweet {
             ManifestTweet(
@@ -83,7 +105,12 @@ public enum ManifestCheck: FuzzCheck {
         undated.createdAt = nil
         undated.media = []
         let posts = manifest([post(1, text: "plain"), undated], included: [])
+        var packed: [UInt8] = []
+        let writer = SeekableZstdWriter { packed += $0 }
+        try writer.write(manifest([post(1, text: "plain"), post(2, text: "two")], included: [post(3, text: "three")]))
+        try writer.finish()
         return [
+            "compressed": packed,
             "empty": manifest([], included: []),
             "undated-and-awkward": posts,
             "truncated": Array(posts.prefix(posts.count / 2)),

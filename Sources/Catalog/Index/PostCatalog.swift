@@ -195,7 +195,7 @@ public final class PostCatalog: Sendable {
             report.rebuilt = true
         }
         let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
-        let bytes = todo.reduce(0) { $0 + $1.size }
+        let bytes = todo.reduce(0) { $0 + Self.jsonBytes(cacheRoot.appendingPathComponent($1.path).path, size: $1.size) }
         progress?.addTotal(bytes)
         try ingest(todo, bytes: bytes, intoEmpty: changed || known.isEmpty, progress: progress, report: &report)
         return report
@@ -417,7 +417,8 @@ public final class PostCatalog: Sendable {
         }
         let empty = try isEmpty()
         var report = RefreshReport()
-        try ingest([ListedFile(path: relative, size: size, mtime: mtime)], bytes: size, intoEmpty: empty, report: &report)
+        try ingest([ListedFile(path: relative, size: size, mtime: mtime)],
+                   bytes: Self.jsonBytes(cacheRoot.appendingPathComponent(relative).path, size: size), intoEmpty: empty, report: &report)
         return report.problems.first
     }
 
@@ -450,6 +451,23 @@ public final class PostCatalog: Sendable {
             guard let (size, mtime) = Self.fileFacts(directory.appendingPathComponent(name).path) else { return nil }
             return ListedFile(path: relative, size: size, mtime: mtime)
         }
+    }
+
+    /// How much JSON the manifest at `path` (`size` bytes on disk) holds: a read is
+    /// sized by its JSON (a compressed manifest holds about nine times its size),
+    /// from the seek table of a compressed one.
+    static func jsonBytes(_ path: String, size: Int) -> Int {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return size }
+        defer { close(fd) }
+        guard let magic = try? SeekableZstd.pread(fd, at: 0, count: 4), SeekableZstd.isCompressed(magic) else { return size }
+        return (try? SeekableZstd.Table.read(fd, size: size).decompressedSize) ?? estimatedJSONBytes(name: path, size: size)
+    }
+
+    /// ``jsonBytes(_:size:)`` from a name and size alone (a bucket's listing): ten
+    /// times the size of a `.json.zst`.
+    package static func estimatedJSONBytes(name: String, size: Int) -> Int {
+        name.hasSuffix(".zst") ? size * 10 : size
     }
 
     static func fileFacts(_ path: String) -> (size: Int, mtime: Int)? {

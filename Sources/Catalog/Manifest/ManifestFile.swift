@@ -106,10 +106,13 @@ public struct ManifestFile: Sendable {
     }
 
     /// The compressed manifest open at `fd`, uncompressed into an unnamed file beside
-    /// it (or in the temporary folder, where its own is read-only) and mapped.
+    /// it (or in the temporary folder, where its own is read-only) and mapped. The
+    /// file's space is taken first (`fallocate`: a full disk is an error here, not
+    /// half a file), then the frames are decompressed and written on every core.
     private static func expand(_ fd: Int32, from url: URL) throws -> MappedFile {
-        let source: SeekableZstdFile
-        do { source = try SeekableZstdFile(descriptor: fd) } catch { throw Problem(description: error.description) }
+        let table: SeekableZstd.Table
+        do { table = try SeekableZstdFile(descriptor: fd).table } catch { throw Problem(description: error.description) }
+        guard table.decompressedSize > 0 else { throw Problem(description: "\(url.lastPathComponent): no JSON in it") }
         var output: Int32 = -1
         var path = ""
         for folder in [url.deletingLastPathComponent().path, NSTemporaryDirectory()] {
@@ -122,10 +125,44 @@ public struct ManifestFile: Sendable {
         // the last reader.
         unlink(path)
         defer { close(output) }
-        do {
-            try source.expand(to: output, path: path)
-        } catch {
-            throw Problem(description: "\(url.lastPathComponent): \(error.description)")
+        let size = table.decompressedSize
+        let reserved = posix_fallocate(output, 0, off_t(size))
+        guard reserved == 0 else {
+            throw Problem(description: "cannot uncompress \(url.lastPathComponent) (\(size) bytes): \(String(cString: strerror(reserved)))")
+        }
+        let lanes = min(ProcessInfo.processInfo.activeProcessorCount, 8, table.frameCount)
+        let parts = ParallelSlices.split(0..<table.frameCount, parts: lanes)
+        let written = output
+        let problems = ParallelSlices.map(parts.count) { lane -> String? in
+            do throws(SeekableZstd.Problem) {
+                // A reader and a buffer of its own a lane (a decompression context is
+                // not shared); written with `pwrite`, so the pages are the page cache's,
+                // never this process's.
+                let frames = try SeekableZstdFile(descriptor: fd)
+                var buffer = [UInt8](repeating: 0, count: SeekableZstd.frameBytes)
+                for index in parts[lane] {
+                    let start = table.decompressedStarts[index], count = table.decompressedStarts[index + 1] - start
+                    if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+                    try buffer.withUnsafeMutableBytes { b in
+                        Result { () throws(SeekableZstd.Problem) in
+                            try frames.frame(index, into: UnsafeMutableRawBufferPointer(rebasing: b[0..<count]))
+                            var done = 0
+                            while done < count {
+                                let wrote = pwrite(written, b.baseAddress! + done, count - done, off_t(start + done))
+                                if wrote < 0, errno == EINTR { continue }
+                                guard wrote > 0 else { throw SeekableZstd.Problem("cannot write its JSON: \(String(cString: strerror(errno)))") }
+                                done += wrote
+                            }
+                        }
+                    }.get()
+                }
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        if let problem = problems.compactMap({ $0 }).first {
+            throw Problem(description: "\(url.lastPathComponent): \(problem)")
         }
         return try MappedFile(descriptor: output, path: path)
     }

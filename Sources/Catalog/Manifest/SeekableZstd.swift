@@ -133,10 +133,14 @@ package enum SeekableZstd {
         }
     }
 
-    /// The whole of a seekable zstd file in memory, uncompressed and checked.
-    package static func decompress(_ data: Data) throws(Problem) -> Data {
+    /// The whole of a seekable zstd file in memory, uncompressed and checked; a
+    /// table that says more than `limit` bytes is refused before any is allocated.
+    package static func decompress(_ data: Data, limit: Int = Manifest.largestReadWhole) throws(Problem) -> Data {
         let bytes = [UInt8](data)
         let table = try Table.read(size: bytes.count) { offset, count throws(Problem) in Array(bytes[offset..<(offset + count)]) }
+        guard table.decompressedSize <= limit else {
+            throw Problem("it would uncompress to \(table.decompressedSize) bytes, over \(limit) read into memory")
+        }
         var out = [UInt8](repeating: 0, count: table.decompressedSize)
         let decompressor = Decompressor()
         try bytes.withUnsafeBytes { input in

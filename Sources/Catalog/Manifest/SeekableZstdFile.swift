@@ -43,18 +43,21 @@ package final class SeekableZstdFile {
     /// Frame `index`, decompressed and checked.
     package func frame(_ index: Int) throws(SeekableZstd.Problem) -> [UInt8] {
         if let kept, kept.frame == index { return kept.bytes }
+        var bytes = [UInt8](repeating: 0, count: table.decompressedStarts[index + 1] - table.decompressedStarts[index])
+        try bytes.withUnsafeMutableBytes { o in Result { () throws(SeekableZstd.Problem) in try frame(index, into: o) } }.get()
+        kept = (index, bytes)
+        return bytes
+    }
+
+    /// Frame `index`, decompressed and checked, into `output` (its size at least).
+    package func frame(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws(SeekableZstd.Problem) {
         let compressed = try SeekableZstd.pread(fd, at: table.compressedStarts[index],
                                                 count: table.compressedStarts[index + 1] - table.compressedStarts[index])
         let expected = table.decompressedStarts[index + 1] - table.decompressedStarts[index]
-        var bytes = [UInt8](repeating: 0, count: expected)
         let decompressor = self.decompressor
         try compressed.withUnsafeBytes { c in
-            bytes.withUnsafeMutableBytes { o in
-                Result { () throws(SeekableZstd.Problem) in try decompressor.decompress(c, expected: expected, into: o) }
-            }
+            Result { () throws(SeekableZstd.Problem) in try decompressor.decompress(c, expected: expected, into: output) }
         }.get()
-        kept = (index, bytes)
-        return bytes
     }
 
     /// Writes the whole file, uncompressed, to `output`, frame by frame (checked).

@@ -72,7 +72,9 @@ public struct BucketSync: Sendable {
         let bytes = missing.reduce(0) { $0 + $1.size }
         progress?.addTotal(bytes)
         let cataloged = missing.isEmpty ? nil
-            : Self.readIntoCatalog(arrivals, root: layout.root, bytes: bytes, observer: recorder)
+            : Self.readIntoCatalog(arrivals, root: layout.root,
+                                   bytes: missing.reduce(0) { $0 + PostCatalog.estimatedJSONBytes(name: $1.key, size: $1.size) },
+                                   observer: recorder)
         for object in missing {
             let local = layout.url(object.key)
             // Copied to a hidden name a chunk at a time (a million-post run's manifest

@@ -161,6 +161,8 @@ import TestSupport
         #expect(file.fileSize == (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int))
         #expect(file.fileSize * 5 < file.bytes.count, "at least fivefold smaller than its JSON")
         #expect(file.tweetCount == 3000)
+        // The catalog sizes its read by the JSON (a small read keeps its indexes).
+        #expect(PostCatalog.jsonBytes(url.path, size: file.fileSize) == file.bytes.count)
         var ids: [String] = []
         try file.forEachPost { _, range in ids.append(try file.post(at: range).id) }
         #expect(ids == posts.map(\.id))
