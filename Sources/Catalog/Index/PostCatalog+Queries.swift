@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import TweetModel
 internal import GRDB
 #if canImport(Glibc)
 internal import Glibc
@@ -420,44 +421,64 @@ extension PostCatalog {
     }
 
     /// The posts at `rows`' `run`, `offset` and `length`, in order: each read back
-    /// from its run's manifest (one open per run, one `pread` or a frame or two a
-    /// post: ``ManifestBytes``), decoded, and
-    /// trusted only when it is the post the row names (its `id`).
+    /// from its run's manifest (one open per run and lane, one `pread` or a frame or
+    /// two a post: ``ManifestBytes``), decoded, and trusted only when it is the post
+    /// the row names (its `id`). A page of posts is read and decoded on every core:
+    /// a compressed manifest's frames are most of a page's time.
     func loadPosts(_ rows: [Row], _ db: Database) throws -> [ManifestTweet] {
-        let decoder = ManifestFile.decoder
-        var files: [Int64: ManifestBytes] = [:]
-        return try rows.map { row in
+        struct Place: Sendable {
+            var path: String
+            var range: Range<Int>
+            var id: String
+        }
+        var paths: [Int64: String] = [:]
+        let places = try rows.map { row -> Place in
             let run: Int64 = row["run"], offset: Int = row["offset"], length: Int = row["length"]
-            let file: ManifestBytes
-            if let open = files[run] {
-                file = open
-            } else {
+            if paths[run] == nil {
                 guard let path = try String.fetchOne(db, sql: "SELECT path FROM runs WHERE id = ?", arguments: [run]),
                       CacheKey(path: path)?.kind == .manifest
                 else { throw CatalogError.database(operation: "read a post", message: "run \(run) is not in the catalog") }
-                do {
-                    guard let opened = try ManifestBytes(path: cacheRoot.appendingPathComponent(path).path) else {
-                        throw CatalogError.database(operation: "read a post", message: "\(path): \(String(cString: strerror(errno)))")
-                    }
-                    file = opened
-                } catch let error as SeekableZstd.Problem {
-                    throw CatalogError.database(operation: "read a post", message: "\(path): \(error)")
-                }
-                files[run] = file
+                paths[run] = path
             }
-            guard length > 0, length <= Self.largestPost else {
+            guard length > 0, length <= Self.largestPost, offset >= 0 else {
                 throw CatalogError.database(operation: "read a post", message: "a post of \(length) bytes")
             }
-            guard let bytes = file.read(offset..<(offset + length)) else {
-                throw CatalogError.database(operation: "read a post", message: "its manifest is shorter than the catalog says")
-            }
-            // Bytes that do not decode, or decode to another post: the file changed
-            // behind the catalog's back, and the next refresh rebuilds it.
-            guard let post = try? decoder.decode(ManifestTweet.self, from: bytes), post.id == row["id"] else {
-                throw CatalogError.database(operation: "read a post", message: "its manifest changed since it was read")
-            }
-            return post
+            return Place(path: paths[run]!, range: offset..<(offset + length), id: row["id"])
         }
+        let root = cacheRoot
+        let lanes = places.count >= 16 ? min(ProcessInfo.processInfo.activeProcessorCount, 4) : 1
+        let parts = ParallelSlices.split(places.indices, parts: lanes)
+        let read = ParallelSlices.map(parts.count) { lane -> [Result<ManifestTweet, CatalogError>] in
+            let decoder = ManifestFile.decoder
+            var files: [String: ManifestBytes] = [:]
+            return parts[lane].map { i -> Result<ManifestTweet, CatalogError> in
+                let place = places[i]
+                let file: ManifestBytes
+                if let open = files[place.path] {
+                    file = open
+                } else {
+                    do throws(SeekableZstd.Problem) {
+                        guard let opened = try ManifestBytes(path: root.appendingPathComponent(place.path).path) else {
+                            return .failure(.database(operation: "read a post", message: "\(place.path): \(String(cString: strerror(errno)))"))
+                        }
+                        file = opened
+                    } catch {
+                        return .failure(.database(operation: "read a post", message: "\(place.path): \(error)"))
+                    }
+                    files[place.path] = file
+                }
+                guard let bytes = file.read(place.range) else {
+                    return .failure(.database(operation: "read a post", message: "its manifest is shorter than the catalog says"))
+                }
+                // Bytes that do not decode, or decode to another post: the file changed
+                // behind the catalog's back, and the next refresh rebuilds it.
+                guard let post = try? decoder.decode(ManifestTweet.self, from: bytes), post.id == place.id else {
+                    return .failure(.database(operation: "read a post", message: "its manifest changed since it was read"))
+                }
+                return .success(post)
+            }
+        }
+        return try read.flatMap { $0 }.map { try $0.get() }
     }
 
     /// A post's JSON larger than this is not read back (a real one is a few kilobytes).
