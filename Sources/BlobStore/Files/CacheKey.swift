@@ -19,7 +19,7 @@ public enum CacheKey: Sendable, Hashable {
     case legacyFolder(BlobHash)
     /// A run's manifest, `<name>` ending in `.json` and not hidden.
     case manifest(String)
-    /// A manifest still being written (`manifests/.partial-<hex>.json`): held by its
+    /// A manifest still being written (`manifests/.partial-<hex>.json.zst`): held by its
     /// writer's lock while the run lives, swept by `gc` once it does not.
     case partialManifest(String)
     /// A running fetch's lease in a bucket (`leases/<its partial manifest's name>`).

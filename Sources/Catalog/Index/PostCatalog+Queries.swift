@@ -468,7 +468,8 @@ extension PostCatalog {
                     files[place.path] = file
                 }
                 guard let bytes = file.read(place.range) else {
-                    return .failure(.database(operation: "read a post", message: "its manifest is shorter than the catalog says"))
+                    return .failure(.database(operation: "read a post",
+                                              message: "its manifest is shorter than the catalog says, or damaged there"))
                 }
                 // Bytes that do not decode, or decode to another post: the file changed
                 // behind the catalog's back, and the next refresh rebuilds it.

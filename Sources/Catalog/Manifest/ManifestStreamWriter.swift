@@ -143,7 +143,7 @@ public final class ManifestStreamWriter {
     }
 
     /// Hidden files a killed run left: a manifest never committed and its spills as
-    /// soon as no run holds them (a writer keeps a shared lock on its `.partial-*.json`
+    /// soon as no run holds them (a writer keeps a shared lock on its `.partial-*.json.zst`
     /// while it lives, which the kernel lets go when the process dies, even by
     /// SIGKILL); a copy of standard input or a sync's download once a day old (a run
     /// still writing touches its files far more often than that). Each run sweeps as
@@ -159,7 +159,9 @@ public final class ManifestStreamWriter {
             abandoned[stem] = gone
             if gone { unlink(directory.appendingPathComponent(name).path) }
         }
-        for name in names where [".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
+        // (and the JSON of a compressed manifest being read, `.expand-*`, should a reader
+        // die in the instant between making it and taking its name away)
+        for name in names where [".stdin-", ".sync-", ".expand-"].contains(where: { name.hasPrefix($0) }) {
             let url = directory.appendingPathComponent(name)
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
                   now.timeIntervalSince(modified) > age

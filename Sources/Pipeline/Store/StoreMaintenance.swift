@@ -257,8 +257,8 @@ public struct StoreMaintenance: Sendable {
     public static let leaseRenewal: TimeInterval = 60
     public static let leaseLifetime: TimeInterval = 10 * 60
 
-    /// The leases under `leases/`: runs' (`<name>.json`; a run names its lease after its
-    /// unfinished manifest, `.partial-<hex>.json`) and anything else (a failed write
+    /// The leases under `leases/`: runs' (`<name>.json.zst`; a run names its lease after
+    /// its unfinished manifest, `.partial-<hex>.json.zst`, `.json` before) and anything else (a failed write
     /// check's `.write-check-*`, `bogus`), which is junk and never blocks.
     func leases() async throws(StoreError) -> (runs: [StoredObject], junk: [String]) {
         var runs: [StoredObject] = [], junk: [String] = []
