@@ -3,8 +3,8 @@
 format runs now write (docs: README "The manifest"): the same JSON bytes, so the same
 offsets, in frames of 64 KB, then the seek table. For benchmarks on caches written
 before manifests were compressed (bench/catalog-words.sh on a converted copy, after
-`tweetcache reindex`). Uses the system's libzstd through ctypes (level 3, with
-checksums off: the frames' own checksums are an option readers do not require).
+`tweetcache reindex`). Uses the system's libzstd through ctypes (level 3, each frame
+with its checksum, as runs write them and readers require).
 
 Usage: compress-manifests.py CACHE_DIR   (removes each .json once its .json.zst is written)
 """
@@ -17,10 +17,15 @@ import sys
 lib = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
 lib.ZSTD_compressBound.restype = ctypes.c_size_t
 lib.ZSTD_compressBound.argtypes = [ctypes.c_size_t]
-lib.ZSTD_compress.restype = ctypes.c_size_t
-lib.ZSTD_compress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+lib.ZSTD_createCCtx.restype = ctypes.c_void_p
+lib.ZSTD_CCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+lib.ZSTD_compress2.restype = ctypes.c_size_t
+lib.ZSTD_compress2.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
 lib.ZSTD_isError.restype = ctypes.c_uint
 lib.ZSTD_isError.argtypes = [ctypes.c_size_t]
+CCTX = lib.ZSTD_createCCtx()
+lib.ZSTD_CCtx_setParameter(CCTX, 100, 3)  # ZSTD_c_compressionLevel
+lib.ZSTD_CCtx_setParameter(CCTX, 201, 1)  # ZSTD_c_checksumFlag: readers require it
 
 FRAME = 64 << 10
 
@@ -34,7 +39,7 @@ def compress(src, dst):
             chunk = f.read(FRAME)
             if not chunk:
                 break
-            n = lib.ZSTD_compress(out, bound, chunk, len(chunk), 3)
+            n = lib.ZSTD_compress2(CCTX, out, bound, chunk, len(chunk))
             assert not lib.ZSTD_isError(n)
             o.write(out.raw[:n])
             entries.append((n, len(chunk)))

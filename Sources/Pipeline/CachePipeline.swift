@@ -58,7 +58,7 @@ public final class CachePipeline: Sendable {
 
         /// The URLs the run could not cache, read back from the manifest without its posts.
         public func failures() throws -> [Manifest.Failure] {
-            try ManifestFile(url: manifestURL).failures()
+            try ManifestFile.failures(at: manifestURL)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -18,13 +19,44 @@ final class ManifestBytes {
         self.fd = fd
         var magic = [UInt8](repeating: 0, count: 4)
         let got = magic.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
+        guard got == 4, SeekableZstd.isCompressed(magic) else {
+            zstd = nil
+            return
+        }
         do {
-            zstd = got == 4 && SeekableZstd.isCompressed(magic) ? try SeekableZstdFile(descriptor: fd) : nil
+            zstd = SeekableZstdFile(descriptor: fd, table: try Self.table(fd, path: path))
         } catch {
             close(fd)
             throw error
         }
     }
+
+    /// The seek table of the file open at `fd`, from the tables read lately when the
+    /// file is the same one (its inode, size and modification time): a page of posts
+    /// from fifty runs would otherwise read fifty tables, on each lane, every page.
+    private static func table(_ fd: Int32, path: String) throws(SeekableZstd.Problem) -> SeekableZstd.Table {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SeekableZstd.Problem(String(cString: strerror(errno))) }
+        let key = TableKey(path: path, inode: UInt64(info.st_ino), size: Int(info.st_size),
+                           mtime: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+        if let kept = tables.withLock({ $0[key] }) { return kept }
+        let table = try SeekableZstd.Table.read(fd, size: key.size)
+        tables.withLock { kept in
+            // At most about 4 million frames (64 MB) of tables: then start over.
+            if kept.values.reduce(0, { $0 + $1.frameCount }) + table.frameCount > 1 << 22 { kept.removeAll() }
+            kept[key] = table
+        }
+        return table
+    }
+
+    private struct TableKey: Hashable, Sendable {
+        var path: String
+        var inode: UInt64
+        var size: Int
+        var mtime: Int
+    }
+
+    private static let tables = Mutex<[TableKey: SeekableZstd.Table]>([:])
 
     deinit { close(fd) }
 

@@ -440,7 +440,7 @@ extension PostCatalog {
                 else { throw CatalogError.database(operation: "read a post", message: "run \(run) is not in the catalog") }
                 paths[run] = path
             }
-            guard length > 0, length <= Self.largestPost, offset >= 0 else {
+            guard length > 0, length <= Self.largestPost, offset >= 0, offset < Int.max / 2 else {
                 throw CatalogError.database(operation: "read a post", message: "a post of \(length) bytes")
             }
             return Place(path: paths[run]!, range: offset..<(offset + length), id: row["id"])

@@ -293,7 +293,9 @@ public final class PostCatalog: Sendable {
                 let before = progress?.snapshot.done ?? 0
                 let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers,
                                              replaced: replaced, observer: observer, progress: progress)
-                progress?.setDone(before + file.size)
+                if let progress {
+                    progress.setDone(before + Self.jsonBytes(cacheRoot.appendingPathComponent(file.path).path, size: file.size))
+                }
                 if outcome.read { report.added.append(file.path) }
                 if let problem = outcome.problem { report.problems.append(problem) }
             }

@@ -106,26 +106,35 @@ public struct ManifestFile: Sendable {
     }
 
     /// The compressed manifest open at `fd`, uncompressed into an unnamed file beside
-    /// it (or in the temporary folder, where its own is read-only) and mapped. The
+    /// it (or in the temporary folder, where its own is read-only or short of space)
+    /// and mapped. The
     /// file's space is taken first (`fallocate`: a full disk is an error here, not
     /// half a file), then the frames are decompressed and written on every core.
     private static func expand(_ fd: Int32, from url: URL) throws -> MappedFile {
         let table: SeekableZstd.Table
         do { table = try SeekableZstdFile(descriptor: fd).table } catch { throw Problem(description: error.description) }
         guard table.decompressedSize > 0 else { throw Problem(description: "\(url.lastPathComponent): no JSON in it") }
-        var output: Int32 = -1
-        var path = ""
-        for folder in [url.deletingLastPathComponent().path, NSTemporaryDirectory()] {
-            path = folder + "/.expand-\(UInt64.random(in: .min ... .max)).json"
-            output = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if output >= 0 { break }
-        }
-        guard output >= 0 else { throw Problem(description: "cannot uncompress \(url.lastPathComponent): \(String(cString: strerror(errno)))") }
-        // No name: nothing to clean up after a crash, and the posts it holds go with
-        // the last reader.
-        unlink(path)
-        defer { close(output) }
         let size = table.decompressedSize
+        var output: Int32 = -1
+        var problem = ""
+        for folder in [url.deletingLastPathComponent().path, NSTemporaryDirectory()] {
+            // Its JSON may be many times the file (a forgotten run's spaces, or a
+            // stranger's bytes made to look so): not more than leaves the disk a margin.
+            var disk = statvfs()
+            if statvfs(folder, &disk) == 0 {
+                let free = Int(disk.f_bavail) * Int(disk.f_frsize), margin = min(1 << 30, Int(disk.f_blocks) * Int(disk.f_frsize) / 20)
+                guard size <= free - margin else {
+                    problem = "its \(size) bytes of JSON would leave \(folder) less than \(margin) bytes free"
+                    continue
+                }
+            }
+            output = Self.unnamedFile(in: folder)
+            if output >= 0 { break }
+            problem = String(cString: strerror(errno))
+        }
+        guard output >= 0 else { throw Problem(description: "cannot uncompress \(url.lastPathComponent): \(problem)") }
+        defer { close(output) }
+        let path = "(\(url.lastPathComponent), uncompressed)"
         let reserved = posix_fallocate(output, 0, off_t(size))
         guard reserved == 0 else {
             throw Problem(description: "cannot uncompress \(url.lastPathComponent) (\(size) bytes): \(String(cString: strerror(reserved)))")
@@ -138,7 +147,7 @@ public struct ManifestFile: Sendable {
                 // A reader and a buffer of its own a lane (a decompression context is
                 // not shared); written with `pwrite`, so the pages are the page cache's,
                 // never this process's.
-                let frames = try SeekableZstdFile(descriptor: fd)
+                let frames = SeekableZstdFile(descriptor: fd, table: table)
                 var buffer = [UInt8](repeating: 0, count: SeekableZstd.frameBytes)
                 for index in parts[lane] {
                     let start = table.decompressedStarts[index], count = table.decompressedStarts[index + 1] - start
@@ -165,6 +174,19 @@ public struct ManifestFile: Sendable {
             throw Problem(description: "\(url.lastPathComponent): \(problem)")
         }
         return try MappedFile(descriptor: output, path: path)
+    }
+
+    /// A new file in `folder` that no name reaches, open for reading and writing: made
+    /// so (`O_TMPFILE`) where the file system can, else named and unlinked at once
+    /// (a reader killed in between leaves `.expand-*`, which sweeps and `forget` remove).
+    static func unnamedFile(in folder: String) -> Int32 {
+        // O_TMPFILE is `__O_TMPFILE | O_DIRECTORY`; Swift does not import the macro.
+        let fd = open(folder, O_RDWR | O_CLOEXEC | 0o20000000 | O_DIRECTORY, 0o600)
+        if fd >= 0 { return fd }
+        let path = folder + "/.expand-\(UInt64.random(in: .min ... .max)).json"
+        let named = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if named >= 0 { unlink(path) }
+        return named
     }
 
     private init(bytes: Data, mapping: MappedFile?, fileSize: Int, compressed: Bool,
@@ -229,6 +251,41 @@ public struct ManifestFile: Sendable {
     public func failures() throws -> [Manifest.Failure] {
         guard let range = members["failures"] else { return [] }
         return try Self.decoder.decode([Manifest.Failure].self, from: slice(range))
+    }
+
+    /// The failures of the manifest at `url`, without reading its posts: for a
+    /// compressed manifest, its last frames only, back to its top-level `failures`
+    /// (which a run writes after the posts, on a line of its own); any other file
+    /// through ``init(url:)``. What a run prints at its end, a frame or two rather than
+    /// the run's whole JSON.
+    public static func failures(at url: URL) throws -> [Manifest.Failure] {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Problem(description: "cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if let magic = try? SeekableZstd.pread(fd, at: 0, count: 4), SeekableZstd.isCompressed(magic),
+           let file = try? SeekableZstdFile(descriptor: fd) {
+            let key = Array("\n  \"failures\" : ".utf8)
+            var frames: [[UInt8]] = []  // the last ones, last first
+            var index = file.table.frameCount
+            while index > 0, frames.count < 256 {
+                index -= 1
+                do { frames.append(try file.frame(index)) } catch { throw Problem(description: error.description) }
+                // The key may straddle this frame and the one after it.
+                let seam = frames[frames.count - 1] + (frames.count > 1 ? Array(frames[frames.count - 2].prefix(key.count)) : [])
+                guard let found = seam.firstRange(of: key) else { continue }
+                let tail = Array(frames.reversed().joined())
+                let value: [UInt8]? = tail.withUnsafeBytes { raw in
+                    var scanner = JSONStructureScanner(bytes: raw, position: found.upperBound)
+                    scanner.skipSpace()
+                    let start = scanner.position
+                    guard scanner.peek() == UInt8(ascii: "["), scanner.skipValue() else { return nil }
+                    return Array(raw[start..<scanner.position])
+                }
+                guard let value else { break }
+                return try decoder.decode([Manifest.Failure].self, from: Data(value))
+            }
+        }
+        return try ManifestFile(url: url).failures()
     }
 
     /// The manifest's summary, decoded without its posts.

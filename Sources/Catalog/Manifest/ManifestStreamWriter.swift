@@ -159,9 +159,11 @@ public final class ManifestStreamWriter {
             abandoned[stem] = gone
             if gone { unlink(directory.appendingPathComponent(name).path) }
         }
-        // (and the JSON of a compressed manifest being read, `.expand-*`, should a reader
-        // die in the instant between making it and taking its name away)
-        for name in names where [".stdin-", ".sync-", ".expand-"].contains(where: { name.hasPrefix($0) }) {
+        // The JSON of a compressed manifest a reader was killed reading (`.expand-*`,
+        // named for an instant where the file system has no `O_TMPFILE`): at once, as a
+        // reader never needs its name.
+        for name in names where name.hasPrefix(".expand-") { unlink(directory.appendingPathComponent(name).path) }
+        for name in names where [".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
             let url = directory.appendingPathComponent(name)
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
                   now.timeIntervalSince(modified) > age

@@ -37,6 +37,8 @@ package enum SeekableZstd {
     static let largestFrame = 16 << 20
     /// Frames a table may list: 2^27, as zstd's own seekable reader allows.
     static let mostFrames = 1 << 27
+    static let smallestFrame = 9
+    static let largestCompressedFrame = ZSTD_compressBound(largestFrame)
     static let level: Int32 = 3
 
     /// Whether `prefix` (a file's first bytes) starts a zstd stream.
@@ -120,6 +122,11 @@ package enum SeekableZstd {
             for i in 0..<count {
                 let compressed = Int(u32(table, 8 + i * entry)), decompressed = Int(u32(table, 12 + i * entry))
                 guard decompressed <= largestFrame else { throw Problem("a frame of \(decompressed) bytes, over \(largestFrame)") }
+                // No zstd frame is shorter (magic, header, one block's header); and none
+                // holding at most `largestFrame` is longer than zstd's bound for it.
+                guard compressed >= smallestFrame, compressed <= largestCompressedFrame else {
+                    throw Problem("a frame of \(compressed) compressed bytes")
+                }
                 result.append(compressed: compressed, decompressed: decompressed)
             }
             guard result.compressedSize == size - tableSize else {
@@ -209,6 +216,12 @@ package enum SeekableZstd {
         package func decompress(_ compressed: UnsafeRawBufferPointer, expected: Int,
                                 into output: UnsafeMutableRawBufferPointer) throws(Problem) {
             precondition(output.count >= expected)
+            // A zstd frame of this format (not a legacy one), with its checksum: a frame
+            // that does not say how to check it is not taken.
+            // (The frame header descriptor's bit 2 is Content_Checksum_flag: RFC 8878, 3.1.1.1.1.)
+            guard compressed.count >= 5, compressed.loadUnaligned(as: UInt32.self) == frameMagic.littleEndian,
+                  compressed[4] & 0x04 != 0
+            else { throw Problem("a frame that is not zstd with a checksum") }
             let got = ZSTD_decompressDCtx(context, output.baseAddress, expected, compressed.baseAddress, compressed.count)
             if ZSTD_isError(got) != 0 {
                 throw Problem("a damaged frame: \(String(cString: ZSTD_getErrorName(got)))")

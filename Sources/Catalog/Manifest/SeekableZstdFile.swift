@@ -22,6 +22,12 @@ package final class SeekableZstdFile {
         table = try SeekableZstd.Table.read(fd, size: Int(info.st_size))
     }
 
+    /// The file open at `fd` whose table is already read (another reader of it).
+    package init(descriptor fd: Int32, table: SeekableZstd.Table) {
+        self.fd = fd
+        self.table = table
+    }
+
     /// The uncompressed bytes at `range`.
     package func read(_ range: Range<Int>) throws(SeekableZstd.Problem) -> Data {
         guard range.lowerBound >= 0, range.upperBound <= table.decompressedSize else {

@@ -115,11 +115,13 @@ extension Forgetter {
     }
 
     /// Removes files a killed `forget` or upload was writing (a copy of a manifest or
-    /// page without the posts or paths, never the only copy of anything).
+    /// page without the posts or paths, never the only copy of anything), and a
+    /// compressed manifest's JSON a killed reader left named (`.expand-*`: it may
+    /// hold the posts being forgotten).
     func sweepTemporaries() {
         for folder in [layout.manifestsURL] + pageFolders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            where (name.hasPrefix(".forget-") || name.hasPrefix(".bucket-")) && name.hasSuffix(".tmp") {
+            where ((name.hasPrefix(".forget-") || name.hasPrefix(".bucket-")) && name.hasSuffix(".tmp")) || name.hasPrefix(".expand-") {
                 unlink(folder.appendingPathComponent(name).path)
             }
         }

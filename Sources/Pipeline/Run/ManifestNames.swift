@@ -20,9 +20,13 @@ struct ManifestNames {
     mutating func next() -> URL {
         while true {
             n += 1
-            let suffix = CacheKey.manifestSuffix
-            let url = directory.appendingPathComponent(n == 1 ? "\(stem)\(suffix)" : "\(stem)-\(n)\(suffix)")
-            if !FileManager.default.fileExists(atPath: url.path) { return url }
+            let name = n == 1 ? stem : "\(stem)-\(n)"
+            // Taken under either name: a run's stamp names one run (an older `.json`
+            // may be here, synced from a machine that wrote it).
+            guard [CacheKey.manifestSuffix, ".json"].allSatisfy({
+                !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name + $0).path)
+            }) else { continue }
+            return directory.appendingPathComponent(name + CacheKey.manifestSuffix)
         }
     }
 

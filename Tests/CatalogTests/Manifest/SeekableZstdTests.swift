@@ -119,6 +119,30 @@ import TestSupport
         }
     }
 
+    /// A frame without its checksum (`zstd --no-check`), or a table entry no zstd frame
+    /// could be, is refused: what a reader takes it can check.
+    @Test func framesMustCarryTheirChecksum() throws {
+        let input = Self.text(5_000)
+        let plain = ScratchDirectory.path("tc-nocheck", suffix: ".json")
+        try Data(input).write(to: plain)
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zstd.arguments = ["zstd", "-q", "-f", "--no-check", plain.path, "-o", plain.path + ".zst"]
+        try zstd.run()
+        zstd.waitUntilExit()
+        let frame = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst")))
+        var table = SeekableZstd.Table()
+        table.append(compressed: frame.count, decompressed: input.count)
+        #expect(throws: SeekableZstd.Problem("a frame that is not zstd with a checksum")) {
+            try SeekableZstd.decompress(Data(frame + table.encoded()))
+        }
+        var tiny = SeekableZstd.Table()
+        tiny.append(compressed: 4, decompressed: 10)
+        #expect(throws: SeekableZstd.Problem("a frame of 4 compressed bytes")) {
+            try SeekableZstd.decompress(Data([UInt8](repeating: 0, count: 4) + tiny.encoded()))
+        }
+    }
+
     /// A plain zstd stream (`zstd file.json`) has no table: said so, not misread.
     @Test func aStreamWithoutATableIsNamed() throws {
         let plain = ScratchDirectory.path("tc-plain", suffix: ".json")
@@ -158,6 +182,8 @@ import TestSupport
 
         let file = try ManifestFile(url: url)
         #expect(file.isCompressed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["run.json.zst"],
+                "its JSON, being read, has no name")
         #expect(file.fileSize == (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int))
         #expect(file.fileSize * 5 < file.bytes.count, "at least fivefold smaller than its JSON")
         #expect(file.tweetCount == 3000)
@@ -167,6 +193,7 @@ import TestSupport
         try file.forEachPost { _, range in ids.append(try file.post(at: range).id) }
         #expect(ids == posts.map(\.id))
         #expect(try file.failures().map(\.url) == ["https://x/1.jpg"], "the second tail, not the first")
+        #expect(try ManifestFile.failures(at: url) == file.failures(), "read from the last frames alone")
         let json = try JSONSerialization.jsonObject(with: SeekableZstd.decompress(Data(contentsOf: url))) as? [String: Any]
         #expect((json?["tweets"] as? [Any])?.count == 3000)
         #expect(try Manifest.read(from: url).tweets.count == 3000)
