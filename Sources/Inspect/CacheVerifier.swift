@@ -64,15 +64,24 @@ public struct CacheVerifier: Sendable {
     /// Every manifest's URL-to-blob pairs (media, video, avatars) that the index, which
     /// records what each URL's fetch stored, disagrees with. A URL the index does not
     /// know (a run synced from another machine, a URL forgotten since) says nothing.
+    /// A manifest that does not read, whole, is a problem of its own: a compressed
+    /// one's frames each carry a checksum, which this reads them all against.
     static func manifestDisagreements(layout: CacheLayout, index: CacheIndex) -> [Problem] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: layout.manifestsURL.path)) ?? [])
             .filter(CacheKey.isManifestName).sorted()
         var problems: [Problem] = []
         for name in names {
             let file = layout.manifestsURL.appendingPathComponent(name)
-            guard let manifest = try? ManifestFile(url: file) else { continue }
+            func unreadable(_ error: any Error) {
+                problems.append(Problem(kind: .manifestUnreadable, sha256: "", path: file.path, detail: "does not read: \(error)"))
+            }
+            let manifest: ManifestFile
+            do { manifest = try ManifestFile(url: file) } catch {
+                unreadable(error)
+                continue
+            }
             var pairs: [(url: String, sha256: String)] = []
-            try? manifest.forEachPost(releasing: true) { _, range in
+            do { try manifest.forEachPost(releasing: true) { _, range in
                 let post = try manifest.post(at: range)
                 var refs: [(String?, String?)] = post.media.flatMap { m in [(m.url, m.sha256), (m.video?.url, m.video?.sha256)] }
                 refs.append((post.author.avatar?.url, post.author.avatar?.sha256))
@@ -81,6 +90,8 @@ public struct CacheVerifier: Sendable {
                     problems += disagreements(pairs, in: file, index: index)
                     pairs.removeAll(keepingCapacity: true)
                 }
+            } } catch {
+                unreadable(error)
             }
             problems += disagreements(pairs, in: file, index: index)
         }

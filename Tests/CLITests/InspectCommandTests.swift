@@ -255,6 +255,26 @@ import TestSupport
         #expect(problems.filter { $0["kind"] as? String == "manifest_disagrees" }.count == 1, "the cache's own manifests agree")
     }
 
+    /// A byte changed inside a compressed manifest's frame (bit rot, a bad copy) fails
+    /// that frame's checksum: verify names the manifest, and the rest is checked as before.
+    @Test func verifyReportsAManifestThatDoesNotRead() async throws {
+        let cache = try await InspectFixture.shared.copy()
+        let manifests = cache.appendingPathComponent("manifests")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: manifests.path)
+            .filter { $0.hasSuffix(".json.zst") && !$0.hasPrefix(".") }.sorted().first)
+        let url = manifests.appendingPathComponent(name)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        bytes[bytes.count / 3] ^= 0x20  // inside the first frame (the table is at the end)
+        try Data(bytes).write(to: url)
+        let found = try await run(["verify", "--json"], cache: cache)
+        #expect(found.status == 1, "\(found.stdout) \(found.stderr)")
+        let problems = try #require(try object(found)["problems"] as? [[String: Any]])
+        let unreadable = problems.filter { $0["kind"] as? String == "manifest_unreadable" }
+        #expect(unreadable.count == 1, "\(problems)")
+        #expect((unreadable.first?["path"] as? String ?? "").hasSuffix(name))
+        #expect((unreadable.first?["detail"] as? String ?? "").contains("does not read"))
+    }
+
     @Test func verifyCatchesAFlippedByteAndADeletedDerivedFile() async throws {
         let cache = try await InspectFixture.shared.copy()
         let clean = try await run(["verify"], cache: cache)

@@ -36,6 +36,10 @@ public enum CacheVerification {
         /// A manifest says a URL is one blob, and the index (what this cache fetched from
         /// that URL) says another: a manifest planted or edited would show the wrong photo.
         case manifestDisagrees = "manifest_disagrees"
+        /// A run's manifest that does not read (a damaged frame of a compressed one, a
+        /// file cut short, not a manifest): its posts are out of the catalog, and
+        /// nothing it names is known to be used, until it is put back (`sync`) or removed.
+        case manifestUnreadable = "manifest_unreadable"
     }
 
     public struct Problem: Sendable, Codable, Equatable {
@@ -275,6 +279,9 @@ public enum CacheVerification {
                 }
             case .corruptDerived:
                 return remakeDerived(p, hash: hash, rows: plan.derivedRows.filter { $0.hash == hash }, store: store, index: index, checks: checks)
+            case .manifestUnreadable:
+                p.detail += " (left as is: copy it again from the store with `sync`, or remove it)"
+                return p
             case .manifestDisagrees:
                 // Which is right cannot be told from here; the fetch that recorded the index
                 // row saw the origin, the manifest may be anyone's. Said, never rewritten.
