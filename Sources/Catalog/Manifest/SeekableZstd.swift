@@ -111,7 +111,11 @@ package enum SeekableZstd {
             let count = Int(u32(footer, 0))
             let entry = footer[4] & 0x80 != 0 ? 12 : 8
             let tableSize = 8 + count * entry + footerSize
-            guard count <= mostFrames, tableSize <= size else { throw Problem("a seek table longer than its file") }
+            // Every frame takes at least `smallestFrame` bytes before the table: a count
+            // no file of this size can hold is refused before anything is sized by it.
+            guard count <= mostFrames, tableSize <= size, count * smallestFrame <= size - tableSize else {
+                throw Problem("a seek table longer than its file")
+            }
             let table = try bytes(size - tableSize, tableSize - footerSize)
             guard u32(table, 0) == skippableMagic, Int(u32(table, 4)) == tableSize - 8 else {
                 throw Problem("a seek table whose frame is malformed")

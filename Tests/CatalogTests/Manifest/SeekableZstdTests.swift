@@ -138,8 +138,23 @@ import TestSupport
         }
         var tiny = SeekableZstd.Table()
         tiny.append(compressed: 4, decompressed: 10)
+        tiny.append(compressed: 14, decompressed: 10)
         #expect(throws: SeekableZstd.Problem("a frame of 4 compressed bytes")) {
-            try SeekableZstd.decompress(Data([UInt8](repeating: 0, count: 4) + tiny.encoded()))
+            try SeekableZstd.decompress(Data([UInt8](repeating: 0, count: 18) + tiny.encoded()))
+        }
+    }
+
+    /// A table claiming more frames than its file could hold is refused before
+    /// anything is sized by its count.
+    @Test func refusesATableLongerThanItsFile() throws {
+        var footer: [UInt8] = []
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { footer.append(contentsOf: $0) } }
+        // A skippable frame of 2,000 bytes of entries: 250 frames, with no room for their bytes.
+        u32(0x184D_2A5E); u32(2_000 + 9)
+        footer += [UInt8](repeating: 9, count: 2_000)
+        u32(250); footer.append(0); u32(0x8F92_EAB1)
+        #expect(throws: SeekableZstd.Problem("a seek table longer than its file")) {
+            try SeekableZstd.decompress(Data([UInt8](repeating: 0, count: 100) + footer))
         }
     }
 
