@@ -63,8 +63,7 @@ public struct ManifestCopy: Sendable {
         defer { close(input) }
         let output = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         defer { close(output) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        if !compressed, pread(input, &magic, 4, 0) == 4, SeekableZstd.isCompressed(magic) {
+        if !compressed, SeekableZstd.isCompressed(input) {
             try SeekableZstdFile(descriptor: input).expand(to: output, path: temporary)
             try FileSystem.sync(output, path: temporary)
             return

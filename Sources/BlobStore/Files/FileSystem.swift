@@ -29,7 +29,7 @@ package enum FileSystem {
 
     /// A new file in `directory` with no name (`O_TMPFILE`, Linux 3.11+), or nil where
     /// the kernel or file system has none.
-    static func openUnnamedFile(in directory: String) -> Int32? {
+    package static func openUnnamedFile(in directory: String) -> Int32? {
         #if os(Linux)
         while true {
             // O_TMPFILE is a C macro Swift does not import: __O_TMPFILE (020000000 in
@@ -102,6 +102,22 @@ package enum FileSystem {
             }
             remaining -= written
             base += written
+        }
+    }
+
+    /// Writes every byte at `offset` (`pwrite`: the descriptor's position is not used,
+    /// so threads may write apart into one file), retrying short writes and signals.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(BlobStoreError) {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .lastSystemError("write to", path: path)
+            }
+            if written == 0 { throw .io(operation: "write to", path: path, code: EIO) }
+            done += written
         }
     }
 

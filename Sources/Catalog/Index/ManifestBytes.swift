@@ -17,9 +17,7 @@ final class ManifestBytes {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         self.fd = fd
-        var magic = [UInt8](repeating: 0, count: 4)
-        let got = magic.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
-        guard got == 4, SeekableZstd.isCompressed(magic) else {
+        guard SeekableZstd.isCompressed(fd) else {
             zstd = nil
             return
         }

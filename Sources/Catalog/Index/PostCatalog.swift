@@ -194,8 +194,12 @@ public final class PostCatalog: Sendable {
             try writeWithoutTransaction("rebuild") { db in try Self.replaceWithEmpty(db) }
             report.rebuilt = true
         }
-        let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }
-        let bytes = todo.reduce(0) { $0 + Self.jsonBytes(cacheRoot.appendingPathComponent($1.path).path, size: $1.size) }
+        let todo = files.filter { file in changed || !(known[file.path]?.complete ?? false) }.map { file in
+            var file = file
+            file.json = Self.jsonBytes(cacheRoot.appendingPathComponent(file.path).path, size: file.size)
+            return file
+        }
+        let bytes = todo.reduce(0) { $0 + ($1.json ?? $1.size) }
         progress?.addTotal(bytes)
         try ingest(todo, bytes: bytes, intoEmpty: changed || known.isEmpty, progress: progress, report: &report)
         return report
@@ -293,9 +297,7 @@ public final class PostCatalog: Sendable {
                 let before = progress?.snapshot.done ?? 0
                 let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers,
                                              replaced: replaced, observer: observer, progress: progress)
-                if let progress {
-                    progress.setDone(before + Self.jsonBytes(cacheRoot.appendingPathComponent(file.path).path, size: file.size))
-                }
+                progress?.setDone(before + (file.json ?? file.opened?.bytes.count ?? file.size))
                 if outcome.read { report.added.append(file.path) }
                 if let problem = outcome.problem { report.problems.append(problem) }
             }
@@ -419,8 +421,8 @@ public final class PostCatalog: Sendable {
         }
         let empty = try isEmpty()
         var report = RefreshReport()
-        try ingest([ListedFile(path: relative, size: size, mtime: mtime)],
-                   bytes: Self.jsonBytes(cacheRoot.appendingPathComponent(relative).path, size: size), intoEmpty: empty, report: &report)
+        let json = Self.jsonBytes(cacheRoot.appendingPathComponent(relative).path, size: size)
+        try ingest([ListedFile(path: relative, size: size, mtime: mtime, json: json)], bytes: json, intoEmpty: empty, report: &report)
         return report.problems.first
     }
 
@@ -437,6 +439,8 @@ public final class PostCatalog: Sendable {
         var mtime: Int
         /// The file already opened (``ManifestArrival``), else opened when read.
         var opened: ManifestFile? = nil
+        /// Its JSON's bytes (``jsonBytes(_:size:)``), where a read was sized by them.
+        var json: Int? = nil
     }
 
     func manifestFiles() throws(CatalogError) -> [ListedFile] {
@@ -462,7 +466,7 @@ public final class PostCatalog: Sendable {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return size }
         defer { close(fd) }
-        guard let magic = try? SeekableZstd.pread(fd, at: 0, count: 4), SeekableZstd.isCompressed(magic) else { return size }
+        guard SeekableZstd.isCompressed(fd) else { return size }
         return (try? SeekableZstd.Table.read(fd, size: size).decompressedSize) ?? estimatedJSONBytes(name: path, size: size)
     }
 

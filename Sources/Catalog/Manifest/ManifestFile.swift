@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import TweetModel
 #if canImport(Glibc)
@@ -82,10 +83,10 @@ public struct ManifestFile: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { throw Problem(description: "cannot read \(url.path): empty") }
-        let prefix = (try? SeekableZstd.pread(fd, at: 0, count: 4)) ?? []
+        let compressed = SeekableZstd.isCompressed(fd)
         let mapping: MappedFile
         do {
-            if SeekableZstd.isCompressed(prefix) {
+            if compressed {
                 mapping = try Self.expand(fd, from: url)
             } else {
                 mapping = try MappedFile(descriptor: fd, path: url.path)
@@ -93,7 +94,7 @@ public struct ManifestFile: Sendable {
         } catch let error as ResultsStream.Failure {
             throw Problem(description: error.description)
         }
-        try self.init(bytes: mapping.bytes, mapping: mapping, fileSize: Int(info.st_size), compressed: SeekableZstd.isCompressed(prefix))
+        try self.init(bytes: mapping.bytes, mapping: mapping, fileSize: Int(info.st_size), compressed: compressed)
     }
 
     public init(bytes: Data) throws {
@@ -107,9 +108,9 @@ public struct ManifestFile: Sendable {
 
     /// The compressed manifest open at `fd`, uncompressed into an unnamed file beside
     /// it (or in the temporary folder, where its own is read-only or short of space)
-    /// and mapped. The
-    /// file's space is taken first (`fallocate`: a full disk is an error here, not
-    /// half a file), then the frames are decompressed and written on every core.
+    /// and mapped. The file's space is taken first (`fallocate`: a full disk is an
+    /// error here, not half a file), then the frames are decompressed and written on
+    /// every core.
     private static func expand(_ fd: Int32, from url: URL) throws -> MappedFile {
         let table: SeekableZstd.Table
         do { table = try SeekableZstdFile(descriptor: fd).table } catch { throw Problem(description: error.description) }
@@ -154,13 +155,10 @@ public struct ManifestFile: Sendable {
                     if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
                     try buffer.withUnsafeMutableBytes { b in
                         Result { () throws(SeekableZstd.Problem) in
-                            try frames.frame(index, into: UnsafeMutableRawBufferPointer(rebasing: b[0..<count]))
-                            var done = 0
-                            while done < count {
-                                let wrote = pwrite(written, b.baseAddress! + done, count - done, off_t(start + done))
-                                if wrote < 0, errno == EINTR { continue }
-                                guard wrote > 0 else { throw SeekableZstd.Problem("cannot write its JSON: \(String(cString: strerror(errno)))") }
-                                done += wrote
+                            let frame = UnsafeMutableRawBufferPointer(rebasing: b[0..<count])
+                            try frames.frame(index, into: frame)
+                            do { try FileSystem.writeAll(written, UnsafeRawBufferPointer(frame), at: start, path: path) } catch {
+                                throw SeekableZstd.Problem("cannot write its JSON: \(error)")
                             }
                         }
                     }.get()
@@ -180,9 +178,7 @@ public struct ManifestFile: Sendable {
     /// so (`O_TMPFILE`) where the file system can, else named and unlinked at once
     /// (a reader killed in between leaves `.expand-*`, which sweeps and `forget` remove).
     static func unnamedFile(in folder: String) -> Int32 {
-        // O_TMPFILE is `__O_TMPFILE | O_DIRECTORY`; Swift does not import the macro.
-        let fd = open(folder, O_RDWR | O_CLOEXEC | 0o20000000 | O_DIRECTORY, 0o600)
-        if fd >= 0 { return fd }
+        if let fd = FileSystem.openUnnamedFile(in: folder) { return fd }
         let path = folder + "/.expand-\(UInt64.random(in: .min ... .max)).json"
         let named = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if named >= 0 { unlink(path) }
@@ -262,8 +258,7 @@ public struct ManifestFile: Sendable {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Problem(description: "cannot open \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        if let magic = try? SeekableZstd.pread(fd, at: 0, count: 4), SeekableZstd.isCompressed(magic),
-           let file = try? SeekableZstdFile(descriptor: fd) {
+        if SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd) {
             let key = Array("\n  \"failures\" : ".utf8)
             var frames: [[UInt8]] = []  // the last ones, last first
             var index = file.table.frameCount

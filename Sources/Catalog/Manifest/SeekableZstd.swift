@@ -49,6 +49,11 @@ package enum SeekableZstd {
         return magic == frameMagic || magic & 0xFFFF_FFF0 == 0x184D_2A50
     }
 
+    /// Whether the file open at `fd` starts a zstd stream (read with `pread`).
+    package static func isCompressed(_ fd: Int32) -> Bool {
+        (try? pread(fd, at: 0, count: 4)).map { isCompressed($0) } ?? false
+    }
+
     /// The frames' places: compressed and uncompressed offsets, each with one more
     /// entry than there are frames (the ends).
     package struct Table: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 #if canImport(Glibc)
 internal import Glibc
@@ -70,12 +71,8 @@ package final class SeekableZstdFile {
     package func expand(to output: Int32, path: String) throws(SeekableZstd.Problem) {
         for index in 0..<table.frameCount {
             let bytes = try frame(index)
-            var done = 0
-            while done < bytes.count {
-                let wrote = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + done, bytes.count - done) }
-                if wrote < 0, errno == EINTR { continue }
-                guard wrote > 0 else { throw SeekableZstd.Problem("cannot write \(path): \(String(cString: strerror(errno)))") }
-                done += wrote
+            do { try FileSystem.writeAll(output, bytes: bytes, path: path) } catch {
+                throw SeekableZstd.Problem("cannot write \(path): \(error)")
             }
         }
         kept = nil

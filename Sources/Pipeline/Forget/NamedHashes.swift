@@ -32,9 +32,8 @@ enum NamedHashes {
             defer { close(fd) }
             // A compressed manifest is read as its JSON, a frame at a time (checked:
             // a damaged frame makes the file unreadable, which keeps every image).
-            var magic = [UInt8](repeating: 0, count: 4)
             var frames: (file: SeekableZstdFile, next: Int)?
-            if pread(fd, &magic, 4, 0) == 4, SeekableZstd.isCompressed(magic) {
+            if SeekableZstd.isCompressed(fd) {
                 guard let file = try? SeekableZstdFile(descriptor: fd) else {
                     unreadable.append(path)
                     continue

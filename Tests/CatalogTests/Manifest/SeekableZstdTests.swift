@@ -26,6 +26,22 @@ import TestSupport
         return out
     }
 
+    /// The `zstd` command with `arguments`: its status and what it printed. Waited for
+    /// on a thread of its own (``onOwnThread(_:)``), never on the tests' pool.
+    static func zstd(_ arguments: [String]) async throws -> (status: Int32, output: Data) {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["zstd"] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, output)
+        }
+    }
+
     static func file(_ bytes: [UInt8]) throws -> URL {
         let url = ScratchDirectory.path("tc-zst", suffix: ".json.zst")
         try Data(bytes).write(to: url)
@@ -55,18 +71,11 @@ import TestSupport
 
     /// The point of the format: anyone's `zstd -dc` gives the JSON (the table is a
     /// skippable frame).
-    @Test func theZstdCommandReadsIt() throws {
+    @Test func theZstdCommandReadsIt() async throws {
         let input = Self.text(150_000)
         let url = try Self.file(try Self.compressed([input]))
-        let zstd = Process()
-        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        zstd.arguments = ["zstd", "-dc", url.path]
-        let out = Pipe()
-        zstd.standardOutput = out
-        try zstd.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()
-        zstd.waitUntilExit()
-        #expect(zstd.terminationStatus == 0)
+        let (status, bytes) = try await Self.zstd(["-dc", url.path])
+        #expect(status == 0)
         #expect(bytes == Data(input))
     }
 
@@ -121,15 +130,11 @@ import TestSupport
 
     /// A frame without its checksum (`zstd --no-check`), or a table entry no zstd frame
     /// could be, is refused: what a reader takes it can check.
-    @Test func framesMustCarryTheirChecksum() throws {
+    @Test func framesMustCarryTheirChecksum() async throws {
         let input = Self.text(5_000)
         let plain = ScratchDirectory.path("tc-nocheck", suffix: ".json")
         try Data(input).write(to: plain)
-        let zstd = Process()
-        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        zstd.arguments = ["zstd", "-q", "-f", "--no-check", plain.path, "-o", plain.path + ".zst"]
-        try zstd.run()
-        zstd.waitUntilExit()
+        #expect(try await Self.zstd(["-q", "-f", "--no-check", plain.path, "-o", plain.path + ".zst"]).status == 0)
         let frame = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst")))
         var table = SeekableZstd.Table()
         table.append(compressed: frame.count, decompressed: input.count)
@@ -159,14 +164,10 @@ import TestSupport
     }
 
     /// A plain zstd stream (`zstd file.json`) has no table: said so, not misread.
-    @Test func aStreamWithoutATableIsNamed() throws {
+    @Test func aStreamWithoutATableIsNamed() async throws {
         let plain = ScratchDirectory.path("tc-plain", suffix: ".json")
         try Data(Self.text(10_000)).write(to: plain)
-        let zstd = Process()
-        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        zstd.arguments = ["zstd", "-q", "-f", plain.path, "-o", plain.path + ".zst"]
-        try zstd.run()
-        zstd.waitUntilExit()
+        #expect(try await Self.zstd(["-q", "-f", plain.path, "-o", plain.path + ".zst"]).status == 0)
         let url = URL(fileURLWithPath: plain.path + ".zst")
         #expect(throws: ManifestFile.Problem(description: "a zstd file without a seek table (written by another tool?)")) {
             try ManifestFile(url: url)
