@@ -9,7 +9,8 @@ import Glibc
 /// the run's own under `manifests/`, which the catalog and `sync` read.
 ///
 /// The copy is the plain JSON a script expects at `run.json`; a PATH ending in `.zst`
-/// gets the compressed file as the run wrote it (``Catalog/SeekableZstd``).
+/// gets the compressed file (``Catalog/SeekableZstd``), whole: what the run named in
+/// earlier runs is copied in, so the copy reads anywhere.
 ///
 /// Scripts archive a run's manifest next to its inputs, often on another disk, so the
 /// copy is written in the target's own folder and renamed over it: a reader of PATH
@@ -63,10 +64,20 @@ public struct ManifestCopy: Sendable {
         defer { close(input) }
         let output = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         defer { close(output) }
-        if !compressed, SeekableZstd.isCompressed(input) {
-            try SeekableZstdFile(descriptor: input).expand(to: output, path: temporary)
-            try FileSystem.sync(output, path: temporary)
-            return
+        let folder = (source as NSString).deletingLastPathComponent
+        if SeekableZstd.isCompressed(input) {
+            let file = try SeekableZstdFile(descriptor: input, directory: folder)
+            if !compressed {
+                try file.expand(to: output, path: temporary)
+                try FileSystem.sync(output, path: temporary)
+                return
+            }
+            let holders = try file.holderNames()
+            if !holders.isEmpty {
+                try file.rewrite(to: { try FileSystem.writeAll(output, $0, path: temporary) }, materializing: SeekableZstdFile.everything(of: holders))
+                try FileSystem.sync(output, path: temporary)
+                return
+            }
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }

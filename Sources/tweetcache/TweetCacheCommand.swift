@@ -10,7 +10,7 @@ struct TweetCacheCommand: AsyncParsableCommand {
         version: TweetCacheVersion.string,
         subcommands: [FetchCommand.self, SearchCommand.self, WatchCommand.self, DemoCommand.self, ServeCommand.self, ThumbCommand.self, TileCommand.self, DecodeCommand.self, PDQCommand.self, DupesCommand.self, MatchCommand.self,
                       TweetsCommand.self, InfoCommand.self, LsCommand.self, ShowCommand.self, HistoryCommand.self,
-                      StatsCommand.self, VerifyCommand.self, GcCommand.self, PinCommand.self, UnpinCommand.self, ForgetCommand.self, ReindexCommand.self, SyncCommand.self, ExportCommand.self, FillBenchCacheCommand.self, PDQBenchCommand.self])
+                      StatsCommand.self, ManifestCommand.self, VerifyCommand.self, GcCommand.self, PinCommand.self, UnpinCommand.self, ForgetCommand.self, ReindexCommand.self, SyncCommand.self, ExportCommand.self, FillBenchCacheCommand.self, PDQBenchCommand.self])
 
     /// Logs go to standard error at the level `TWEETCACHE_LOG` names (default: warning),
     /// so output stays clean for scripts while `TWEETCACHE_LOG=debug` shows each

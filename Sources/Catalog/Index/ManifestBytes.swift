@@ -22,7 +22,8 @@ final class ManifestBytes {
             return
         }
         do {
-            zstd = SeekableZstdFile(descriptor: fd, table: try Self.table(fd, path: path))
+            zstd = SeekableZstdFile(descriptor: fd, table: try Self.table(fd, path: path),
+                                    directory: (path as NSString).deletingLastPathComponent)
         } catch {
             close(fd)
             throw error

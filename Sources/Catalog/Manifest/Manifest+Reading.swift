@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 extension Manifest {
     /// Foundation's encoder set up as the format is defined: pretty-printed, keys
@@ -16,9 +19,17 @@ extension Manifest {
 
     /// Reads a manifest written by any run of this version, compressed (`.json.zst`)
     /// or not.
+    /// A compressed manifest's references are read in its folder.
     public static func read(from url: URL) throws -> Manifest {
-        let data = try Data(contentsOf: url)
-        return try decode(SeekableZstd.isCompressed(data.prefix(4)) ? SeekableZstd.decompress(data) : data)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return try decode(Data(contentsOf: url)) }
+        defer { close(fd) }
+        guard SeekableZstd.isCompressed(fd) else { return try decode(Data(contentsOf: url)) }
+        let file = try SeekableZstdFile(descriptor: fd, directory: url.deletingLastPathComponent().path)
+        guard file.table.decompressedSize <= largestReadWhole else {
+            throw SeekableZstd.Problem("\(url.lastPathComponent) would uncompress to \(file.table.decompressedSize) bytes, over \(largestReadWhole) read into memory")
+        }
+        return try decode(file.read(0..<file.table.decompressedSize))
     }
 
     /// Decodes a manifest's bytes (read by the caller, e.g. below a confined root).

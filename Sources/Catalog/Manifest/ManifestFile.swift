@@ -148,7 +148,7 @@ public struct ManifestFile: Sendable {
                 // A reader and a buffer of its own a lane (a decompression context is
                 // not shared); written with `pwrite`, so the pages are the page cache's,
                 // never this process's.
-                let frames = SeekableZstdFile(descriptor: fd, table: table)
+                let frames = SeekableZstdFile(descriptor: fd, table: table, directory: url.deletingLastPathComponent().path)
                 var buffer = [UInt8](repeating: 0, count: SeekableZstd.frameBytes)
                 for index in parts[lane] {
                     let start = table.decompressedStarts[index], count = table.decompressedStarts[index + 1] - start
@@ -258,7 +258,7 @@ public struct ManifestFile: Sendable {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Problem(description: "cannot open \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        if SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd) {
+        if SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd, directory: url.deletingLastPathComponent().path) {
             let key = Array("\n  \"failures\" : ".utf8)
             var frames: [[UInt8]] = []  // the last ones, last first
             var index = file.table.frameCount

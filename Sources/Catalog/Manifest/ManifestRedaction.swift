@@ -116,11 +116,17 @@ public struct ManifestRedaction: Sendable {
     /// Overwrites the posts at `posts` and the failures whose URL is in `failedURLs`
     /// with spaces, in a copy written beside `url` (fsynced, renamed over it, the
     /// folder fsynced): the file is either the old one or the new one, whole. A
-    /// compressed manifest is compressed again, every frame: no frame of the old
-    /// file's is kept, and the offsets of its JSON stay as they were. Returns
-    /// the new file's size and modification time (nanoseconds), as the catalog keeps them.
+    /// compressed manifest is written again entry by entry (``rewriteEntries(at:blanks:materializing:)``):
+    /// every frame holding a blank is compressed again, what it names in a manifest in
+    /// `materializing` (which is about to change) is copied in, and the offsets of its
+    /// JSON and its frames stay as they were. Returns the new file's size and
+    /// modification time (nanoseconds), as the catalog keeps them.
+    /// `allowedChanges`, when given: where the JSON may change, as others were told
+    /// (what names those bytes was written again first); a change elsewhere is an
+    /// error and the file stays as it was.
     public static func rewrite(_ file: ManifestFile, at url: URL, removing posts: [Range<Int>],
-                               failedURLs: Set<String>) throws -> (size: Int, mtime: Int) {
+                               failedURLs: Set<String>, materializing: [String: [Range<Int>]] = [:],
+                               allowedChanges: [Range<Int>]? = nil) throws -> (size: Int, mtime: Int) {
         let removed = Set(posts.map(\.lowerBound))
         var blanks: [Range<Int>] = []
         var tweets: [Range<Int>] = [], included: [Range<Int>] = []
@@ -144,20 +150,41 @@ public struct ManifestRedaction: Sendable {
                                               interior: (whole.lowerBound + 1)..<(whole.upperBound - 1), in: raw)
             }
         }
+        if file.isCompressed,
+           let facts = try rewriteEntries(at: url, blanks: JSONBlanking.normalized(blanks), materializing: materializing,
+                                          allowedChanges: allowedChanges) {
+            return facts
+        }
         // Pages already copied are given back as the copy goes: a manifest of
         // gigabytes is never resident.
         return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url,
                                      compressed: file.isCompressed, copied: file.release)
     }
 
+    /// The compressed manifest at `url` written again entry by entry
+    /// (``SeekableZstdFile/rewrite(to:blanking:materializing:)``) into a hidden file
+    /// renamed over it; nil, and nothing done, when it has no digests to keep (a file
+    /// written before references, which none can name: written whole instead).
+    public static func rewriteEntries(at url: URL, blanks: [Range<Int>], materializing: [String: [Range<Int>]],
+                                      allowedChanges: [Range<Int>]? = nil) throws -> (size: Int, mtime: Int)? {
+        let input = try FileSystem.openFile(url.path, flags: O_RDONLY, operation: "open")
+        defer { close(input) }
+        let file = try SeekableZstdFile(descriptor: input, directory: url.deletingLastPathComponent().path)
+        guard file.table.digests.count == file.table.frameCount else { return nil }
+        return try replace(url) { fd, temporary in
+            let changed = try file.rewrite(to: { try FileSystem.writeAll(fd, $0, path: temporary) }, blanking: blanks,
+                                           materializing: materializing)
+            if let allowedChanges, let stray = changed.first(where: { range in !allowedChanges.contains { $0.overlaps(range) } }) {
+                throw SeekableZstd.Problem("bytes \(stray) would change, which other manifests may name; nothing was changed")
+            }
+        }
+    }
+
     /// Copies `bytes` with `blanks` overwritten into a hidden file beside `url`
     /// (as seekable zstd when `compressed`), then renames it over `url`; both made durable.
     public static func writeBlanked(_ bytes: Data, blanks: [Range<Int>], over url: URL, compressed: Bool = false,
                                     copied: (Range<Int>) -> Void = { _ in }) throws -> (size: Int, mtime: Int) {
-        let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/.forget-\(UInt64.random(in: .min ... .max)).tmp"
-        let fd = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
-        do {
+        try replace(url) { fd, temporary in
             if compressed {
                 let zstd = SeekableZstdWriter { try FileSystem.writeAll(fd, $0, path: temporary) }
                 try copy(bytes, blanking: blanks, to: { try zstd.write($0) }, copied: copied)
@@ -165,6 +192,17 @@ public struct ManifestRedaction: Sendable {
             } else {
                 try copy(bytes, blanking: blanks, to: { try FileSystem.writeAll(fd, bytes: $0, path: temporary) }, copied: copied)
             }
+        }
+    }
+
+    /// What `write` writes to a hidden file beside `url` (given its descriptor and
+    /// path), flushed and renamed over `url`, the folder flushed.
+    private static func replace(_ url: URL, write: (Int32, String) throws -> Void) throws -> (size: Int, mtime: Int) {
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/.forget-\(UInt64.random(in: .min ... .max)).tmp"
+        let fd = try FileSystem.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
+        do {
+            try write(fd, temporary)
             try FileSystem.sync(fd, path: temporary)
         } catch {
             close(fd)

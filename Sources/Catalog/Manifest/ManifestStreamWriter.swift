@@ -20,6 +20,11 @@ internal import Glibc
 /// a key a line: the bucket's copy is cut of local paths line by line
 /// (`BucketManifest`), and the indents cost 15% after compression.
 ///
+/// Frames an earlier manifest in the folder already holds are named, not written
+/// (``FrameIndex``): a run repeated over the same posts adds a few kilobytes. A holder
+/// replaced while the run writes (a `forget`) is copied in at the commit, from the file
+/// the run read.
+///
 /// The tail can be written again (``writeTail(extraFailures:sources:summary:)``) until
 /// the commit: a run publishing to object storage learns the outcome of the
 /// manifest's own upload only after writing it.
@@ -31,8 +36,11 @@ public final class ManifestStreamWriter {
     public private(set) var failureCount = 0
 
     private var writer = ManifestJSONWriter()
-    private let file: FileHandle
+    /// The file being written (replaced when holders are copied in).
+    private let box: FileBox
+    private var file: FileHandle { box.file }
     private let zstd: SeekableZstdWriter
+    private let base: FrameIndex?
     private let included: Spill
     private let failures: Spill
     /// The writer's state and the file's frames before the tail, kept so the tail
@@ -43,25 +51,33 @@ public final class ManifestStreamWriter {
     /// Bytes gathered before they are written out.
     static let bufferSize = 1 << 20
 
-    /// Starts a manifest in `directory` with the members a run knows when it starts.
-    public init(directory: URL, generatedAt: Date, tool: String, cacheRoot: String) throws {
+    /// Starts a manifest in `directory` with the members a run knows when it starts;
+    /// naming the frames of the folder's latest manifests unless `namingEarlierRuns` is false.
+    public init(directory: URL, generatedAt: Date, tool: String, cacheRoot: String, namingEarlierRuns: Bool = true) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         Self.sweep(directory)
         let stem = CacheKey.partialPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
         temporaryURL = directory.appendingPathComponent(stem + CacheKey.manifestSuffix)
-        file = try Self.create(temporaryURL)
-        zstd = SeekableZstdWriter { [file] in try file.write(contentsOf: Data($0)) }
+        let file = try Self.create(temporaryURL)
+        box = FileBox(file)
+        base = namingEarlierRuns ? FrameIndex(directory: directory) : nil
+        zstd = SeekableZstdWriter(base: base) { [box] in try box.file.write(contentsOf: Data($0)) }
         // Held while this writer lives: a sweep leaves this run's files alone.
         _ = flock(file.fileDescriptor, LOCK_SH)
         do {
             included = try Spill(url: directory.appendingPathComponent(stem + ".included"))
             failures = try Spill(url: directory.appendingPathComponent(stem + ".failures"))
         } catch {
-            try? file.close()
+            try? box.file.close()
             try? FileManager.default.removeItem(at: temporaryURL)
             throw error
         }
         writer.beginStream(version: Manifest.currentVersion, generatedAt: generatedAt, tool: tool, cacheRoot: cacheRoot)
+    }
+
+    private final class FileBox {
+        var file: FileHandle
+        init(_ file: FileHandle) { self.file = file }
     }
 
     deinit {
@@ -118,12 +134,14 @@ public final class ManifestStreamWriter {
         writer.endStream(sources: sources, summary: summary)
         try zstd.write(writer.drain())
         try zstd.finish()
+        try copyReplacedHolders()
     }
 
     /// Flushes the file and renames it to `url` (not replacing a file already there),
     /// then flushes the folder: once this returns, the manifest survives a power cut.
     public func commit(to url: URL) throws {
         precondition(beforeTail != nil, "writeTail before commit")
+        try copyReplacedHolders()
         try file.synchronize()
         // The spills stay until the name is taken: a name taken meanwhile means
         // writing the tail again, under the next one.
@@ -140,6 +158,42 @@ public final class ManifestStreamWriter {
             _ = fsync(folder)
             close(folder)
         }
+    }
+
+    /// Copies in the bytes this file names in holders replaced since the run read them
+    /// (a `forget` rewrote them), from the files the run read: the manifest then reads
+    /// whole, as the run wrote it. Done when the tail is written and again at the
+    /// commit; the tail can still be written again after it.
+    private func copyReplacedHolders() throws {
+        guard let base, let beforeTail else { return }
+        let replaced = base.replacedHolders(among: zstd.holders)
+        guard !replaced.isEmpty else { return }
+        let copy = temporaryURL.deletingLastPathComponent()
+            .appendingPathComponent(temporaryURL.lastPathComponent + ".copy")
+        let output = try Self.create(copy)
+        do {
+            let source = try SeekableZstdFile(descriptor: box.file.fileDescriptor, directory: base.directory, holders: replaced)
+            try source.rewrite(to: { try output.write(contentsOf: Data($0)) }, materializing: SeekableZstdFile.everything(of: Set(replaced.keys)))
+            try output.synchronize()
+            let written = try SeekableZstdFile(descriptor: output.fileDescriptor)
+            guard let mark = SeekableZstdWriter.Mark(written.table, at: beforeTail.mark.decompressedOffset) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(temporaryURL.path): its tail moved when copied"])
+            }
+            _ = flock(output.fileDescriptor, LOCK_SH)
+            guard rename(copy.path, temporaryURL.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "could not replace \(temporaryURL.path): \(String(cString: strerror(errno)))"])
+            }
+            self.beforeTail = (beforeTail.writer, mark)
+        } catch {
+            try? output.close()
+            unlink(copy.path)
+            throw error
+        }
+        try? box.file.close()
+        box.file = output
+        try box.file.seekToEnd()
+        base.drop(Set(replaced.keys))
+        zstd.dropHolders(Set(replaced.keys))
     }
 
     /// Hidden files a killed run left: a manifest never committed and its spills as

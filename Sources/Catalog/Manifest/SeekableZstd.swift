@@ -1,3 +1,4 @@
+import BlobStore
 internal import CZstd
 import Foundation
 #if canImport(Glibc)
@@ -16,6 +17,16 @@ internal import Glibc
 ///
 /// Every frame carries zstd's content checksum, so bytes changed on a disk or in a
 /// bucket are an error, never a different post.
+///
+/// Two additions of this project's, which a run's manifest needs to stay small when it
+/// repeats an earlier run (the same search again, over the same posts):
+/// - a **digest frame**, a skippable frame between the last frame and the seek table
+///   holding each entry's SHA-256, so frames can be found by their content;
+/// - **references**: an entry that is not a zstd frame but a short record naming bytes
+///   of an earlier manifest in the same folder (``Reference``). Its digest is the
+///   SHA-256 of the digests of the frames it names, so a reader checks what it reads
+///   there against what the writer saw. A file with references is not plain zstd
+///   (`zstd -dc` stops at the first, saying so); `tweetcache manifest` reads it.
 package enum SeekableZstd {
     /// Why bytes are not a seekable zstd file, or not one this reader takes.
     package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -27,11 +38,25 @@ package enum SeekableZstd {
     static let skippableMagic: UInt32 = 0x184D_2A5E
     static let seekableMagic: UInt32 = 0x8F92_EAB1
     static let footerSize = 9
+    /// A skippable frame's magic number for the digest frame (the seek table takes `…5E`).
+    static let digestsMagic: UInt32 = 0x184D_2A5D
+    static let digestsTag: UInt32 = 0x3144_4354  // "TCD1"
+    /// A reference's first bytes ("TCRF"): no zstd magic, so zstd refuses the file
+    /// loudly rather than skip the bytes and print a manifest with posts missing.
+    static let referenceMagic: UInt32 = 0x4652_4354
 
     /// Uncompressed bytes a frame: reading one post back decompresses at most a few
     /// of these (tens of microseconds), and larger frames compress only a little better
     /// (a manifest at 64 KB frames is 13% bigger than at 1 MB).
     package static let frameBytes = 64 << 10
+    /// Frames are cut where the content says (``FrameCutter``), at least this far apart
+    /// and at most ``longestFrame``: about ``frameBytes`` on average, and the same
+    /// frames for the same bytes whatever came before them.
+    static let shortestFrame = 32 << 10
+    package static let longestFrame = 256 << 10
+    /// The most bytes one reference names: a reader that takes a whole entry at once
+    /// holds at most this much of one.
+    static let longestReference = 4 << 20
     /// The largest frame a reader takes, from another writer or a bucket: a bound on
     /// what one frame costs to decompress.
     static let largestFrame = 16 << 20
@@ -59,6 +84,10 @@ package enum SeekableZstd {
     package struct Table: Sendable, Equatable {
         package var compressedStarts: [Int] = [0]
         package var decompressedStarts: [Int] = [0]
+        /// Each entry's SHA-256 (a frame's of its bytes, a reference's of the digests
+        /// of the frames it names), from the digest frame; empty in a file without one
+        /// (written before references, or by another tool).
+        package var digests: [BlobHash] = []
 
         package init() {}
 
@@ -70,6 +99,30 @@ package enum SeekableZstd {
         mutating func append(compressed: Int, decompressed: Int) {
             compressedStarts.append(compressedSize + compressed)
             decompressedStarts.append(decompressedSize + decompressed)
+        }
+
+        /// The uncompressed bytes of entry `index`.
+        package func range(of index: Int) -> Range<Int> { decompressedStarts[index]..<decompressedStarts[index + 1] }
+
+        /// The entry starting exactly at uncompressed byte `offset`, if one does.
+        func entry(startingAt offset: Int) -> Int? {
+            guard offset >= 0, offset <= decompressedSize else { return nil }
+            if offset == decompressedSize { return frameCount }
+            let index = frame(containing: offset)
+            return decompressedStarts[index] == offset ? index : nil
+        }
+
+        /// The digest frame (empty when there are no digests).
+        func encodedDigests() -> [UInt8] {
+            guard !digests.isEmpty else { return [] }
+            var out: [UInt8] = []
+            out.reserveCapacity(12 + digests.count * 32)
+            func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+            u32(digestsMagic)
+            u32(UInt32(4 + digests.count * 32))
+            u32(digestsTag)
+            for digest in digests { out.append(contentsOf: digest.bytes) }
+            return out
         }
 
         /// The frame holding uncompressed byte `offset`.
@@ -138,7 +191,17 @@ package enum SeekableZstd {
                 }
                 result.append(compressed: compressed, decompressed: decompressed)
             }
-            guard result.compressedSize == size - tableSize else {
+            // Between the frames and the table: nothing, or the digest frame, one
+            // digest an entry.
+            let gap = size - tableSize - result.compressedSize
+            if gap == 12 + count * 32 {
+                let frame = try bytes(result.compressedSize, gap)
+                guard u32(frame, 0) == digestsMagic, Int(u32(frame, 4)) == gap - 8, u32(frame, 8) == digestsTag else {
+                    throw Problem("a digest frame that is malformed")
+                }
+                result.digests.reserveCapacity(count)
+                for i in 0..<count { result.digests.append(BlobHash(bytes: frame[(12 + i * 32)..<(44 + i * 32)])!) }
+            } else if gap != 0 {
                 throw Problem("its frames come to \(result.compressedSize) bytes, its file to \(size - tableSize)")
             }
             return result
@@ -172,6 +235,71 @@ package enum SeekableZstd {
             }
         }.get()
         return Data(out)
+    }
+
+    /// An entry naming bytes of an earlier manifest in the same folder instead of
+    /// holding them: `length` uncompressed bytes from `offset` of the manifest named
+    /// `holder`, which begin and end where its frames do. Offsets, not frame numbers:
+    /// `forget` blanks posts in place, so a manifest's offsets never move.
+    package struct Reference: Sendable, Equatable {
+        package var holder: String
+        package var offset: Int
+        package var length: Int
+
+        package init(holder: String, offset: Int, length: Int) {
+            self.holder = holder
+            self.offset = offset
+            self.length = length
+        }
+
+        /// The entry's bytes: its magic, a version, the holder's name, offset and length.
+        func encoded() -> [UInt8] {
+            var out: [UInt8] = []
+            withUnsafeBytes(of: referenceMagic.littleEndian) { out.append(contentsOf: $0) }
+            out.append(1)
+            out.append(UInt8(holder.utf8.count))
+            out.append(contentsOf: holder.utf8)
+            withUnsafeBytes(of: UInt64(offset).littleEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt64(length).littleEndian) { out.append(contentsOf: $0) }
+            return out
+        }
+
+        /// The reference an entry's bytes are, or nil when they are not one.
+        static func parse(entry bytes: [UInt8]) throws(Problem) -> Reference? {
+            try bytes.withUnsafeBytes { b in
+                Result { () throws(Problem) in isReference(b) ? try parse(b) : nil }
+            }.get()
+        }
+
+        /// Whether an entry's bytes start as a reference does.
+        static func isReference(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            bytes.count >= 4 && bytes.loadUnaligned(as: UInt32.self) == referenceMagic.littleEndian
+        }
+
+        /// The reference an entry's bytes hold; a problem if they are not a whole,
+        /// well-formed one naming a manifest (never a path).
+        static func parse(_ bytes: UnsafeRawBufferPointer) throws(Problem) -> Reference {
+            guard isReference(bytes), bytes.count >= 6, bytes[4] == 1 else { throw Problem("a reference of an unknown kind") }
+            let nameLength = Int(bytes[5])
+            guard bytes.count == 6 + nameLength + 16 else { throw Problem("a reference of the wrong length") }
+            guard let holder = String(validating: UnsafeRawBufferPointer(rebasing: bytes[6..<(6 + nameLength)]), as: UTF8.self),
+                  CacheKey.isManifestName(holder), holder.hasSuffix(CacheKey.manifestSuffix)
+            else { throw Problem("a reference to something that is not a compressed manifest's name") }
+            let offset = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 6 + nameLength, as: UInt64.self))
+            let length = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 14 + nameLength, as: UInt64.self))
+            guard offset < 1 << 48, length > 0, length <= UInt64(longestReference) else {
+                throw Problem("a reference to \(length) bytes at \(offset)")
+            }
+            return Reference(holder: holder, offset: Int(offset), length: Int(length))
+        }
+    }
+
+    /// The SHA-256 a reference's entry has: of the digests of the frames it names.
+    static func digest(of digests: some Collection<BlobHash>) -> BlobHash {
+        var joined: [UInt8] = []
+        joined.reserveCapacity(digests.count * 32)
+        for digest in digests { joined.append(contentsOf: digest.bytes) }
+        return BlobHash(hashing: joined)
     }
 
     /// `count` bytes at `offset` of `fd`, or a problem if the file is shorter.
@@ -228,6 +356,9 @@ package enum SeekableZstd {
             // A zstd frame of this format (not a legacy one), with its checksum: a frame
             // that does not say how to check it is not taken.
             // (The frame header descriptor's bit 2 is Content_Checksum_flag: RFC 8878, 3.1.1.1.1.)
+            if Reference.isReference(compressed) {
+                throw Problem("an entry that names another manifest's bytes (read it where its manifests are)")
+            }
             guard compressed.count >= 5, compressed.loadUnaligned(as: UInt32.self) == frameMagic.littleEndian,
                   compressed[4] & 0x04 != 0
             else { throw Problem("a frame that is not zstd with a checksum") }

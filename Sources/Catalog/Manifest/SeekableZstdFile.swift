@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import TweetModel
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -7,27 +8,73 @@ internal import Glibc
 /// A seekable zstd file read at uncompressed offsets: the catalog's way back to one
 /// post of a compressed manifest, a frame or two decompressed rather than the file.
 ///
+/// Entries that name an earlier manifest's bytes (``SeekableZstd/Reference``) are read
+/// there, in the folder given as `directory`: each frame read through a reference is
+/// checked against the holder's digest of it, and the holder's digests against the
+/// one the reference carries, so a holder replaced or damaged is an error, never other
+/// bytes. Without a folder, a reference is an error (a holder never refers on).
+///
 /// The last frame read is kept, as a page of posts is mostly in a few frames.
 /// One reader at a time (its contexts are not thread-safe).
 package final class SeekableZstdFile {
     package let table: SeekableZstd.Table
     private let fd: Int32
+    private let ownsDescriptor: Bool
+    private let directory: String?
     private let decompressor = SeekableZstd.Decompressor()
     private var kept: (frame: Int, bytes: [UInt8])?
+    /// Holders opened by this reader, by name; `holderDescriptors` are given ones.
+    private var holders: [String: SeekableZstdFile] = [:]
+    private let holderDescriptors: [String: Int32]
+    /// References resolved and checked, by entry.
+    private var resolved: [Int: Resolved] = [:]
 
-    /// Reads the table of the file open at `fd` (which the caller keeps open and closes).
-    package init(descriptor fd: Int32) throws(SeekableZstd.Problem) {
+    /// Where a reference's bytes are: frames `frames` of `holder`.
+    package struct Resolved {
+        package let reference: SeekableZstd.Reference
+        package let holder: SeekableZstdFile
+        package let frames: Range<Int>
+    }
+
+    /// Reads the table of the file open at `fd` (which the caller keeps open and
+    /// closes); references are read in `directory`, the file's own folder, where
+    /// `holders` (name to descriptor) are not given.
+    package init(descriptor fd: Int32, directory: String? = nil, holders: [String: Int32] = [:]) throws(SeekableZstd.Problem) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SeekableZstd.Problem(String(cString: strerror(errno))) }
         self.fd = fd
+        ownsDescriptor = false
+        self.directory = directory
+        holderDescriptors = holders
         table = try SeekableZstd.Table.read(fd, size: Int(info.st_size))
     }
 
     /// The file open at `fd` whose table is already read (another reader of it).
-    package init(descriptor fd: Int32, table: SeekableZstd.Table) {
+    package init(descriptor fd: Int32, table: SeekableZstd.Table, directory: String? = nil) {
         self.fd = fd
         self.table = table
+        ownsDescriptor = false
+        self.directory = directory
+        holderDescriptors = [:]
     }
+
+    private init(owning fd: Int32) throws(SeekableZstd.Problem) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            throw SeekableZstd.Problem(String(cString: strerror(errno)))
+        }
+        self.fd = fd
+        ownsDescriptor = true
+        directory = nil
+        holderDescriptors = [:]
+        do { table = try SeekableZstd.Table.read(fd, size: Int(info.st_size)) } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
 
     /// The uncompressed bytes at `range`.
     package func read(_ range: Range<Int>) throws(SeekableZstd.Problem) -> Data {
@@ -38,36 +85,146 @@ package final class SeekableZstdFile {
         var at = range.lowerBound
         while at < range.upperBound {
             let index = table.frame(containing: at)
-            let frame = try self.frame(index)
             let start = table.decompressedStarts[index]
             let end = min(range.upperBound, table.decompressedStarts[index + 1])
+            if let resolved = try resolve(index) {
+                // Only the holder's frames the range reaches, not the whole reference.
+                let there = resolved.reference.offset + (at - start)
+                out.append(try resolved.holder.read(there..<(there + end - at), checked: true))
+            } else {
+                let frame = try self.frame(index)
+                out.append(contentsOf: frame[(at - start)..<(end - start)])
+            }
+            at = end
+        }
+        return out
+    }
+
+    /// The bytes at `range`, each frame's checked against its digest when `checked`.
+    private func read(_ range: Range<Int>, checked: Bool) throws(SeekableZstd.Problem) -> Data {
+        guard checked else { return try read(range) }
+        var out = Data(capacity: range.count)
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let index = table.frame(containing: at)
+            let start = table.decompressedStarts[index]
+            let end = min(range.upperBound, table.decompressedStarts[index + 1])
+            let frame = try checkedFrame(index)
             out.append(contentsOf: frame[(at - start)..<(end - start)])
             at = end
         }
         return out
     }
 
-    /// Frame `index`, decompressed and checked.
+    /// Entry `index`, uncompressed and checked (a reference's bytes read where they are).
     package func frame(_ index: Int) throws(SeekableZstd.Problem) -> [UInt8] {
         if let kept, kept.frame == index { return kept.bytes }
-        var bytes = [UInt8](repeating: 0, count: table.decompressedStarts[index + 1] - table.decompressedStarts[index])
+        var bytes = [UInt8](repeating: 0, count: table.range(of: index).count)
         try bytes.withUnsafeMutableBytes { o in Result { () throws(SeekableZstd.Problem) in try frame(index, into: o) } }.get()
         kept = (index, bytes)
         return bytes
     }
 
-    /// Frame `index`, decompressed and checked, into `output` (its size at least).
+    /// A frame of this file (never a reference), checked against its digest: how a
+    /// holder is read for a file that refers to it.
+    private func checkedFrame(_ index: Int) throws(SeekableZstd.Problem) -> [UInt8] {
+        if let kept, kept.frame == index { return kept.bytes }
+        guard index < table.digests.count else { throw SeekableZstd.Problem("a frame without a digest") }
+        let bytes = try frame(index)
+        guard BlobHash(hashing: bytes) == table.digests[index] else {
+            kept = nil
+            throw SeekableZstd.Problem("a frame that is not what its digest says")
+        }
+        return bytes
+    }
+
+    /// Entry `index`, uncompressed and checked, into `output` (its size at least).
     package func frame(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws(SeekableZstd.Problem) {
-        let compressed = try SeekableZstd.pread(fd, at: table.compressedStarts[index],
-                                                count: table.compressedStarts[index + 1] - table.compressedStarts[index])
-        let expected = table.decompressedStarts[index + 1] - table.decompressedStarts[index]
+        let compressed = try entryBytes(index)
+        let expected = table.range(of: index).count
+        if let resolved = try resolve(index, compressed) {
+            var at = 0
+            for k in resolved.frames {
+                let bytes = try resolved.holder.checkedFrame(k)
+                UnsafeMutableRawBufferPointer(rebasing: output[at..<(at + bytes.count)]).copyBytes(from: bytes)
+                at += bytes.count
+            }
+            return
+        }
         let decompressor = self.decompressor
         try compressed.withUnsafeBytes { c in
             Result { () throws(SeekableZstd.Problem) in try decompressor.decompress(c, expected: expected, into: output) }
         }.get()
     }
 
-    /// Writes the whole file, uncompressed, to `output`, frame by frame (checked).
+    /// The bytes entry `index` takes in the file.
+    func entryBytes(_ index: Int) throws(SeekableZstd.Problem) -> [UInt8] {
+        try SeekableZstd.pread(fd, at: table.compressedStarts[index],
+                               count: table.compressedStarts[index + 1] - table.compressedStarts[index])
+    }
+
+    /// The reference entry `index` is, or nil for a frame (read only when the entry is
+    /// short enough to be one).
+    package func reference(_ index: Int) throws(SeekableZstd.Problem) -> SeekableZstd.Reference? {
+        let size = table.compressedStarts[index + 1] - table.compressedStarts[index]
+        guard size <= 6 + 255 + 16 else { return nil }
+        let bytes = try entryBytes(index)
+        return try SeekableZstd.Reference.parse(entry: bytes)
+    }
+
+    /// Where entry `index`'s bytes are, if it is a reference: resolved once and checked.
+    package func resolve(_ index: Int) throws(SeekableZstd.Problem) -> Resolved? {
+        if let resolved = resolved[index] { return resolved }
+        if let kept, kept.frame == index { return nil }
+        guard try reference(index) != nil else { return nil }
+        return try resolve(index, try entryBytes(index))
+    }
+
+    private func resolve(_ index: Int, _ compressed: [UInt8]) throws(SeekableZstd.Problem) -> Resolved? {
+        if let resolved = resolved[index] { return resolved }
+        guard let reference = try SeekableZstd.Reference.parse(entry: compressed) else { return nil }
+        let holder = try self.holder(reference.holder)
+        guard reference.length == table.range(of: index).count,
+              let first = holder.table.entry(startingAt: reference.offset),
+              let end = holder.table.entry(startingAt: reference.offset + reference.length), end > first,
+              holder.table.digests.count == holder.table.frameCount
+        else {
+            throw SeekableZstd.Problem("a reference to bytes \(reference.offset)..<\(reference.offset + reference.length) of \(reference.holder), which are not whole frames of it")
+        }
+        guard index < table.digests.count, SeekableZstd.digest(of: holder.table.digests[first..<end]) == table.digests[index] else {
+            throw SeekableZstd.Problem("a reference to \(reference.holder), which no longer holds the bytes it named")
+        }
+        let result = Resolved(reference: reference, holder: holder, frames: first..<end)
+        resolved[index] = result
+        return result
+    }
+
+    private func holder(_ name: String) throws(SeekableZstd.Problem) -> SeekableZstdFile {
+        if let holder = holders[name] { return holder }
+        let holder: SeekableZstdFile
+        if let given = holderDescriptors[name] {
+            let copy = dup(given)
+            guard copy >= 0 else { throw SeekableZstd.Problem("\(name): \(String(cString: strerror(errno)))") }
+            holder = try SeekableZstdFile(owning: copy)
+        } else {
+            guard let directory else {
+                throw SeekableZstd.Problem("an entry that names \(name)'s bytes (read it where its manifests are)")
+            }
+            let fd = open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw SeekableZstd.Problem("it refers to \(name), which cannot be read: \(String(cString: strerror(errno)))") }
+            holder = try SeekableZstdFile(owning: fd)
+        }
+        holders[name] = holder
+        return holder
+    }
+
+    /// Whether any entry is a reference.
+    package func hasReferences() throws(SeekableZstd.Problem) -> Bool {
+        for index in 0..<table.frameCount where try reference(index) != nil { return true }
+        return false
+    }
+
+    /// Writes the whole file, uncompressed, to `output`, entry by entry (checked).
     package func expand(to output: Int32, path: String) throws(SeekableZstd.Problem) {
         for index in 0..<table.frameCount {
             let bytes = try frame(index)
@@ -76,5 +233,119 @@ package final class SeekableZstdFile {
             }
         }
         kept = nil
+    }
+
+    /// Every byte of the manifests named: `materializing` for a file copied whole.
+    package static func everything(of names: Set<String>) -> [String: [Range<Int>]] {
+        Dictionary(uniqueKeysWithValues: names.map { ($0, [0..<Int.max]) })
+    }
+
+    /// Writes the file again to `sink`, entry by entry, as a seekable zstd file of
+    /// its own: entries copied as they are, except that
+    /// - an entry holding any of `blanks` (sorted, apart) is written again with those
+    ///   bytes as spaces (``JSONBlanking``);
+    /// - a reference reaching bytes `materializing` gives for its holder (ranges of
+    ///   the holder's JSON about to change) has the holder's frames there copied in,
+    ///   checked against their digests; its other frames stay named.
+    ///
+    /// The JSON's offsets and every frame's boundaries stay as they were, so what
+    /// other manifests name in this one still holds where it was not blanked. A frame
+    /// the blanks leave as it was (spaces over spaces) stays as it was. Returns the
+    /// entries whose bytes changed.
+    @discardableResult
+    package func rewrite(to sink: @escaping (UnsafeRawBufferPointer) throws -> Void, blanking blanks: [Range<Int>] = [],
+                         materializing: [String: [Range<Int>]]) throws -> [Range<Int>] {
+        var changed: [Range<Int>] = []
+        guard table.digests.count == table.frameCount else {
+            throw SeekableZstd.Problem("a file without digests is written again whole, not entry by entry")
+        }
+        let out = SeekableZstdWriter(sink: sink)
+        var next = 0
+        for index in 0..<table.frameCount {
+            let range = table.range(of: index)
+            while next < blanks.count, blanks[next].upperBound <= range.lowerBound { next += 1 }
+            var touching: [Range<Int>] = []
+            var i = next
+            while i < blanks.count, blanks[i].lowerBound < range.upperBound {
+                touching.append(blanks[i])
+                i += 1
+            }
+            let compressed = try entryBytes(index)
+            guard let resolved = try resolve(index, compressed) else {
+                var bytes = touching.isEmpty ? [] : try frame(index)
+                let before = bytes
+                JSONBlanking.apply(touching, to: &bytes, offset: range.lowerBound)
+                if bytes == before {
+                    try out.appendEntry(compressed, decompressed: range.count, digest: table.digests[index])
+                } else {
+                    try out.appendFrame(bytes)
+                    changed.append(range)
+                }
+                continue
+            }
+            let reference = resolved.reference
+            let changing = materializing[reference.holder] ?? []
+            let there = reference.offset..<(reference.offset + reference.length)
+            guard !touching.isEmpty || changing.contains(where: { $0.overlaps(there) }) else {
+                try out.appendEntry(compressed, decompressed: range.count, digest: table.digests[index])
+                continue
+            }
+            // Frame by frame: copied in where blanked here or changing there, still
+            // named (as references of their own) elsewhere.
+            let holder = resolved.holder
+            var at = range.lowerBound
+            var named: (offset: Int, length: Int, digests: [BlobHash])?
+            func endNamed() throws {
+                guard let current = named else { return }
+                named = nil
+                let entry = SeekableZstd.Reference(holder: reference.holder, offset: current.offset, length: current.length)
+                try out.appendEntry(entry.encoded(), decompressed: current.length, digest: SeekableZstd.digest(of: current.digests))
+            }
+            for k in resolved.frames {
+                let held = holder.table.range(of: k)
+                let piece = at..<(at + held.count)
+                at = piece.upperBound
+                let copying = changing.contains(where: { $0.overlaps(held) })
+                var bytes: [UInt8] = []
+                var blanked = false
+                if touching.contains(where: { $0.overlaps(piece) }) {
+                    bytes = try holder.checkedFrame(k)
+                    let before = bytes
+                    JSONBlanking.apply(touching, to: &bytes, offset: piece.lowerBound)
+                    blanked = bytes != before
+                }
+                if !blanked && !copying {
+                    if var current = named {
+                        current.length += held.count
+                        current.digests.append(holder.table.digests[k])
+                        named = current
+                    } else {
+                        named = (held.lowerBound, held.count, [holder.table.digests[k]])
+                    }
+                    continue
+                }
+                try endNamed()
+                if blanked {
+                    try out.appendFrame(bytes)
+                    changed.append(piece)
+                } else {
+                    _ = try holder.checkedFrame(k)
+                    try out.appendEntry(try holder.entryBytes(k), decompressed: held.count, digest: holder.table.digests[k])
+                }
+            }
+            try endNamed()
+        }
+        kept = nil
+        try out.finish()
+        return changed
+    }
+
+    /// The names of the manifests this one refers to.
+    package func holderNames() throws(SeekableZstd.Problem) -> Set<String> {
+        var names: Set<String> = []
+        for index in 0..<table.frameCount {
+            if let reference = try reference(index) { names.insert(reference.holder) }
+        }
+        return names
     }
 }

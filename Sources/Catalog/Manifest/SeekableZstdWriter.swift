@@ -1,8 +1,14 @@
+import BlobStore
 import Foundation
 
-/// Writes bytes as seekable zstd (``SeekableZstd``): gathered into frames of
-/// ``SeekableZstd/frameBytes``, each handed to `sink` compressed as it fills, the
-/// table written by ``finish()``.
+/// Writes bytes as seekable zstd (``SeekableZstd``): cut into frames where the content
+/// says (``FrameCutter``), each handed to `sink` compressed as it ends, then the
+/// digest frame and the seek table, written by ``finish()``.
+///
+/// Given earlier manifests (``FrameIndex``), a frame whose bytes one of them already
+/// holds is not written again: consecutive such frames of one holder become a single
+/// short reference (``SeekableZstd/Reference``). A run repeated over the same posts
+/// then costs its header, its summary and a few hundred bytes of references.
 ///
 /// ``mark()`` ends the frame being filled and says where the file stands, so a writer
 /// can cut the file back there and write from it again (``rewind(to:)``): how a
@@ -11,35 +17,63 @@ package final class SeekableZstdWriter {
     /// Where a file stood at a ``mark()``: bytes written to the sink, and the frames.
     package struct Mark {
         package var compressedOffset: Int { table.compressedSize }
+        package var decompressedOffset: Int { table.decompressedSize }
         fileprivate var table: SeekableZstd.Table
+
+        fileprivate init(table: SeekableZstd.Table) { self.table = table }
+
+        /// The mark at uncompressed byte `offset` of a file whose table is `whole`, where an entry starts there.
+        package init?(_ whole: SeekableZstd.Table, at offset: Int) {
+            guard let end = whole.entry(startingAt: offset), whole.digests.count == whole.frameCount else { return nil }
+            var table = SeekableZstd.Table()
+            for index in 0..<end {
+                table.append(compressed: whole.compressedStarts[index + 1] - whole.compressedStarts[index],
+                             decompressed: whole.range(of: index).count)
+            }
+            table.digests = Array(whole.digests[0..<end])
+            self.table = table
+        }
     }
 
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private let compressor = SeekableZstd.Compressor()
+    private let base: FrameIndex?
     private var pending: [UInt8] = []
+    private var scanned = 0
+    private var cutter = FrameCutter()
+    /// Frames found in the base and not yet written as a reference: where, and their digests.
+    private var naming: (location: FrameIndex.Location, digests: [BlobHash])?
     private(set) package var table = SeekableZstd.Table()
+    /// The holders this file's references name.
+    private(set) package var holders: Set<String> = []
 
-    package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    /// A writer to `sink`; with a `base`, frames it holds are named, not written.
+    package init(base: FrameIndex? = nil, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.sink = sink
-        pending.reserveCapacity(SeekableZstd.frameBytes)
+        self.base = base
+        pending.reserveCapacity(SeekableZstd.longestFrame)
     }
 
     /// Uncompressed bytes written so far.
-    package var offset: Int { table.decompressedSize + pending.count }
+    package var offset: Int { table.decompressedSize + (naming?.location.length ?? 0) + pending.count }
 
     package func write(_ bytes: some Collection<UInt8>) throws {
         var rest = bytes[...]
         while !rest.isEmpty {
-            let take = min(rest.count, SeekableZstd.frameBytes - pending.count)
+            let take = min(rest.count, SeekableZstd.longestFrame - pending.count)
             pending.append(contentsOf: rest.prefix(take))
             rest = rest.dropFirst(take)
-            if pending.count == SeekableZstd.frameBytes { try endFrame() }
+            while let end = pending.withUnsafeBytes({ cutter.cut($0, scanned: scanned) }) {
+                try endFrame(count: end)
+            }
+            scanned = pending.count
         }
     }
 
     /// Ends the frame being filled; the state to come back to with ``rewind(to:)``.
     package func mark() throws -> Mark {
-        try endFrame()
+        try endFrame(count: pending.count)
+        try endNaming()
         return Mark(table: table)
     }
 
@@ -47,20 +81,87 @@ package final class SeekableZstdWriter {
     /// mark's ``Mark/compressedOffset``).
     package func rewind(to mark: Mark) {
         pending.removeAll(keepingCapacity: true)
+        scanned = 0
+        cutter.reset()
+        naming = nil
         table = mark.table
     }
 
-    /// Writes the last frame and the seek table.
+    /// Stops counting `names` among the holders (their bytes were copied in).
+    package func dropHolders(_ names: Set<String>) { holders.subtract(names) }
+
+    /// Writes the last frame, the digests and the seek table.
     package func finish() throws {
-        try endFrame()
+        try endFrame(count: pending.count)
+        try endNaming()
+        try table.encodedDigests().withUnsafeBytes { try sink($0) }
         try table.encoded().withUnsafeBytes { try sink($0) }
     }
 
-    private func endFrame() throws {
-        guard !pending.isEmpty else { return }
-        let frame = pending.withUnsafeBytes { compressor.frame($0) }
+    /// An entry copied as it is from another file (a frame or a reference) with its
+    /// digest: how a file is written again entry by entry (``SeekableZstdFile/rewrite``).
+    func appendEntry(_ compressed: [UInt8], decompressed: Int, digest: BlobHash) throws {
+        precondition(pending.isEmpty && naming == nil)
+        try compressed.withUnsafeBytes { try sink($0) }
+        table.append(compressed: compressed.count, decompressed: decompressed)
+        table.digests.append(digest)
+    }
+
+    /// `bytes` as one frame of its own, whatever their length.
+    func appendFrame(_ bytes: [UInt8]) throws {
+        precondition(pending.isEmpty && naming == nil)
+        try bytes.withUnsafeBytes { try writeFrame($0, digest: BlobHash(hashing: $0)) }
+    }
+
+    /// Ends a frame at the first `count` bytes pending.
+    private func endFrame(count: Int) throws {
+        guard count > 0 else { return }
+        try pending.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[0..<count])
+            let digest = BlobHash(hashing: bytes)
+            if let base, let found = base.location(of: digest), found.length == count, base.holds(found, bytes) {
+                try name(found, digest: digest)
+            } else {
+                try endNaming()
+                try writeFrame(bytes, digest: digest)
+            }
+        }
+        pending.removeSubrange(0..<count)
+        scanned = 0
+        cutter.reset()
+    }
+
+    private func writeFrame(_ bytes: UnsafeRawBufferPointer, digest: BlobHash) throws {
+        let frame = compressor.frame(bytes)
         try frame.withUnsafeBytes { try sink($0) }
-        table.append(compressed: frame.count, decompressed: pending.count)
-        pending.removeAll(keepingCapacity: true)
+        table.append(compressed: frame.count, decompressed: bytes.count)
+        table.digests.append(digest)
+    }
+
+    /// Adds a frame the base holds to the reference being gathered, when it follows
+    /// on in the same holder; else ends that one and starts another.
+    private func name(_ found: FrameIndex.Location, digest: BlobHash) throws {
+        if var current = naming, current.location.holder == found.holder,
+           current.location.offset + current.location.length == found.offset,
+           current.location.length + found.length <= SeekableZstd.longestReference {
+            current.location.length += found.length
+            current.digests.append(digest)
+            naming = current
+            return
+        }
+        try endNaming()
+        naming = (found, [digest])
+    }
+
+    private func endNaming() throws {
+        guard let current = naming else { return }
+        naming = nil
+        let reference = SeekableZstd.Reference(holder: current.location.holder, offset: current.location.offset,
+                                               length: current.location.length)
+        let entry = reference.encoded()
+        try entry.withUnsafeBytes { try sink($0) }
+        table.append(compressed: entry.count, decompressed: reference.length)
+        table.digests.append(SeekableZstd.digest(of: current.digests))
+        holders.insert(reference.holder)
     }
 }

@@ -295,12 +295,16 @@ public struct Forgetter: Sendable {
         // Only what was found is kept, never the files (mapped, a million posts' are
         // gigabytes): each is opened again when it is rewritten.
         var found: [(name: String, size: Int, posts: [ManifestRedaction.Found])] = []
+        var failureRanges: [String: Range<Int>] = [:]
         for name in manifestNames() where onlyManifests?.contains(name) ?? true {
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
                 let file = try ManifestFile(url: url)
                 let posts = try ManifestRedaction.find(in: file, keys: keys)
-                if !posts.isEmpty { found.append((name, file.fileSize, posts)) }
+                if !posts.isEmpty {
+                    found.append((name, file.fileSize, posts))
+                    failureRanges[name] = file.range(ofMember: "failures")
+                }
             } catch {
                 report.problems.append("\(CacheLayout.manifest(name)): \(error)")
             }
@@ -356,14 +360,34 @@ public struct Forgetter: Sendable {
         }
         progress?.setPhase("rewriting manifests and pages")
         var rewritten: [(path: String, size: Int, mtime: Int, blanked: [Range<Int>])] = []
-        for (name, size, posts) in found {
+        // What may change in each (its posts, with the commas and spaces around them,
+        // and its failures when URLs go): manifests naming those bytes are written
+        // again first (ManifestRewritePlan).
+        var changing: [String: [Range<Int>]] = [:]
+        for (name, _, posts) in found {
+            var ranges = posts.map { max(0, $0.range.lowerBound - 256)..<($0.range.upperBound + 256) }
+            if !urls.isEmpty, let failures = failureRanges[name] { ranges.append(failures) }
+            changing[name] = ranges
+        }
+        let plan = ManifestRewritePlan(folder: layout.manifestsURL, names: manifestNames(), changing: changing)
+        let foundByName = Dictionary(found.map { ($0.name, ($0.size, $0.posts)) }, uniquingKeysWith: { first, _ in first })
+        for step in plan.steps {
+            let name = step.name
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
+                guard step.blanking, let (size, posts) = foundByName[name] else {
+                    // Only names bytes about to change: those copied in, nothing blanked.
+                    if let facts = try ManifestRedaction.rewriteEntries(at: url, blanks: [], materializing: step.materializing) {
+                        rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime, []))
+                    }
+                    continue
+                }
                 let file = try ManifestFile(url: url)
                 // Changed since it was read (another forget, a sync): found again.
                 let ranges = file.fileSize == size ? posts.map(\.range)
                     : try ManifestRedaction.find(in: file, keys: everything).map(\.range)
-                let facts = try ManifestRedaction.rewrite(file, at: url, removing: ranges, failedURLs: urls)
+                let facts = try ManifestRedaction.rewrite(file, at: url, removing: ranges, failedURLs: urls,
+                                                          materializing: step.materializing, allowedChanges: changing[name])
                 rewritten.append((CacheLayout.manifest(name), facts.size, facts.mtime, ranges))
             } catch {
                 throw .rewrite(path: url.path, message: "\(error)")

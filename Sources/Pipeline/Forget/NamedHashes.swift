@@ -34,7 +34,7 @@ enum NamedHashes {
             // a damaged frame makes the file unreadable, which keeps every image).
             var frames: (file: SeekableZstdFile, next: Int)?
             if SeekableZstd.isCompressed(fd) {
-                guard let file = try? SeekableZstdFile(descriptor: fd) else {
+                guard let file = try? SeekableZstdFile(descriptor: fd, directory: (path as NSString).deletingLastPathComponent) else {
                     unreadable.append(path)
                     continue
                 }

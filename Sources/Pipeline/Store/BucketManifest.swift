@@ -38,7 +38,7 @@ package enum BucketManifest {
               let output = FileHandle(forWritingAtPath: destination.path) else { throw CocoaError(.fileWriteUnknown) }
         defer { try? output.close() }
         // A compressed manifest is read a frame at a time and written compressed again.
-        let frames = SeekableZstd.isCompressed(input.fileDescriptor) ? try SeekableZstdFile(descriptor: input.fileDescriptor) : nil
+        let frames = SeekableZstd.isCompressed(input.fileDescriptor) ? try SeekableZstdFile(descriptor: input.fileDescriptor, directory: source.deletingLastPathComponent().path) : nil
         var nextFrame = 0
         func read() throws -> [UInt8] {
             guard let frames else { return [UInt8](try input.read(upToCount: 1 << 20) ?? Data()) }

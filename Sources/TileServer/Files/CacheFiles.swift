@@ -1,6 +1,7 @@
 import BlobStore
 import CTweetCache
 import CacheCore
+import Catalog
 import Foundation
 import ObjectStore
 #if canImport(Glibc)
@@ -58,6 +59,31 @@ final class CacheFiles: Sendable {
         defer { close(fd) }
         guard size <= limit else { throw .tooLarge(size) }
         return Self.read(fd, offset: 0, count: size)
+    }
+
+    /// The compressed manifest at `relative` as a file that reads on its own: what it
+    /// names in earlier manifests (``Catalog/SeekableZstd/Reference``) copied in, each
+    /// frame checked on the way; at most `limit` bytes.
+    func wholeManifest(_ relative: String, limit: Int = 64 << 20) throws(Failure) -> [UInt8] {
+        let (fd, size) = try openRegular(relative)
+        defer { close(fd) }
+        guard size <= limit else { throw .tooLarge(size) }
+        guard SeekableZstd.isCompressed(fd),
+              let file = try? SeekableZstdFile(descriptor: fd, directory: layout.manifestsURL.path),
+              let holders = try? file.holderNames(), !holders.isEmpty
+        else { return Self.read(fd, offset: 0, count: size) }
+        var out: [UInt8] = []
+        do {
+            try file.rewrite(to: { bytes in
+                out.append(contentsOf: bytes)
+                if out.count > limit { throw Failure.tooLarge(out.count) }
+            }, materializing: SeekableZstdFile.everything(of: holders))
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        return out
     }
 
     /// `length` bytes at `offset` of the file at `relative` (fewer when the file

@@ -154,8 +154,9 @@ extension TileResponder {
     func manifest(_ name: String) throws -> Reply {
         let relative = CacheLayout.manifest(name)
         do {
-            let bytes = try files.read(relative)
-            // Compressed as it is on disk: `zstd -dc` (or a client that decodes it) reads it.
+            let bytes = try files.wholeManifest(relative)
+            // Compressed as it is on disk, with what it names in earlier runs copied
+            // in: `zstd -dc` (or a client that decodes it) reads it.
             let type = name.hasSuffix(".zst") ? "application/zstd" : "application/json"
             return Reply(bytes: bytes, contentType: type, etag: "\"\(name)-\(bytes.count)\"",
                          cacheControl: Reply.revalidate)
