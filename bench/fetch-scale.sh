@@ -52,6 +52,17 @@ for n in $sizes; do
   ratio=$(awk -v m="$manifest_bytes" -v i="$input_bytes" 'BEGIN{printf "%.3fx", m/i}')
   per=$(awk -v w="$wall" -v n="$n" 'BEGIN{printf "%.1f", w / n * 100000}')
   echo "| $n | $wall | $((rss_kb / 1024)) | $images | $(awk -v b="$input_bytes" 'BEGIN{printf "%.1f", b/1e6}') | $manifest | $ratio | $per |"
+  # RERUN=1 (issue 53, part 8): the same input fetched again into the same cache; the
+  # second run's manifest against the first's (its frames name the first's).
+  if [ "${RERUN:-0}" = 1 ]; then
+    /usr/bin/time -f "%e %M" -o "$work/time-$n-again.txt" \
+      "$bin" fetch "$input" --cache "$cache" --quiet --mirror "pbs.twimg.com=http://127.0.0.1:$port" \
+      > "$work/fetch-$n-again.txt" 2>&1 || { cat "$work/fetch-$n-again.txt" >&2; exit 1; }
+    read -r wall2 rss2_kb < "$work/time-$n-again.txt"
+    second=$(find "$cache/manifests" -maxdepth 1 -name '*.json.zst' ! -name '.*' -printf '%T@ %s\n' | sort -n | tail -1 | cut -d' ' -f2)
+    same=$("$bin" manifest --cache "$cache" | wc -c)
+    echo "|   again | $wall2 | $((rss2_kb / 1024)) | | | $(awk -v b="$second" 'BEGIN{printf "%.3f", b/1e6}') | $(awk -v s="$second" -v m="$manifest_bytes" 'BEGIN{printf "%.4f%% of the first", 100*s/m}') | JSON $same bytes |"
+  fi
   rm -f "$input"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$cache"
 done
