@@ -218,6 +218,17 @@ package final class SeekableZstdFile {
         return holder
     }
 
+    /// Whether the file at `path` is seekable zstd naming another manifest's bytes (or
+    /// not readable enough to tell): what a file from elsewhere, a bucket's copy, must
+    /// not be, lest a stranger's file be read against this cache's own manifests.
+    package static func namesOtherManifests(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd) else { return false }
+        return (try? file.hasReferences()) ?? true
+    }
+
     /// Whether any entry is a reference.
     package func hasReferences() throws(SeekableZstd.Problem) -> Bool {
         for index in 0..<table.frameCount where try reference(index) != nil { return true }

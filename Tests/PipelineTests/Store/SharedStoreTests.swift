@@ -142,6 +142,35 @@ import TestSupport
         #expect(again.listed == 1 && again.copied == 0)
     }
 
+    /// A bucket's manifest naming another manifest's bytes is not taken: it would be
+    /// read against this cache's own manifests.
+    @Test func syncRefusesAManifestThatNamesAnother() async throws {
+        let published = try await Self.publish()
+        defer { published.origin.stop(); try? FileManager.default.removeItem(at: published.scratch) }
+        let second = published.scratch.appendingPathComponent("second")
+        let folder = CacheLayout(root: second).manifestsURL
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A file of this machine's (varied lines, cut into several frames), and a
+        // stranger's that names its frames.
+        var padded: [UInt8] = []
+        for n in 0..<6_000 { padded += Array("    { \"id\" : \"\(n &* 2_654_435_761 % 1_000_003)\", \"n\" : \(n) },\n".utf8) }
+        var own: [UInt8] = []
+        let first = SeekableZstdWriter { own += $0 }
+        try first.write(padded)
+        try first.finish()
+        try Data(own).write(to: folder.appendingPathComponent("20200101T000000Z.json.zst"))
+        var naming: [UInt8] = []
+        let writer = SeekableZstdWriter(base: FrameIndex(directory: folder)) { naming += $0 }
+        try writer.write(Array("\n".utf8) + padded)
+        try writer.finish()
+        #expect(!writer.holders.isEmpty)
+        let key = "manifests/20200102T000000Z-stranger.json.zst"
+        try Data(naming).write(to: published.storage.root.appendingPathComponent(key))
+        let report = try await BucketSync(storage: published.storage, layout: CacheLayout(root: second)).run()
+        #expect(report.failed[key]?.contains("names another manifest") == true, "\(report.failed)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("20200102T000000Z-stranger.json.zst").path))
+    }
+
     static func markers(_ cache: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: CacheLayout(root: cache).manifestsURL.path)) ?? [])
             .filter { $0.hasSuffix(".urls") }
