@@ -49,8 +49,18 @@ struct ManifestCommand: ParsableCommand {
             }
             let file = try SeekableZstdFile(descriptor: fd, directory: url.deletingLastPathComponent().path)
             if zst {
+                let holders = try file.holderNames()
+                guard !holders.isEmpty else {
+                    // Whole already (perhaps written before digests): as it is.
+                    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+                    defer { buffer.deallocate() }
+                    while case let count = try FileSystem.readSome(fd, into: buffer, path: url.path), count > 0 {
+                        try FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: out)
+                    }
+                    return
+                }
                 try file.rewrite(to: { try FileSystem.writeAll(STDOUT_FILENO, $0, path: out) },
-                                 materializing: SeekableZstdFile.everything(of: try file.holderNames()))
+                                 materializing: SeekableZstdFile.everything(of: holders))
             } else {
                 try file.expand(to: STDOUT_FILENO, path: out)
             }

@@ -90,6 +90,14 @@ import TestSupport
         defer { try? second.close() }
         let named = try SeekableZstdFile(descriptor: second.fileDescriptor, directory: files[1].deletingLastPathComponent().path)
         #expect(try named.holderNames() == [files[0].lastPathComponent])
+        // Then the last post: the comma after the post before it goes, wherever it is.
+        let last = try #require(before.last?["id"] as? String)
+        let again = try await CommandRunner.run(bin, ["forget", last, "--cache", cache.path, "--json"])
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        for file in files {
+            let after = try tweets(try manifestJSON(file))
+            #expect(after.count == before.count - 2, "\(file.lastPathComponent)")
+        }
         let verify = try await CommandRunner.run(bin, ["verify", "--cache", cache.path, "--json"])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
     }

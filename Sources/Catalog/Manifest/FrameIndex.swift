@@ -23,7 +23,7 @@ package final class FrameIndex {
     let directory: String
     private var locations: [BlobHash: Location] = [:]
     /// Each holder's descriptor and its inode when it was read.
-    private(set) var descriptors: [String: (fd: Int32, inode: UInt64)] = [:]
+    private(set) package var descriptors: [String: (fd: Int32, inode: UInt64)] = [:]
 
     /// Manifests looked at: a repeated search is most often the run before, and a few
     /// searches taken in turn are still found.
@@ -60,7 +60,7 @@ package final class FrameIndex {
     func holds(_ location: Location, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let file = files[location.holder], let index = file.table.entry(startingAt: location.offset),
               index < file.table.frameCount, file.table.range(of: index).count == bytes.count,
-              let frame = try? file.frame(index)
+              (try? file.reference(index)) == .some(nil), let frame = try? file.frame(index)
         else { return false }
         return frame.withUnsafeBytes { $0.elementsEqual(bytes) }
     }

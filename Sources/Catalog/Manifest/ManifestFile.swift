@@ -262,7 +262,7 @@ public struct ManifestFile: Sendable {
             let key = Array("\n  \"failures\" : ".utf8)
             var frames: [[UInt8]] = []  // the last ones, last first
             var index = file.table.frameCount
-            while index > 0, frames.count < 256 {
+            while index > 0, frames.count < 256, frames.reduce(0, { $0 + $1.count }) < 64 << 20 {
                 index -= 1
                 do { frames.append(try file.frame(index)) } catch { throw Problem(description: error.description) }
                 // The key may straddle this frame and the one after it.

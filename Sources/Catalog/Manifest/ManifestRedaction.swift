@@ -113,20 +113,10 @@ public struct ManifestRedaction: Sendable {
         return nil
     }
 
-    /// Overwrites the posts at `posts` and the failures whose URL is in `failedURLs`
-    /// with spaces, in a copy written beside `url` (fsynced, renamed over it, the
-    /// folder fsynced): the file is either the old one or the new one, whole. A
-    /// compressed manifest is written again entry by entry (``rewriteEntries(at:blanks:materializing:)``):
-    /// every frame holding a blank is compressed again, what it names in a manifest in
-    /// `materializing` (which is about to change) is copied in, and the offsets of its
-    /// JSON and its frames stay as they were. Returns the new file's size and
-    /// modification time (nanoseconds), as the catalog keeps them.
-    /// `allowedChanges`, when given: where the JSON may change, as others were told
-    /// (what names those bytes was written again first); a change elsewhere is an
-    /// error and the file stays as it was.
-    public static func rewrite(_ file: ManifestFile, at url: URL, removing posts: [Range<Int>],
-                               failedURLs: Set<String>, materializing: [String: [Range<Int>]] = [:],
-                               allowedChanges: [Range<Int>]? = nil) throws -> (size: Int, mtime: Int) {
+    /// What ``rewrite(_:at:removing:failedURLs:materializing:allowedChanges:)`` overwrites
+    /// with spaces: the posts at `posts` with a comma each, the space between the kept
+    /// elements, and the failures whose URL is in `failedURLs`; sorted, merged.
+    public static func blanks(in file: ManifestFile, removing posts: [Range<Int>], failedURLs: Set<String>) throws -> [Range<Int>] {
         let removed = Set(posts.map(\.lowerBound))
         var blanks: [Range<Int>] = []
         var tweets: [Range<Int>] = [], included: [Range<Int>] = []
@@ -150,6 +140,40 @@ public struct ManifestRedaction: Sendable {
                                               interior: (whole.lowerBound + 1)..<(whole.upperBound - 1), in: raw)
             }
         }
+        return JSONBlanking.normalized(blanks)
+    }
+
+    /// The parts of `blanks` that change `bytes`: spaces over spaces and kept line
+    /// breaks are no change, so a blank of only those is left out and the others are
+    /// trimmed to their first and last changed byte. What other manifests naming
+    /// these bytes must be told of (``SeekableZstdFile/rewrite(to:blanking:materializing:)``).
+    public static func changes(_ blanks: [Range<Int>], in bytes: Data) -> [Range<Int>] {
+        bytes.withUnsafeBytes { raw in
+            blanks.compactMap { range -> Range<Int>? in
+                let inside = max(0, range.lowerBound)..<min(raw.count, range.upperBound)
+                guard let first = inside.first(where: { raw[$0] != 0x20 && raw[$0] != 0x0A }),
+                      let last = inside.last(where: { raw[$0] != 0x20 && raw[$0] != 0x0A })
+                else { return nil }
+                return first..<(last + 1)
+            }
+        }
+    }
+
+    /// Overwrites the posts at `posts` and the failures whose URL is in `failedURLs`
+    /// with spaces, in a copy written beside `url` (fsynced, renamed over it, the
+    /// folder fsynced): the file is either the old one or the new one, whole. A
+    /// compressed manifest is written again entry by entry (``rewriteEntries(at:blanks:materializing:)``):
+    /// every frame holding a blank is compressed again, what it names in a manifest in
+    /// `materializing` (which is about to change) is copied in, and the offsets of its
+    /// JSON and its frames stay as they were. Returns the new file's size and
+    /// modification time (nanoseconds), as the catalog keeps them.
+    /// `allowedChanges`, when given: where the JSON may change, as others were told
+    /// (what names those bytes was written again first); a change elsewhere is an
+    /// error and the file stays as it was.
+    public static func rewrite(_ file: ManifestFile, at url: URL, removing posts: [Range<Int>],
+                               failedURLs: Set<String>, materializing: [String: [Range<Int>]] = [:],
+                               allowedChanges: [Range<Int>]? = nil) throws -> (size: Int, mtime: Int) {
+        let blanks = try blanks(in: file, removing: posts, failedURLs: failedURLs)
         if file.isCompressed,
            let facts = try rewriteEntries(at: url, blanks: JSONBlanking.normalized(blanks), materializing: materializing,
                                           allowedChanges: allowedChanges) {

@@ -141,6 +141,12 @@ public final class ManifestStreamWriter {
     /// then flushes the folder: once this returns, the manifest survives a power cut.
     public func commit(to url: URL) throws {
         precondition(beforeTail != nil, "writeTail before commit")
+        // A manifest naming others is published under the forget lock (`TombstoneLog`):
+        // a forget either saw it (and rewrites it before what it names) or finished
+        // first (and what it replaced is copied in here).
+        let lock = zstd.holders.isEmpty ? nil
+            : try? TombstoneLog(cacheRoot: temporaryURL.deletingLastPathComponent().deletingLastPathComponent()).lock()
+        defer { if let lock { FileSystem.unlock(lock) } }
         try copyReplacedHolders()
         try file.synchronize()
         // The spills stay until the name is taken: a name taken meanwhile means
@@ -172,11 +178,14 @@ public final class ManifestStreamWriter {
             .appendingPathComponent(temporaryURL.lastPathComponent + ".copy")
         let output = try Self.create(copy)
         do {
-            let source = try SeekableZstdFile(descriptor: box.file.fileDescriptor, directory: base.directory, holders: replaced)
+            // Every holder as the run read it (each frame is checked against its digest).
+            let source = try SeekableZstdFile(descriptor: box.file.fileDescriptor, directory: base.directory,
+                                              holders: base.descriptors.mapValues(\.fd))
             try source.rewrite(to: { try output.write(contentsOf: Data($0)) }, materializing: SeekableZstdFile.everything(of: Set(replaced.keys)))
             try output.synchronize()
             let written = try SeekableZstdFile(descriptor: output.fileDescriptor)
-            guard let mark = SeekableZstdWriter.Mark(written.table, at: beforeTail.mark.decompressedOffset) else {
+            guard let mark = SeekableZstdWriter.Mark(written.table, at: beforeTail.mark.decompressedOffset,
+                                                     holders: zstd.holders.subtracting(replaced.keys)) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(temporaryURL.path): its tail moved when copied"])
             }
             _ = flock(output.fileDescriptor, LOCK_SH)

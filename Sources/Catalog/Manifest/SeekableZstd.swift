@@ -57,6 +57,10 @@ package enum SeekableZstd {
     /// The most bytes one reference names: a reader that takes a whole entry at once
     /// holds at most this much of one.
     static let longestReference = 4 << 20
+    /// The most frames one reference may span: a writer's are at least
+    /// ``shortestFrame`` but for the last before a tail, so 128 and a few; a stranger's
+    /// tiny frames do not make one reference a million checks.
+    static let mostFramesNamed = 1_024
     /// The largest frame a reader takes, from another writer or a bucket: a bound on
     /// what one frame costs to decompress.
     static let largestFrame = 16 << 20

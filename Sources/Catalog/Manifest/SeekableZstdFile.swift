@@ -187,6 +187,7 @@ package final class SeekableZstdFile {
         guard reference.length == table.range(of: index).count,
               let first = holder.table.entry(startingAt: reference.offset),
               let end = holder.table.entry(startingAt: reference.offset + reference.length), end > first,
+              end - first <= SeekableZstd.mostFramesNamed,
               holder.table.digests.count == holder.table.frameCount
         else {
             throw SeekableZstd.Problem("a reference to bytes \(reference.offset)..<\(reference.offset + reference.length) of \(reference.holder), which are not whole frames of it")
@@ -210,8 +211,15 @@ package final class SeekableZstdFile {
             guard let directory else {
                 throw SeekableZstd.Problem("an entry that names \(name)'s bytes (read it where its manifests are)")
             }
-            let fd = open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            // Never a FIFO or a device a stranger named like a manifest: opened without
+            // waiting, and taken only when it is a regular file.
+            let fd = open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { throw SeekableZstd.Problem("it refers to \(name), which cannot be read: \(String(cString: strerror(errno)))") }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                close(fd)
+                throw SeekableZstd.Problem("it refers to \(name), which is not a regular file")
+            }
             holder = try SeekableZstdFile(owning: fd)
         }
         holders[name] = holder

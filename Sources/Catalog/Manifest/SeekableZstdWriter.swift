@@ -19,11 +19,17 @@ package final class SeekableZstdWriter {
         package var compressedOffset: Int { table.compressedSize }
         package var decompressedOffset: Int { table.decompressedSize }
         fileprivate var table: SeekableZstd.Table
+        fileprivate var holders: Set<String>
 
-        fileprivate init(table: SeekableZstd.Table) { self.table = table }
+        fileprivate init(table: SeekableZstd.Table, holders: Set<String>) {
+            self.table = table
+            self.holders = holders
+        }
 
-        /// The mark at uncompressed byte `offset` of a file whose table is `whole`, where an entry starts there.
-        package init?(_ whole: SeekableZstd.Table, at offset: Int) {
+        /// The mark at uncompressed byte `offset` of a file whose table is `whole`, where
+        /// an entry starts there; its entries before it name `holders`.
+        package init?(_ whole: SeekableZstd.Table, at offset: Int, holders: Set<String>) {
+            self.holders = holders
             guard let end = whole.entry(startingAt: offset), whole.digests.count == whole.frameCount else { return nil }
             var table = SeekableZstd.Table()
             for index in 0..<end {
@@ -74,7 +80,7 @@ package final class SeekableZstdWriter {
     package func mark() throws -> Mark {
         try endFrame(count: pending.count)
         try endNaming()
-        return Mark(table: table)
+        return Mark(table: table, holders: holders)
     }
 
     /// Forgets everything written since `mark` (the caller cuts its file back to the
@@ -85,6 +91,7 @@ package final class SeekableZstdWriter {
         cutter.reset()
         naming = nil
         table = mark.table
+        holders = mark.holders
     }
 
     /// Stops counting `names` among the holders (their bytes were copied in).
@@ -119,7 +126,9 @@ package final class SeekableZstdWriter {
         try pending.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[0..<count])
             let digest = BlobHash(hashing: bytes)
-            if let base, let found = base.location(of: digest), found.length == count, base.holds(found, bytes) {
+            // Never the first entry: a file must start with a zstd frame to be taken for one.
+            if let base, table.frameCount > 0, let found = base.location(of: digest), found.length == count,
+               base.holds(found, bytes) {
                 try name(found, digest: digest)
             } else {
                 try endNaming()

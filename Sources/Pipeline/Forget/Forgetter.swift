@@ -296,6 +296,9 @@ public struct Forgetter: Sendable {
         // gigabytes): each is opened again when it is rewritten.
         var found: [(name: String, size: Int, posts: [ManifestRedaction.Found])] = []
         var failureRanges: [String: Range<Int>] = [:]
+        // The bytes each will change (its posts' and their commas; its failures'
+        // when URLs go, added below): what names them elsewhere is rewritten first.
+        var changing: [String: [Range<Int>]] = [:]
         for name in manifestNames() where onlyManifests?.contains(name) ?? true {
             let url = layout.manifestsURL.appendingPathComponent(name)
             do {
@@ -304,6 +307,8 @@ public struct Forgetter: Sendable {
                 if !posts.isEmpty {
                     found.append((name, file.fileSize, posts))
                     failureRanges[name] = file.range(ofMember: "failures")
+                    let blanks = try ManifestRedaction.blanks(in: file, removing: posts.map(\.range), failedURLs: [])
+                    changing[name] = ManifestRedaction.changes(blanks, in: file.bytes)
                 }
             } catch {
                 report.problems.append("\(CacheLayout.manifest(name)): \(error)")
@@ -360,14 +365,9 @@ public struct Forgetter: Sendable {
         }
         progress?.setPhase("rewriting manifests and pages")
         var rewritten: [(path: String, size: Int, mtime: Int, blanked: [Range<Int>])] = []
-        // What may change in each (its posts, with the commas and spaces around them,
-        // and its failures when URLs go): manifests naming those bytes are written
-        // again first (ManifestRewritePlan).
-        var changing: [String: [Range<Int>]] = [:]
-        for (name, _, posts) in found {
-            var ranges = posts.map { max(0, $0.range.lowerBound - 256)..<($0.range.upperBound + 256) }
-            if !urls.isEmpty, let failures = failureRanges[name] { ranges.append(failures) }
-            changing[name] = ranges
+        // Manifests naming bytes about to change are written again first (ManifestRewritePlan).
+        if !urls.isEmpty {
+            for (name, failures) in failureRanges { changing[name, default: []].append(failures) }
         }
         let plan = ManifestRewritePlan(folder: layout.manifestsURL, names: manifestNames(), changing: changing)
         let foundByName = Dictionary(found.map { ($0.name, ($0.size, $0.posts)) }, uniquingKeysWith: { first, _ in first })

@@ -115,6 +115,21 @@ import Glibc
         #expect(throws: SeekableZstd.Problem.self) { try alone.read(0..<alone.table.decompressedSize) }
     }
 
+    /// Two runs of the same second write the same first frame: still the second file
+    /// starts with a frame of its own, so every reader takes it for zstd.
+    @Test func aFileNeverStartsWithAReference() throws {
+        let folder = try ScratchDirectory.make("tc-refs")
+        let bytes = Self.posts(3_000)
+        try Self.write(bytes, as: "20261201T000000Z.json.zst", in: folder)
+        let url = try Self.write(bytes, as: "20261201T000000Z-2.json.zst", in: folder)
+        #expect(SeekableZstd.isCompressed(try Data(contentsOf: url).prefix(4)))
+        #expect(try Self.read(url) == bytes)
+        let (fd, file) = try Self.open(url)
+        defer { close(fd) }
+        #expect(try file.reference(0) == nil)
+        #expect(try file.holderNames() == ["20261201T000000Z.json.zst"])
+    }
+
     @Test func aFrameWhoseDigestLiesIsNeverNamed() throws {
         let folder = try ScratchDirectory.make("tc-refs")
         let body = Self.posts(3_000)
