@@ -22,6 +22,7 @@ struct TweetCacheCommand: AsyncParsableCommand {
 
     static func runMain() async {
         bootstrapLogging()
+        DescriptorLimit.raise()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -23,8 +23,13 @@ package final class SeekableZstdFile {
     private let directory: String?
     private let decompressor = SeekableZstd.Decompressor()
     private var kept: (frame: Int, bytes: [UInt8])?
-    /// Holders opened by this reader, by name; `holderDescriptors` are given ones.
+    /// Holders opened by this reader, by name (at most ``holdersKept``, the least
+    /// recently used closed first); `holderDescriptors` are given ones.
     private var holders: [String: SeekableZstdFile] = [:]
+    private var holderOrder: [String] = []
+    /// Holders kept open a reader: a year of daily runs may name hundreds, and each
+    /// lane of an expansion and each manifest the catalog reads has its own reader.
+    static let holdersKept = 16
     private let holderDescriptors: [String: Int32]
     /// References resolved and checked, by entry.
     private var resolved: [Int: Resolved] = [:]
@@ -201,7 +206,13 @@ package final class SeekableZstdFile {
     }
 
     private func holder(_ name: String) throws(SeekableZstd.Problem) -> SeekableZstdFile {
-        if let holder = holders[name] { return holder }
+        if let holder = holders[name] {
+            if holderOrder.last != name, let at = holderOrder.firstIndex(of: name) {
+                holderOrder.remove(at: at)
+                holderOrder.append(name)
+            }
+            return holder
+        }
         let holder: SeekableZstdFile
         if let given = holderDescriptors[name] {
             let copy = dup(given)
@@ -222,7 +233,13 @@ package final class SeekableZstdFile {
             }
             holder = try SeekableZstdFile(owning: fd)
         }
+        if holders.count >= Self.holdersKept, let oldest = holderOrder.first {
+            holderOrder.removeFirst()
+            holders[oldest] = nil
+            resolved = resolved.filter { $0.value.reference.holder != oldest }
+        }
         holders[name] = holder
+        holderOrder.append(name)
         return holder
     }
 

@@ -95,6 +95,28 @@ import Glibc
         #expect(try file.holderNames() == ["20261201T000000Z.json.zst"])
     }
 
+    /// A collection followed daily: each run repeats the ones before and adds a day of
+    /// posts, so the last names every earlier run. More holders than a reader keeps
+    /// open still read, in any order.
+    @Test func aRunNamingMoreRunsThanAReaderKeepsOpenStillReads() throws {
+        let folder = try ScratchDirectory.make("tc-refs")
+        let days = SeekableZstdFile.holdersKept + 6
+        var bytes: [UInt8] = []
+        var url = folder
+        for day in 1...days {
+            bytes += Self.posts(400, from: day * 1_000)
+            url = try Self.write(Array("{ \"day\" : \(day),\n".utf8) + bytes, as: String(format: "202612%02dT000000Z.json.zst", day), in: folder)
+        }
+        let whole = Array("{ \"day\" : \(days),\n".utf8) + bytes
+        let (fd, file) = try Self.open(url)
+        defer { close(fd) }
+        #expect(try file.holderNames().count > SeekableZstdFile.holdersKept)
+        #expect([UInt8](try file.read(0..<whole.count)) == whole)
+        for start in stride(from: whole.count - 3_000, to: 0, by: -40_009) {
+            #expect([UInt8](try file.read(start..<(start + 3_000))) == Array(whole[start..<(start + 3_000)]))
+        }
+    }
+
     @Test func aHolderChangedOrMissingIsAnErrorNeverOtherBytes() throws {
         let folder = try ScratchDirectory.make("tc-refs")
         let body = Self.posts(4_000)
