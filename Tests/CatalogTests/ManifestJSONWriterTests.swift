@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Catalog
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The manifest writer's bytes are Foundation's encoder's bytes (`Manifest.referenceEncoder()`,
 /// which defines the format): keys, their order, indentation, escapes, numbers and dates, but
@@ -263,6 +266,51 @@ import TestSupport
         let again = try Manifest.read(from: directory.appendingPathComponent("run-2.json.zst"))
         #expect(again.includedTweets.map(\.id) == [m.includedTweets[0].id] && again.summary.manifestPath == "run-2.json.zst")
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["run.json.zst", "run-2.json.zst"])
+    }
+
+    /// A run naming an earlier run's frames, that run rewritten (as `forget` does) while
+    /// it writes: what it named is copied in from the file it read, it reads as it was
+    /// written, and its tail can still be written again after the copy.
+    @Test func aHolderReplacedWhileARunWritesIsCopiedIn() throws {
+        let m = Self.fullManifest(tweets: 400, included: 0)
+        let directory = try ScratchDirectory.make("stream-holder").appendingPathComponent("manifests")
+        func run(_ root: String) throws -> ManifestStreamWriter {
+            let writer = try ManifestStreamWriter(directory: directory, generatedAt: m.generatedAt, tool: m.tool, cacheRoot: root)
+            for t in m.tweets { try writer.append(t) }
+            for f in m.failures { try writer.appendFailure(f) }
+            try writer.writeTail(sources: m.sources, summary: m.summary)
+            return writer
+        }
+        let holder = directory.appendingPathComponent("20261201T000000Z.json.zst")
+        try run(m.cacheRoot).commit(to: holder)
+        let size = try manifestJSON(holder).count
+
+        let second = try run("/another/cache")
+        _ = try ManifestRedaction.rewriteEntries(at: holder, blanks: [(size / 2)..<(size / 2 + 50)], materializing: [:])
+        try second.writeTail(sources: m.sources, summary: m.summary)  // the copy is made here
+        var summary = m.summary
+        summary.manifestPath = "the second"
+        try second.writeTail(sources: m.sources, summary: summary)  // and the tail written again after it
+        let url = directory.appendingPathComponent("20261202T000000Z.json.zst")
+        try second.commit(to: url)
+        var expected = m
+        expected.cacheRoot = "/another/cache"
+        expected.summary = summary
+        #expect(try manifestJSON(url) == ManifestJSONWriter.encode(expected))
+        let fd = open(url.path, O_RDONLY)
+        defer { close(fd) }
+        #expect(try SeekableZstdFile(descriptor: fd).holderNames().isEmpty, "copied in whole")
+
+        // Left alone, a third run names what the others hold.
+        let third = try run("/a/third")
+        let thirdURL = directory.appendingPathComponent("20261203T000000Z.json.zst")
+        try third.commit(to: thirdURL)
+        let fd3 = open(thirdURL.path, O_RDONLY)
+        defer { close(fd3) }
+        #expect(try !SeekableZstdFile(descriptor: fd3).holderNames().isEmpty)
+        expected.cacheRoot = "/a/third"
+        expected.summary = m.summary
+        #expect(try manifestJSON(thirdURL) == ManifestJSONWriter.encode(expected))
     }
 
     /// Manifests written before the order changed (keys sorted throughout) read the same.
