@@ -40,25 +40,14 @@ struct ManifestCommand: ParsableCommand {
         do {
             guard SeekableZstd.isCompressed(fd) else {
                 guard !zst else { throw FailureExit.message("\(url.lastPathComponent) is plain JSON, not compressed", code: 2) }
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-                defer { buffer.deallocate() }
-                while case let count = try FileSystem.readSome(fd, into: buffer, path: url.path), count > 0 {
-                    try FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: out)
-                }
+                try copy(fd, path: url.path, to: out)
                 return
             }
             let file = try SeekableZstdFile(descriptor: fd, directory: url.deletingLastPathComponent().path)
             if zst {
                 let holders = try file.holderNames()
-                guard !holders.isEmpty else {
-                    // Whole already (perhaps written before digests): as it is.
-                    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-                    defer { buffer.deallocate() }
-                    while case let count = try FileSystem.readSome(fd, into: buffer, path: url.path), count > 0 {
-                        try FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: out)
-                    }
-                    return
-                }
+                // Whole already (perhaps written before digests): as it is.
+                guard !holders.isEmpty else { return try copy(fd, path: url.path, to: out) }
                 try file.rewrite(to: { try FileSystem.writeAll(STDOUT_FILENO, $0, path: out) },
                                  materializing: SeekableZstdFile.everything(of: holders))
             } else {
@@ -68,6 +57,15 @@ struct ManifestCommand: ParsableCommand {
             throw exit
         } catch {
             throw FailureExit.message("\(url.lastPathComponent): \(error)", code: 2)
+        }
+    }
+
+    /// The file open at `fd` to standard output as it is, a megabyte at a time.
+    private func copy(_ fd: Int32, path: String, to out: String) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while case let count = try FileSystem.readSome(fd, into: buffer, path: path), count > 0 {
+            try FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: out)
         }
     }
 

@@ -21,7 +21,8 @@ import TestSupport
         return try #require(object["tweets"] as? [[String: Any]])
     }
 
-    @Test func aRepeatedRunIsSmallAndReadsAsTheFirstDid() async throws {
+    /// A cache where the built-in sample ran twice, and its two manifests.
+    func twoDemoRuns() async throws -> (cache: URL, files: [URL]) {
         let cache = try tempDir().appendingPathComponent("cache")
         for _ in 0..<2 {
             let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet"])
@@ -29,6 +30,11 @@ import TestSupport
         }
         let files = try manifests(cache)
         try #require(files.count == 2)
+        return (cache, files)
+    }
+
+    @Test func aRepeatedRunIsSmallAndReadsAsTheFirstDid() async throws {
+        let (cache, files) = try await twoDemoRuns()
         let sizes = try files.map { try FileManager.default.attributesOfItem(atPath: $0.path)[.size] as! Int }
         #expect(sizes[1] < sizes[0] / 2, "\(sizes)")
 
@@ -61,13 +67,7 @@ import TestSupport
     }
 
     @Test func forgettingAPostBothRunsHoldLeavesBothReadableWithoutIt() async throws {
-        let cache = try tempDir().appendingPathComponent("cache")
-        for _ in 0..<2 {
-            let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet"])
-            #expect(out.status == 0, "\(out.stderr)")
-        }
-        let files = try manifests(cache)
-        try #require(files.count == 2)
+        let (cache, files) = try await twoDemoRuns()
         let before = try tweets(try manifestJSON(files[0]))
         // A post in the middle whose text no other post repeats.
         let texts = before.compactMap { $0["text"] as? String }

@@ -83,6 +83,12 @@ package final class SeekableZstdFile {
 
     /// The uncompressed bytes at `range`.
     package func read(_ range: Range<Int>) throws(SeekableZstd.Problem) -> Data {
+        try read(range, holder: false)
+    }
+
+    /// The bytes at `range`. Read as a holder (for a file that names this one), every
+    /// frame is checked against its digest, and a reference here is an error.
+    private func read(_ range: Range<Int>, holder: Bool) throws(SeekableZstd.Problem) -> Data {
         guard range.lowerBound >= 0, range.upperBound <= table.decompressedSize else {
             throw SeekableZstd.Problem("bytes \(range) are past the file's \(table.decompressedSize)")
         }
@@ -92,30 +98,14 @@ package final class SeekableZstdFile {
             let index = table.frame(containing: at)
             let start = table.decompressedStarts[index]
             let end = min(range.upperBound, table.decompressedStarts[index + 1])
-            if let resolved = try resolve(index) {
+            if !holder, let resolved = try resolve(index) {
                 // Only the holder's frames the range reaches, not the whole reference.
                 let there = resolved.reference.offset + (at - start)
-                out.append(try resolved.holder.read(there..<(there + end - at), checked: true))
+                out.append(try resolved.holder.read(there..<(there + end - at), holder: true))
             } else {
-                let frame = try self.frame(index)
+                let frame = holder ? try checkedFrame(index) : try self.frame(index)
                 out.append(contentsOf: frame[(at - start)..<(end - start)])
             }
-            at = end
-        }
-        return out
-    }
-
-    /// The bytes at `range`, each frame's checked against its digest when `checked`.
-    private func read(_ range: Range<Int>, checked: Bool) throws(SeekableZstd.Problem) -> Data {
-        guard checked else { return try read(range) }
-        var out = Data(capacity: range.count)
-        var at = range.lowerBound
-        while at < range.upperBound {
-            let index = table.frame(containing: at)
-            let start = table.decompressedStarts[index]
-            let end = min(range.upperBound, table.decompressedStarts[index + 1])
-            let frame = try checkedFrame(index)
-            out.append(contentsOf: frame[(at - start)..<(end - start)])
             at = end
         }
         return out
