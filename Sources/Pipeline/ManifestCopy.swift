@@ -72,9 +72,7 @@ public struct ManifestCopy: Sendable {
                 try FileSystem.sync(output, path: temporary)
                 return
             }
-            let holders = try file.holderNames()
-            if !holders.isEmpty {
-                try file.rewrite(to: { try FileSystem.writeAll(output, $0, path: temporary) }, materializing: SeekableZstdFile.everything(of: holders))
+            if try file.writeWhole(to: { try FileSystem.writeAll(output, $0, path: temporary) }) {
                 try FileSystem.sync(output, path: temporary)
                 return
             }

@@ -45,11 +45,10 @@ struct ManifestCommand: ParsableCommand {
             }
             let file = try SeekableZstdFile(descriptor: fd, directory: url.deletingLastPathComponent().path)
             if zst {
-                let holders = try file.holderNames()
                 // Whole already (perhaps written before digests): as it is.
-                guard !holders.isEmpty else { return try copy(fd, path: url.path, to: out) }
-                try file.rewrite(to: { try FileSystem.writeAll(STDOUT_FILENO, $0, path: out) },
-                                 materializing: SeekableZstdFile.everything(of: holders))
+                if try !file.writeWhole(to: { try FileSystem.writeAll(STDOUT_FILENO, $0, path: out) }) {
+                    try copy(fd, path: url.path, to: out)
+                }
             } else {
                 try file.expand(to: STDOUT_FILENO, path: out)
             }

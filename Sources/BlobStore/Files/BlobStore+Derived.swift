@@ -65,13 +65,8 @@ extension BlobStore {
     }
 
     private func readDerived(_ path: String, first count: Int) throws(BlobStoreError) -> (bytes: [UInt8], fileSize: Int) {
-        let fd = try FileSystem.openFile(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, operation: "open derived file")
+        let (fd, size, _) = try FileSystem.openRegularFile(path, operation: "read derived file")
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .io(operation: "read derived file (not a regular file)", path: path, code: EINVAL)
-        }
-        let size = Int(info.st_size)
         let wanted = max(0, min(size, count))
         var bytes = [UInt8](repeating: 0, count: wanted)
         var filled = 0

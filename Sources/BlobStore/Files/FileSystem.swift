@@ -27,6 +27,19 @@ package enum FileSystem {
         }
     }
 
+    /// `path` open for reading, only when it is a regular file: never through a
+    /// symbolic link, and never waiting on a FIFO or a device someone put there under
+    /// the name. The caller closes the descriptor.
+    package static func openRegularFile(_ path: String, operation: String) throws(BlobStoreError) -> (fd: Int32, size: Int, inode: UInt64) {
+        let fd = try openFile(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, operation: operation)
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .io(operation: "\(operation) (not a regular file)", path: path, code: EINVAL)
+        }
+        return (fd, Int(info.st_size), UInt64(info.st_ino))
+    }
+
     /// A new file in `directory` with no name (`O_TMPFILE`, Linux 3.11+), or nil where
     /// the kernel or file system has none.
     package static func openUnnamedFile(in directory: String) -> Int32? {

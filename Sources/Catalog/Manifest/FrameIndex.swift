@@ -87,13 +87,17 @@ package final class FrameIndex {
         guard let file = try open(name) else { return false }
         guard file.table.digests.count == file.table.frameCount, file.table.frameCount > 0 else { return false }
         for index in 0..<file.table.frameCount {
-            if let resolved = try file.resolve(index) {
-                // The holder's own frames, where the bytes are.
-                guard try open(resolved.reference.holder) != nil else { continue }
-                for k in resolved.frames {
-                    let range = resolved.holder.table.range(of: k)
-                    insert(resolved.holder.table.digests[k],
-                           Location(holder: resolved.reference.holder, offset: range.lowerBound, length: range.count))
+            if let reference = try file.reference(index) {
+                // The holder's own frames, where the bytes are (each compared byte for
+                // byte before it is named: ``holds(_:_:)``).
+                guard let holder = try open(reference.holder),
+                      let first = holder.table.entry(startingAt: reference.offset),
+                      let end = holder.table.entry(startingAt: reference.offset + reference.length),
+                      end <= holder.table.digests.count
+                else { continue }
+                for k in first..<end {
+                    let range = holder.table.range(of: k)
+                    insert(holder.table.digests[k], Location(holder: reference.holder, offset: range.lowerBound, length: range.count))
                 }
             } else {
                 let range = file.table.range(of: index)
@@ -109,17 +113,16 @@ package final class FrameIndex {
 
     private var files: [String: SeekableZstdFile] = [:]
 
-    /// Manifest `name`, opened once and kept open (nil when it cannot be).
+    /// Manifest `name`, opened once and kept open (nil when it cannot be, or is not a
+    /// regular file). Its own frames are all the index reads of it.
     private func open(_ name: String) throws -> SeekableZstdFile? {
         if let file = files[name] { return file }
-        let fd = Glibc.open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        var info = stat()
-        guard fstat(fd, &info) == 0, let file = try? SeekableZstdFile(descriptor: fd, directory: directory) else {
+        guard let (fd, _, inode) = try? FileSystem.openRegularFile(directory + "/" + name, operation: "read") else { return nil }
+        guard let file = try? SeekableZstdFile(descriptor: fd) else {
             close(fd)
             return nil
         }
-        descriptors[name] = (fd, UInt64(info.st_ino))
+        descriptors[name] = (fd, inode)
         files[name] = file
         return file
     }

@@ -175,13 +175,13 @@ public struct ManifestRedaction: Sendable {
                                allowedChanges: [Range<Int>]? = nil) throws -> (size: Int, mtime: Int) {
         let blanks = try blanks(in: file, removing: posts, failedURLs: failedURLs)
         if file.isCompressed,
-           let facts = try rewriteEntries(at: url, blanks: JSONBlanking.normalized(blanks), materializing: materializing,
+           let facts = try rewriteEntries(at: url, blanks: blanks, materializing: materializing,
                                           allowedChanges: allowedChanges) {
             return facts
         }
         // Pages already copied are given back as the copy goes: a manifest of
         // gigabytes is never resident.
-        return try Self.writeBlanked(file.bytes, blanks: JSONBlanking.normalized(blanks), over: url,
+        return try Self.writeBlanked(file.bytes, blanks: blanks, over: url,
                                      compressed: file.isCompressed, copied: file.release)
     }
 

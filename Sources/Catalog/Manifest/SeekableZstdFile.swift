@@ -137,7 +137,8 @@ package final class SeekableZstdFile {
     package func frame(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws(SeekableZstd.Problem) {
         let compressed = try entryBytes(index)
         let expected = table.range(of: index).count
-        if let resolved = try resolve(index, compressed) {
+        if let reference = try SeekableZstd.Reference.parse(entry: compressed) {
+            let resolved = try resolve(index, reference)
             var at = 0
             for k in resolved.frames {
                 let bytes = try resolved.holder.checkedFrame(k)
@@ -171,13 +172,13 @@ package final class SeekableZstdFile {
     package func resolve(_ index: Int) throws(SeekableZstd.Problem) -> Resolved? {
         if let resolved = resolved[index] { return resolved }
         if let kept, kept.frame == index { return nil }
-        guard try reference(index) != nil else { return nil }
-        return try resolve(index, try entryBytes(index))
+        guard let reference = try reference(index) else { return nil }
+        return try resolve(index, reference)
     }
 
-    private func resolve(_ index: Int, _ compressed: [UInt8]) throws(SeekableZstd.Problem) -> Resolved? {
+    /// Entry `index`, which is `reference`, resolved in its holder and checked.
+    private func resolve(_ index: Int, _ reference: SeekableZstd.Reference) throws(SeekableZstd.Problem) -> Resolved {
         if let resolved = resolved[index] { return resolved }
-        guard let reference = try SeekableZstd.Reference.parse(entry: compressed) else { return nil }
         let holder = try self.holder(reference.holder)
         guard reference.length == table.range(of: index).count,
               let first = holder.table.entry(startingAt: reference.offset),
@@ -212,14 +213,10 @@ package final class SeekableZstdFile {
             guard let directory else {
                 throw SeekableZstd.Problem("an entry that names \(name)'s bytes (read it where its manifests are)")
             }
-            // Never a FIFO or a device a stranger named like a manifest: opened without
-            // waiting, and taken only when it is a regular file.
-            let fd = open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard fd >= 0 else { throw SeekableZstd.Problem("it refers to \(name), which cannot be read: \(String(cString: strerror(errno)))") }
-            var info = stat()
-            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                close(fd)
-                throw SeekableZstd.Problem("it refers to \(name), which is not a regular file")
+            // Never a FIFO or a device a stranger named like a manifest.
+            let fd: Int32
+            do { fd = try FileSystem.openRegularFile(directory + "/" + name, operation: "read").fd } catch {
+                throw SeekableZstd.Problem("it refers to \(name), which cannot be read: \(error)")
             }
             holder = try SeekableZstdFile(owning: fd)
         }
@@ -233,15 +230,18 @@ package final class SeekableZstdFile {
         return holder
     }
 
-    /// Whether the file at `path` is seekable zstd naming another manifest's bytes (or
-    /// not readable enough to tell): what a file from elsewhere, a bucket's copy, must
-    /// not be, lest a stranger's file be read against this cache's own manifests.
-    package static func namesOtherManifests(_ path: String) -> Bool {
+    /// Refuses the file at `path` when it is seekable zstd naming another manifest's
+    /// bytes (or not readable enough to tell): what a file from elsewhere, a bucket's
+    /// copy, must not be, lest a stranger's file be read against this cache's own
+    /// manifests. A bucket's copies are written whole (`BucketManifest`).
+    package static func requireWhole(_ path: String) throws(SeekableZstd.Problem) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return }
         defer { close(fd) }
-        guard SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd) else { return false }
-        return (try? file.hasReferences()) ?? true
+        guard SeekableZstd.isCompressed(fd), let file = try? SeekableZstdFile(descriptor: fd) else { return }
+        guard (try? file.hasReferences()) == false else {
+            throw SeekableZstd.Problem("it names another manifest's bytes; a bucket's manifests must be whole")
+        }
     }
 
     /// Whether any entry is a reference.
@@ -264,6 +264,16 @@ package final class SeekableZstdFile {
     /// Every byte of the manifests named: `materializing` for a file copied whole.
     package static func everything(of names: Set<String>) -> [String: [Range<Int>]] {
         Dictionary(uniqueKeysWithValues: names.map { ($0, [0..<Int.max]) })
+    }
+
+    /// Writes the file to `sink` as one that reads on its own, what it names copied in
+    /// (each frame checked); false, with nothing written, when it names nothing and
+    /// is whole as it is. What leaves this folder (a copy, a download) is whole.
+    package func writeWhole(to sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        let holders = try holderNames()
+        guard !holders.isEmpty else { return false }
+        try rewrite(to: sink, materializing: Self.everything(of: holders))
+        return true
     }
 
     /// Writes the file again to `sink`, entry by entry, as a seekable zstd file of
@@ -297,7 +307,7 @@ package final class SeekableZstdFile {
                 i += 1
             }
             let compressed = try entryBytes(index)
-            guard let resolved = try resolve(index, compressed) else {
+            guard let reference = try SeekableZstd.Reference.parse(entry: compressed) else {
                 var bytes = touching.isEmpty ? [] : try frame(index)
                 let before = bytes
                 JSONBlanking.apply(touching, to: &bytes, offset: range.lowerBound)
@@ -309,7 +319,6 @@ package final class SeekableZstdFile {
                 }
                 continue
             }
-            let reference = resolved.reference
             let changing = materializing[reference.holder] ?? []
             let there = reference.offset..<(reference.offset + reference.length)
             guard !touching.isEmpty || changing.contains(where: { $0.overlaps(there) }) else {
@@ -318,15 +327,9 @@ package final class SeekableZstdFile {
             }
             // Frame by frame: copied in where blanked here or changing there, still
             // named (as references of their own) elsewhere.
+            let resolved = try resolve(index, reference)
             let holder = resolved.holder
             var at = range.lowerBound
-            var named: (offset: Int, length: Int, digests: [BlobHash])?
-            func endNamed() throws {
-                guard let current = named else { return }
-                named = nil
-                let entry = SeekableZstd.Reference(holder: reference.holder, offset: current.offset, length: current.length)
-                try out.appendEntry(entry.encoded(), decompressed: current.length, digest: SeekableZstd.digest(of: current.digests))
-            }
             for k in resolved.frames {
                 let held = holder.table.range(of: k)
                 let piece = at..<(at + held.count)
@@ -341,16 +344,10 @@ package final class SeekableZstdFile {
                     blanked = bytes != before
                 }
                 if !blanked && !copying {
-                    if var current = named {
-                        current.length += held.count
-                        current.digests.append(holder.table.digests[k])
-                        named = current
-                    } else {
-                        named = (held.lowerBound, held.count, [holder.table.digests[k]])
-                    }
+                    try out.appendNamed(FrameIndex.Location(holder: reference.holder, offset: held.lowerBound, length: held.count),
+                                        digest: holder.table.digests[k])
                     continue
                 }
-                try endNamed()
                 if blanked {
                     try out.appendFrame(bytes)
                     changed.append(piece)
@@ -359,7 +356,6 @@ package final class SeekableZstdFile {
                     try out.appendEntry(try holder.entryBytes(k), decompressed: held.count, digest: holder.table.digests[k])
                 }
             }
-            try endNamed()
         }
         kept = nil
         try out.finish()

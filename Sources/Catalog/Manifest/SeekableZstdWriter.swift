@@ -108,7 +108,8 @@ package final class SeekableZstdWriter {
     /// An entry copied as it is from another file (a frame or a reference) with its
     /// digest: how a file is written again entry by entry (``SeekableZstdFile/rewrite``).
     func appendEntry(_ compressed: [UInt8], decompressed: Int, digest: BlobHash) throws {
-        precondition(pending.isEmpty && naming == nil)
+        precondition(pending.isEmpty)
+        try endNaming()
         try compressed.withUnsafeBytes { try sink($0) }
         table.append(compressed: compressed.count, decompressed: decompressed)
         table.digests.append(digest)
@@ -116,8 +117,16 @@ package final class SeekableZstdWriter {
 
     /// `bytes` as one frame of its own, whatever their length.
     func appendFrame(_ bytes: [UInt8]) throws {
-        precondition(pending.isEmpty && naming == nil)
+        precondition(pending.isEmpty)
+        try endNaming()
         try bytes.withUnsafeBytes { try writeFrame($0, digest: BlobHash(hashing: $0)) }
+    }
+
+    /// A frame at `location` named rather than written, its bytes' SHA-256 `digest`:
+    /// gathered with the frames named before it into one reference where they follow on.
+    func appendNamed(_ location: FrameIndex.Location, digest: BlobHash) throws {
+        precondition(pending.isEmpty)
+        try name(location, digest: digest)
     }
 
     /// Ends a frame at the first `count` bytes pending.
@@ -148,11 +157,14 @@ package final class SeekableZstdWriter {
     }
 
     /// Adds a frame the base holds to the reference being gathered, when it follows
-    /// on in the same holder; else ends that one and starts another.
+    /// on in the same holder and the reference stays within what a reader takes
+    /// (``SeekableZstd/longestReference``, ``SeekableZstd/mostFramesNamed``); else ends
+    /// that one and starts another.
     private func name(_ found: FrameIndex.Location, digest: BlobHash) throws {
         if var current = naming, current.location.holder == found.holder,
            current.location.offset + current.location.length == found.offset,
-           current.location.length + found.length <= SeekableZstd.longestReference {
+           current.location.length + found.length <= SeekableZstd.longestReference,
+           current.digests.count < SeekableZstd.mostFramesNamed {
             current.location.length += found.length
             current.digests.append(digest)
             naming = current

@@ -24,14 +24,15 @@ struct ManifestRewritePlan {
 
     private(set) var steps: [Step] = []
 
-    /// `changing`: each manifest to be blanked, with the ranges of its JSON that may
-    /// change (its posts' and failures', a little wider). `names`: every manifest.
+    /// `changing`: each manifest to be blanked, with the ranges of its JSON its blanks
+    /// change (and its failures', when URLs go). `names`: every manifest.
     init(folder: URL, names: [String], changing: [String: [Range<Int>]]) {
         // Who names what: holder to (referrer, the holder's bytes it names).
         var referrers: [String: [(name: String, range: Range<Int>)]] = [:]
         for name in names where name.hasSuffix(CacheKey.manifestSuffix) {
-            let fd = open(folder.appendingPathComponent(name).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0 else { continue }
+            guard let (fd, _, _) = try? FileSystem.openRegularFile(folder.appendingPathComponent(name).path, operation: "read") else {
+                continue
+            }
             defer { close(fd) }
             guard let file = try? SeekableZstdFile(descriptor: fd) else { continue }
             for index in 0..<file.table.frameCount {

@@ -87,11 +87,7 @@ public struct BucketSync: Sendable {
             }
             do {
                 guard try await storage.download(object.key, to: temporary) else { continue }
-                // A bucket's copies are whole (BucketManifest); one naming another
-                // manifest's bytes would be read against this cache's own.
-                guard !SeekableZstdFile.namesOtherManifests(temporary.path) else {
-                    throw SeekableZstd.Problem("it names another manifest's bytes; a bucket's manifests must be whole")
-                }
+                try SeekableZstdFile.requireWhole(temporary.path)
                 let manifest = try ManifestFile(url: temporary)
                 try recorder?.owe(local.lastPathComponent)
                 try FileManager.default.moveItem(at: temporary, to: local)

@@ -203,9 +203,7 @@ public struct StoreMaintenance: Sendable {
     /// Adds what the manifest at `file` names to `named`; throws when it is not a manifest.
     /// A bucket's manifests are whole: one naming another manifest's bytes is refused.
     static func read(manifestAt file: URL, into named: inout [String: Set<BlobHash>]) throws {
-        guard !SeekableZstdFile.namesOtherManifests(file.path) else {
-            throw SeekableZstd.Problem("it names another manifest's bytes; a bucket's manifests must be whole")
-        }
+        try SeekableZstdFile.requireWhole(file.path)
         let manifest = try ManifestFile(url: file)
         var found: [String: Set<BlobHash>] = [:]
         try manifest.forEachPost(releasing: true) { _, range in

@@ -70,20 +70,20 @@ final class CacheFiles: Sendable {
         guard size <= limit else { throw .tooLarge(size) }
         guard SeekableZstd.isCompressed(fd),
               let file = try? SeekableZstdFile(descriptor: fd, directory: layout.manifestsURL.path),
-              let holders = try? file.holderNames(), !holders.isEmpty
+              (try? file.hasReferences()) == true
         else { return Self.read(fd, offset: 0, count: size) }
         var out: [UInt8] = []
         do {
-            try file.rewrite(to: { bytes in
+            _ = try file.writeWhole { bytes in
                 out.append(contentsOf: bytes)
                 if out.count > limit { throw Failure.tooLarge(out.count) }
-            }, materializing: SeekableZstdFile.everything(of: holders))
+            }
+            return out
         } catch let failure as Failure {
             throw failure
         } catch {
             throw .unreadable("\(error)")
         }
-        return out
     }
 
     /// `length` bytes at `offset` of the file at `relative` (fewer when the file
