@@ -23,18 +23,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Without the swift-configuration support (a default trait): nothing here reads it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
-        // Bluesky's Jetstream: a maintained WebSocket client (and, for tests, its server).
-        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-        // Tests only: the HTTPS + HTTP/2 origin (TLSTestSupport).
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         // System libraries: a modulemap and pkg-config, nothing else.
@@ -148,9 +145,11 @@ let package = Package(
             name: "LiveSearch",
             dependencies: [
                 "MediaFetch", "TweetModel",
-                // Jetstream's WebSocket, over TLS for wss://.
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Jetstream's WebSocket: libcurl's connection (TLS for wss://), NIO's frames.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -183,15 +182,15 @@ let package = Package(
         ),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types")]),
-        // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own.
+        // Test-only support: an HTTPS origin speaking HTTP/2, with a CA of its own: nginx
+        // (TLS, HTTP/2) in front of a plain origin that counts, so no second TLS library.
         .target(
             name: "TLSTestSupport",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/TLSSupport"
@@ -231,6 +230,7 @@ let package = Package(
             path: "Tests/StreamSupport"
         ),
         .testTarget(name: "LiveSearchTests", dependencies: ["LiveSearch", "TweetModel", "TestSupport", "StreamTestSupport", "MediaFetch",
+            "TLSTestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The fake X API served by hand (`swift run tc-fake-api`), for trying `search` offline.
         .executableTarget(name: "tc-fake-api", dependencies: ["TestSupport"], path: "Tests/FakeAPITool"),

@@ -2,9 +2,10 @@
 # Runs every test. Installs what is missing, builds (optimised), then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates;
-# Ceph's RADOS Gateway is the real S3 server the object-storage tests start (scripts/rgw.sh).
-export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl time ceph ceph-mon ceph-osd radosgw"
+# Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates
+# and nginx serves them (TLS, HTTP/2: Tests/TLSSupport); Ceph's RADOS Gateway is the real S3 server
+# the object-storage tests start (scripts/rgw.sh).
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl nginx time ceph ceph-mon ceph-osd radosgw"
 source scripts/bootstrap.sh
 # Nothing in the suite may ask a cloud's instance-metadata address for credentials.
 export AWS_EC2_METADATA_DISABLED=true

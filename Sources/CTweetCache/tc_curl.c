@@ -19,6 +19,7 @@ CURLcode tc_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *out) { return curl
 CURLcode tc_easy_getinfo_double(CURL *h, CURLINFO i, double *out) { return curl_easy_getinfo(h, i, out); }
 CURLcode tc_easy_getinfo_string(CURL *h, CURLINFO i, const char **out) { return curl_easy_getinfo(h, i, out); }
 CURLcode tc_easy_getinfo_pointer(CURL *h, CURLINFO i, void **out) { return curl_easy_getinfo(h, i, out); }
+CURLcode tc_easy_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *out) { return curl_easy_getinfo(h, i, out); }
 
 CURLMcode tc_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 

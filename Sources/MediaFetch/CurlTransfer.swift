@@ -378,6 +378,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func classify(_ code: CURLcode) -> FetchFailure {
         let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        return Self.failure(code, message: message, maxBytes: maxBytes, maxRedirects: maxRedirects)
+    }
+
+    /// libcurl's result code as a failure a user can act on; `message` is libcurl's
+    /// error buffer, or its text for the code.
+    static func failure(_ code: CURLcode, message: String, maxBytes: Int = 0, maxRedirects: Int = 0) -> FetchFailure {
         switch code {
         case CURLE_FILESIZE_EXCEEDED: return .tooLarge(limit: maxBytes)
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(limit: maxRedirects)

@@ -35,6 +35,9 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         /// Headers at once, then whatever the test pushes into `feed`, chunked, until
         /// the feed is closed (the response ends) or the server stops.
         case stream(status: Int, headers: [(String, String)] = [], feed: StreamFeed)
+        /// No HTTP of its own: whatever the test pushes into `feed`, as it is (a head and
+        /// the bytes after it, such as a WebSocket's), until the feed is closed.
+        case raw(feed: StreamFeed)
     }
 
     public typealias Handler = @Sendable (Request) -> Action
@@ -156,6 +159,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                     else { return }
                 }
                 _ = send(fd, Array("0\r\n\r\n".utf8))
+                return
+            case let .raw(feed):
+                while let chunk = feed.next(stopped: { self.state.withLock { $0.stopped } }) {
+                    guard send(fd, chunk) else { return }
+                }
                 return
             }
         }

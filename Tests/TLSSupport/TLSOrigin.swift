@@ -1,9 +1,8 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
-import HummingbirdHTTP2
 import Logging
 import NIOCore
-import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -11,6 +10,10 @@ import Synchronization
 /// a certificate signed by a throw-away CA of its own, as a TLS-inspecting proxy or a
 /// private mirror would have. Tests trust that CA explicitly, or see the certificate
 /// refused.
+///
+/// The TLS and HTTP/2 are nginx's (``TLSFront``), in front of a plain HTTP/1.1 origin
+/// here that answers and counts: the program links one TLS library (libcurl's), and its
+/// tests need no second one to serve HTTPS.
 ///
 /// It counts what fetch tuning is about: TCP connections, and how many requests were in
 /// flight at once. With `holdUntil`, every response but the first waits until that many
@@ -27,7 +30,7 @@ public final class TLSOrigin: Sendable {
     private let holdTimer: Task<Void, Never>?
 
     public var baseURL: String { "https://127.0.0.1:\(port)" }
-    /// TCP connections accepted (distinct client ports seen).
+    /// TCP connections the client opened (the distinct numbers nginx gave them).
     public var connections: Int { counters.state.withLock { $0.clientPorts.count } }
     /// The most requests in flight at once.
     public var maxInFlight: Int { counters.state.withLock { $0.maxInFlight } }
@@ -37,7 +40,7 @@ public final class TLSOrigin: Sendable {
 
     final class Counters: Sendable {
         struct State {
-            var clientPorts: Set<Int> = []
+            var clientPorts: Set<String> = []
             var inFlight = 0
             var maxInFlight = 0
             var requests = 0
@@ -71,24 +74,23 @@ public final class TLSOrigin: Sendable {
         }
     }
 
+    /// What nginx says of the client's side: its connection's number and protocol.
     struct Context: RequestContext {
         var coreContext: CoreRequestContextStorage
-        let remotePort: Int?
-        /// An HTTP/2 request arrives on a stream channel, child of the connection's.
-        let isHTTP2: Bool
         init(source: ApplicationRequestContextSource) {
             coreContext = .init(source: source)
-            remotePort = source.channel.parent?.remoteAddress?.port ?? source.channel.remoteAddress?.port
-            isHTTP2 = source.channel.parent != nil
         }
     }
 
-    private init(port: Int, caFile: String, directory: URL, group: ServiceGroup, task: Task<Void, any Error>,
+    private let front: TLSFront
+
+    private init(front: TLSFront, group: ServiceGroup, task: Task<Void, any Error>,
                  counters: Counters, holdTimer: Task<Void, Never>?) {
         self.holdTimer = holdTimer
-        self.port = port
-        self.caFile = caFile
-        self.directory = directory
+        self.front = front
+        port = front.port
+        caFile = front.caFile
+        directory = front.directory
         self.group = group
         self.task = task
         self.counters = counters
@@ -98,14 +100,6 @@ public final class TLSOrigin: Sendable {
     public static func start(
         holdUntil: Int = 0, maxHold: Duration = .seconds(5), body: @escaping @Sendable (String) -> [UInt8]?
     ) async throws -> TLSOrigin {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tc-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let (caFile, certFile, keyFile) = try makeCertificates(in: directory)
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certFile).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem)))
-        tls.minimumTLSVersion = .tlsv12
-
         let counters = Counters()
         let router = Router(context: Context.self)
         router.get("**") { request, context -> Response in
@@ -113,8 +107,8 @@ public final class TLSOrigin: Sendable {
                 s.requests += 1
                 s.inFlight += 1
                 s.maxInFlight = max(s.maxInFlight, s.inFlight)
-                if let port = context.remotePort { s.clientPorts.insert(port) }
-                if !context.isHTTP2 { s.http1Requests += 1 }
+                if let connection = request.headers[HTTPField.Name(TLSFront.connectionField)!] { s.clientPorts.insert(connection) }
+                if request.headers[HTTPField.Name(TLSFront.protocolField)!] != "HTTP/2.0" { s.http1Requests += 1 }
                 return s.requests == 1
             }
             defer { counters.state.withLock { $0.inFlight -= 1 } }
@@ -129,7 +123,6 @@ public final class TLSOrigin: Sendable {
         logger.logLevel = .critical
         let app = Application(
             router: router,
-            server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "tweetcache-tls-origin"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
@@ -149,48 +142,19 @@ public final class TLSOrigin: Sendable {
             await group.triggerGracefulShutdown()
             throw POSIXError(.EADDRNOTAVAIL)
         }
-        return TLSOrigin(port: bound, caFile: caFile, directory: directory, group: group, task: task,
-                         counters: counters, holdTimer: holdTimer)
+        let front: TLSFront
+        do { front = try await TLSFront.start(backendPort: bound) } catch {
+            task.cancel()
+            throw error
+        }
+        return TLSOrigin(front: front, group: group, task: task, counters: counters, holdTimer: holdTimer)
     }
 
     public func stop() async {
         holdTimer?.cancel()
         counters.release()
-        // Cancelled rather than shut down gracefully: a graceful HTTP/2 shutdown waits for
-        // the client to close the connection after GOAWAY, and libcurl does not read an
-        // idle pooled connection until it wants it again.
+        await front.stop()
         task.cancel()
         _ = await task.result
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A CA and a server certificate for IP 127.0.0.1 signed by it, made with the
-    /// `openssl` command (P-256 keys, valid for a day).
-    static func makeCertificates(in directory: URL) throws -> (ca: String, cert: String, key: String) {
-        let d = directory.path
-        let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem", "-days", "1", "-subj", "/CN=TweetCache test CA",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr", "-subj", "/CN=127.0.0.1"],
-            ["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key",
-             "-CAcreateserial", "-out", "\(d)/server.pem", "-days", "1", "-extfile", "\(d)/ext.cnf"],
-        ]
-        try "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".write(
-            toFile: "\(d)/ext.cnf", atomically: true, encoding: .utf8)
-        for arguments in steps {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl"] + arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments[0]) failed"])
-            }
-        }
-        return ("\(d)/ca.pem", "\(d)/server.pem", "\(d)/server.key")
     }
 }

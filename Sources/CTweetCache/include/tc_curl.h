@@ -34,6 +34,8 @@ CURLcode tc_easy_getinfo_double(CURL *h, CURLINFO i, double *out);
 /* The string belongs to the handle and is valid until the next call on it. */
 CURLcode tc_easy_getinfo_string(CURL *h, CURLINFO i, const char **out);
 CURLcode tc_easy_getinfo_pointer(CURL *h, CURLINFO i, void **out);
+/* CURLINFO_ACTIVESOCKET: the socket a CURLOPT_CONNECT_ONLY transfer left open. */
+CURLcode tc_easy_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *out);
 
 CURLMcode tc_multi_setopt_long(CURLM *m, CURLMoption o, long v);
 

@@ -1,9 +1,6 @@
 import Foundation
-import Logging
 import MediaFetch
-import NIOSSL
 public import TweetModel
-import WSClient
 
 /// Bluesky's Jetstream: the network's posts as JSON over a WebSocket
 /// (`/subscribe?wantedCollections=app.bsky.feed.post`), with commits (create,
@@ -87,31 +84,22 @@ public struct Jetstream: PostStream {
     public func connect(cursor: String?, session: StreamSession,
                         deliver: @escaping @Sendable (StreamEvent) async -> Void) async -> StreamEnd {
         let url = subscribeURL(cursor: cursor)
-        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
-        configuration.closeTimeout = .seconds(5)
-        configuration.autoPing = .enabled(timePeriod: .seconds(30))
-        let tls = url.lowercased().hasPrefix("wss:") ? TLSConfiguration.makeClientConfiguration() : nil
         let reader = JetstreamReader(matcher: matcher, handles: handles, images: images, name: name)
-        var logger = Logger(label: "tweetcache.jetstream")
-        logger.logLevel = .critical
-        do {
-            try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
-                                              logger: logger) { inbound, _, _ in
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    session.activity.mark()
-                    let bytes: [UInt8]
-                    switch message {
-                    case let .text(text): bytes = Array(text.utf8)
-                    case let .binary(buffer): bytes = Array(buffer.readableBytesView)
-                    }
-                    for event in reader.read(bytes) { await deliver(event) }
-                }
-            }
-        } catch {
-            if Task.isCancelled { return .cancelled }
-            return .failed("\(name): \(String(describing: error).prefix(300))")
+        var socket = WebSocketStream(url: url, configuration: session.fetcher.configuration)
+        socket.maxMessage = 1 << 20
+        socket.pingInterval = .seconds(30)
+        let end = await socket.run { payload in
+            session.activity.mark()
+            for event in reader.read(payload) { await deliver(event) }
         }
-        return Task.isCancelled ? .cancelled : .closed
+        if Task.isCancelled { return .cancelled }
+        switch end {
+        case .closed: return .closed
+        case .cancelled: return .cancelled
+        case .status(429): return .rateLimited(retryAfter: nil)
+        case let .status(status): return .failed("\(name) answered the upgrade with HTTP \(status)")
+        case let .failed(why): return .failed("\(name): \(why.prefix(300))")
+        }
     }
 }
 
