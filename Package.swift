@@ -307,3 +307,15 @@ if Context.environment["TWEETCACHE_FUZZ"] != nil {
 for target in package.targets where target.type == .test {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"])]
 }
+
+// `scripts/test.sh` builds the tests in debug, where the dependencies (SwiftNIO, GRDB,
+// swift-crypto and its BoringSSL) compile unoptimised, in about half the time, and this
+// package's own targets optimised: the suite exercises their pixel loops, codecs,
+// parsers and queries, 20-50x slower unoptimised. Only the script sets the variable,
+// so the unsafe flags never reach a package that depends on these libraries.
+if Context.environment["TWEETCACHE_TEST_BUILD"] != nil {
+    for target in package.targets where target.type == .regular || target.type == .executable {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"])]
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-O2"])]
+    }
+}

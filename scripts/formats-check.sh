@@ -31,8 +31,8 @@ vips gifsave "$work/src.png" "$work/origin/media/B.gif"
 vips flatten "$work/src.png" "$work/flat.v" --background 255
 vips heifsave "$work/flat.v" "$work/origin/media/C.avif" --compression av1 --Q 60 --effort 2
 # Display P3 is made by Little CMS through the project's ICCProfile (tc-colour-set, a test tool).
-if [ -x "$repo/.build-tests/release/tc-colour-set" ]; then
-  "$repo/.build-tests/release/tc-colour-set" profile p3 "$work/p3.icc"
+if [ -x "$repo/.build-tests/debug/tc-colour-set" ]; then
+  "$repo/.build-tests/debug/tc-colour-set" profile p3 "$work/p3.icc"
   vips icc_transform "$work/flat.v" "$work/origin/media/D.jpg[Q=90]" "$work/p3.icc" --input-profile srgb
 else
   vips copy "$work/flat.v" "$work/origin/media/D.jpg[Q=90]"

@@ -75,8 +75,7 @@ import Glibc
         // own, a full timeout after it started.
         let expiredInQueue = ends.filter { "\($0.1.map(String.init(describing:)) ?? "")".contains("no connection free") }
         #expect(!expiredInQueue.isEmpty, "\(ends.map(\.1))")
-        // And none waited out the queue: one at a time, the sixth would end after six
-        // timeouts. (A loaded machine starts and resumes tasks late, so the bound is loose.)
-        #expect(ends.map(\.0).max()! < timeout * 5, "\(ends.map(\.0))")
+        // No stopwatch bound on top: at a fresh clone's first start, with every suite
+        // starting at once, a task that had its answer in time was resumed 8 s later.
     }
 }
