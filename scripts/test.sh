@@ -31,6 +31,10 @@ swift build --build-tests --scratch-path .build-tests --explicit-target-dependen
 # Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
 # after the whole suite, OptionCoverageTests checks that every option README's usage
 # lines name was run by some test.
+# The suite's few dozen `tweetcache demo` runs render the sample's images once, here.
+TWEETCACHE_DEMO_ASSETS=$(mktemp -d "${TMPDIR:-/tmp}/tc-demo-assets.XXXXXX")
+export TWEETCACHE_DEMO_ASSETS
+trap 'rm -rf "$TWEETCACHE_DEMO_ASSETS"' EXIT
 option_log="$PWD/.build-tests/option-runs.jsonl"
 rm -f "$option_log"
 TWEETCACHE_OPTION_LOG="$option_log" \

@@ -37,7 +37,13 @@ struct DemoCommand: AsyncParsableCommand {
 
         let quiet = options.quiet || options.json
         let renderStart = ContinuousClock.now
-        let bodies = try DemoAssets.render(sample.assets, directory: dir)
+        // Rendering the sample's 153 megapixels takes seconds of every core; the files are
+        // kept for the next demo, in this cache or in a folder that demos into new caches
+        // share (TWEETCACHE_DEMO_ASSETS: the test suite runs a few dozen demos).
+        let shared = ProcessInfo.processInfo.environment["TWEETCACHE_DEMO_ASSETS"].flatMap {
+            $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true)
+        }
+        let bodies = try DemoAssets.render(sample.assets, directory: shared ?? dir)
         let avatars = sample.assets.filter { $0.kind == .avatar }.map(\.key)
         // One user's 400x400 avatar is "missing" on the origin, as happens on the real CDN.
         let origin = try await DemoOrigin.start(bodies: bodies, missingLargeAvatars: Set(avatars.prefix(1)), port: originPort)

@@ -182,6 +182,40 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect(s2["downloaded"] as? Int == 0)
         #expect(s2["cached"] as? Int == s["urls"] as? Int)
     }
+
+    /// `TWEETCACHE_DEMO_ASSETS`: demos into new caches render the sample once, there.
+    @Test func demosIntoNewCachesShareTheRenderedSampleInTheirFolder() async throws {
+        let bin = try BuiltProduct.url(named: "tweetcache")
+        let dir = try tempDir()
+        let assets = dir.appendingPathComponent("assets")
+        let environment = ["TWEETCACHE_DEMO_ASSETS": assets.path]
+        func files() throws -> [String: Int] {
+            let root = assets.path
+            var found: [String: Int] = [:]
+            for path in try FileManager.default.subpathsOfDirectory(atPath: root) where path.hasSuffix(".jpg") || path.hasSuffix(".mp4") {
+                let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + path)
+                found[path] = (attributes[.systemFileNumber] as? Int) ?? -1
+            }
+            return found
+        }
+        var summaries: [[String: Any]] = []
+        var rendered: [String: Int] = [:]
+        for cache in ["a", "b"] {
+            let out = try await CommandRunner.run(
+                bin, ["demo", "--cache", dir.appendingPathComponent(cache).path, "--json", "--quiet"], environment: environment)
+            #expect(out.status == 0, "\(out.stderr)")
+            summaries.append(try summary(out))
+            if cache == "a" { rendered = try files() }
+            // The rendered files are not in the cache's own demo folder.
+            let own = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("\(cache)/demo").path)
+            #expect(!own.contains { $0.hasPrefix("origin-") }, "\(own)")
+        }
+        #expect(rendered.count >= 50)
+        // The second demo read every file the first wrote (a file written again is a new inode).
+        #expect(try files() == rendered)
+        #expect(summaries[1]["downloaded"] as? Int == summaries[0]["downloaded"] as? Int)
+        #expect(summaries[1]["failed"] as? Int == 0)
+    }
 }
 
 /// `--cacert` and the environment variables curl users already set, against an HTTPS
