@@ -42,8 +42,12 @@ TWEETCACHE_OPTION_LOG="$option_log" \
 if [ $# -eq 0 ]; then
     # The test bundle itself, as `swift test` runs it: `swift test` would first load the
     # package graph again (9 s on a fresh clone).
-    TWEETCACHE_OPTION_LOG_CHECK="$option_log" .build-tests/debug/TweetCachePackageTests.xctest \
-        --testing-library swift-testing --filter OptionCoverageTests
+    # A filter that matches nothing passes too, so the run must say its tests ran.
+    coverage=$(TWEETCACHE_OPTION_LOG_CHECK="$option_log" .build-tests/debug/TweetCachePackageTests.xctest \
+        --testing-library swift-testing --filter OptionCoverageTests 2>&1) || { echo "$coverage"; exit 1; }
+    grep "Test run with" <<< "$coverage"
+    grep -q "Test run with [1-9][0-9]* tests* in 1 suite passed" <<< "$coverage" \
+        || { echo "$coverage"; echo "test.sh: OptionCoverageTests did not run" >&2; exit 1; }
 fi
 # Then each fuzz target whose code changed since it last ran clean (Fuzz/fuzzed.txt),
 # briefly, on its corpus (scripts/fuzz.sh; a sanitizer build of its own, made only

@@ -17,7 +17,7 @@ import Synchronization
 public final class CurlConnection: @unchecked Sendable {
     private let easy: UnsafeMutableRawPointer
     private let socket: Int32
-    /// A pipe whose read end every wait also watches: ``interrupt()`` writes to it.
+    /// A socket pair whose first end every wait also watches: ``interrupt()`` writes to the other.
     private let wake: (read: Int32, write: Int32)
     private let interrupted = Atomic<Bool>(false)
 
@@ -34,7 +34,8 @@ public final class CurlConnection: @unchecked Sendable {
     }
 
     /// Connects to `url`'s host and port (`http` or `https`; the path is the caller's to
-    /// send), within the configuration's connect timeout. Blocks.
+    /// send), within the configuration's connect timeout. Blocks, and ``interrupt()``
+    /// cannot end it early: the timeout bounds it.
     public static func open(url: String, configuration c: FetchConfiguration) throws(FetchFailure) -> CurlConnection {
         do { try CurlGlobal.initialize() } catch { throw .transport(code: -1, message: error.description) }
         guard let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased(),
@@ -49,6 +50,8 @@ public final class CurlConnection: @unchecked Sendable {
         tc_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         tc_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         tc_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        // Through a proxy, a tunnel (CONNECT) for http:// too: the bytes are the caller's protocol.
+        tc_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1)
         tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, c.connectTimeout.milliseconds)
         let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
         if trust.clearsBundle { tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil) }
@@ -65,15 +68,14 @@ public final class CurlConnection: @unchecked Sendable {
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
         var socket: curl_socket_t = -1
         var fds: [Int32] = [-1, -1]
+        // A socket pair rather than a pipe: made close-on-exec at once, so a process
+        // started meanwhile by another thread never inherits it.
+        let pairType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         guard tc_easy_getinfo_socket(easy, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK, socket >= 0,
-              pipe(&fds) == 0
+              socketpair(AF_UNIX, pairType, 0, &fds) == 0
         else {
             curl_easy_cleanup(easy)
             throw .transport(code: -1, message: "no socket after connecting")
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         }
         return CurlConnection(easy: easy, socket: socket, wake: (fds[0], fds[1]))
     }

@@ -9,7 +9,7 @@ import TLSTestSupport
 
 /// The WebSocket client under Jetstream: libcurl's connection (TLS through nginx here),
 /// the upgrade checked, NIO's frames read, the connection's end told apart.
-@Suite struct WebSocketStreamTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketStreamTests {
     /// Reads messages until `count` came (then stops the stream), or the stream ends.
     static func read(_ stream: WebSocketStream, count: Int = .max) async -> (messages: [String], end: WebSocketStream.End) {
         let got = Mutex<[String]>([])

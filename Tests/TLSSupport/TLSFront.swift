@@ -84,7 +84,10 @@ public final class TLSFront: @unchecked Sendable {  // the Process is only read 
             // configuration refused), which its error log says.
             let deadline = ContinuousClock.now + .seconds(20)
             while process.isRunning, ContinuousClock.now < deadline {
-                if accepts(port: port) {
+                // nginx writes its pid file once its port is bound: then a connection
+                // accepted there is nginx's, not another test's listener that took the port.
+                let pid = try? String(contentsOfFile: "\(d)/nginx.pid", encoding: .utf8)
+                if pid?.trimmingCharacters(in: .whitespacesAndNewlines) == "\(process.processIdentifier)", accepts(port: port) {
                     return TLSFront(port: port, caFile: caFile, directory: directory, process: process)
                 }
                 try await Task.sleep(for: .milliseconds(5))

@@ -51,7 +51,7 @@ struct WebSocketStream: Sendable {
             let end = settings.connect(opened: { shared.opened($0) }, deliver: { payload in
                 shared.credits.wait()
                 guard !shared.stopped.load(ordering: .acquiring) else { return false }
-                continuation.yield(payload)
+                if case .terminated = continuation.yield(payload) { return false }
                 return true
             })
             shared.outcome.withLock { $0 = end }
@@ -76,7 +76,13 @@ struct WebSocketStream: Sendable {
         let stopped = Atomic<Bool>(false)
         private let connection = Mutex<CurlConnection?>(nil)
 
-        init(window: Int) { credits = DispatchSemaphore(value: max(1, window)) }
+        /// The credits are signalled in, from 0: libdispatch stops the process when a
+        /// semaphore is freed below the value it was made with, and a credit taken for a
+        /// message the stream no longer wanted never comes back.
+        init(window: Int) {
+            credits = DispatchSemaphore(value: 0)
+            for _ in 0..<max(1, window) { credits.signal() }
+        }
 
         func opened(_ c: CurlConnection) {
             connection.withLock { $0 = c }
@@ -102,18 +108,22 @@ struct WebSocketStream: Sendable {
         }
         opened(connection)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        var upgraded = false
         do {
             try connection.send(Array(target.upgradeRequest(key: key, userAgent: configuration.userAgent).utf8),
                                 deadline: .now + handshakeTimeout)
             let (status, rest) = try readHead(connection, key: key)
             guard status == 101 else { return .status(status) }
+            upgraded = true
             return try frames(connection, first: rest, deliver: deliver)
         } catch let failure as FetchFailure {
             if case .cancelled = failure { return .cancelled }
             return .failed(failure.description)
         } catch let failure as WebSocketFailure {
-            // Said to the server too, where the connection still takes it (best effort).
-            try? connection.send(Self.encode(Self.closeFrame(code: failure.closeCode)), deadline: .now + .seconds(1))
+            // Said to the server too, once it is a WebSocket (RFC 6455 7.1.7; best effort).
+            if upgraded {
+                try? connection.send(Self.encode(Self.closeFrame(code: failure.closeCode)), deadline: .now + .seconds(1))
+            }
             return .failed(failure.message)
         } catch {
             return .failed("\(error)")
@@ -217,7 +227,6 @@ struct WebSocketStream: Sendable {
                 }
             }
             let now = ContinuousClock.now
-            if let due = pongDue, now >= due { throw WebSocketFailure(message: "no pong within \(pingInterval)", closeCode: .goingAway) }
             if now >= nextPing {
                 try connection.send(Self.encode(WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(),
                                                                data: ByteBuffer())), deadline: now + .seconds(10))
@@ -225,7 +234,14 @@ struct WebSocketStream: Sendable {
                 if pongDue == nil { pongDue = now + pingInterval }
             }
             let until = min(nextPing, pongDue ?? nextPing)
-            guard let bytes = try connection.receive(limit: 65_536, deadline: until) else { continue }
+            guard let bytes = try connection.receive(limit: 65_536, deadline: until) else {
+                // Only when nothing came: a reader that made this thread wait may leave
+                // the pong unread in the socket past its time.
+                if let due = pongDue, ContinuousClock.now >= due {
+                    throw WebSocketFailure(message: "no pong within \(pingInterval)", closeCode: .goingAway)
+                }
+                continue
+            }
             guard !bytes.isEmpty else { return .closed }
             pending = bytes
         }
