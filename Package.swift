@@ -187,6 +187,7 @@ let package = Package(
         .target(
             name: "TLSTestSupport",
             dependencies: [
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

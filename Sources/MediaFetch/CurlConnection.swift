@@ -53,10 +53,7 @@ public final class CurlConnection: @unchecked Sendable {
         // Through a proxy, a tunnel (CONNECT) for http:// too: the bytes are the caller's protocol.
         tc_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1)
         tc_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, c.connectTimeout.milliseconds)
-        let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
-        if trust.clearsBundle { tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil) }
-        if let bundle = trust.bundleFile { tc_easy_setopt_string(easy, CURLOPT_CAINFO, bundle) }
-        if let directory = trust.directory { tc_easy_setopt_string(easy, CURLOPT_CAPATH, directory) }
+        CurlGlobal.trustOptions(for: c.certificateAuthorities).apply(to: easy)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         let code = curl_easy_perform(easy)
         guard code == CURLE_OK else {
@@ -99,16 +96,19 @@ public final class CurlConnection: @unchecked Sendable {
     /// Up to `limit` bytes as they arrive; empty when the peer closed the connection,
     /// nil when nothing came before `deadline`.
     public func receive(limit: Int, deadline: ContinuousClock.Instant) throws(FetchFailure) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: limit)
         while true {
             if interrupted.load(ordering: .acquiring) { throw .cancelled }
-            var count = 0
+            var code = CURLE_OK
             // Read first: TLS may hold decrypted bytes that the socket no longer shows.
-            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress, $0.count, &count) }
+            // The buffer is not zeroed first: only the bytes libcurl wrote are kept.
+            let bytes = [UInt8](unsafeUninitializedCapacity: limit) { buffer, count in
+                var got = 0
+                code = curl_easy_recv(easy, buffer.baseAddress, buffer.count, &got)
+                count = code == CURLE_OK ? got : 0
+            }
             switch code {
             case CURLE_OK:
-                buffer.removeSubrange(count...)
-                return buffer
+                return bytes
             case CURLE_AGAIN:
                 do { try wait(for: Int16(POLLIN), until: deadline) } catch .timedOut { return nil }
             default:

@@ -235,6 +235,13 @@ struct CurlTrustOptions: Sendable {
     /// Set CAINFO to NULL, so libcurl's built-in bundle is not loaded.
     var clearsBundle: Bool
     var directory: String?
+
+    /// Sets them on an easy handle: every transfer and connection trusts the same way.
+    func apply(to easy: UnsafeMutableRawPointer) {
+        if clearsBundle { tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil) }
+        if let bundleFile { tc_easy_setopt_string(easy, CURLOPT_CAINFO, bundleFile) }
+        if let directory { tc_easy_setopt_string(easy, CURLOPT_CAPATH, directory) }
+    }
 }
 
 /// `curl_global_init` must run once, before any other libcurl call, and is not

@@ -165,16 +165,7 @@ final class CurlTransfer: @unchecked Sendable {
         if url.utf8.count >= 6, url.prefix(6).lowercased() == "https:" {
             tc_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         }
-        let trust = CurlGlobal.trustOptions(for: c.certificateAuthorities)
-        if trust.clearsBundle {
-            tc_easy_setopt_pointer(easy, CURLOPT_CAINFO, nil)
-        }
-        if let bundle = trust.bundleFile {
-            tc_easy_setopt_string(easy, CURLOPT_CAINFO, bundle)
-        }
-        if let directory = trust.directory {
-            tc_easy_setopt_string(easy, CURLOPT_CAPATH, directory)
-        }
+        CurlGlobal.trustOptions(for: c.certificateAuthorities).apply(to: easy)
         tc_easy_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         tc_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         if isAPI {

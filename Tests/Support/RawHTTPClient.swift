@@ -49,7 +49,7 @@ public enum RawHTTPClient {
     }
 
     /// A connected TCP socket to 127.0.0.1:`port` whose reads time out after `timeout` seconds.
-    static func connectLoopback(port: Int, timeout: Double) throws -> Int32 {
+    public static func connectLoopback(port: Int, timeout: Double) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// nginx on 127.0.0.1 as an HTTPS front (TLS 1.2+, HTTP/2 by ALPN, HTTP/1.1 otherwise,
 /// WebSocket upgrades passed through) for a plain HTTP origin on another loopback port,
@@ -36,7 +37,8 @@ public final class TLSFront: @unchecked Sendable {  // the Process is only read 
         var lastProblem = ""
         // A port found free may be taken before nginx binds it: then another one.
         for _ in 0..<5 {
-            let port = try freePort()
+            // A port the kernel just gave out, and let go again when the holder goes.
+            let port = try ClosedPort().port
             let d = directory.path
             let conf = """
             daemon off;
@@ -87,7 +89,9 @@ public final class TLSFront: @unchecked Sendable {  // the Process is only read 
                 // nginx writes its pid file once its port is bound: then a connection
                 // accepted there is nginx's, not another test's listener that took the port.
                 let pid = try? String(contentsOfFile: "\(d)/nginx.pid", encoding: .utf8)
-                if pid?.trimmingCharacters(in: .whitespacesAndNewlines) == "\(process.processIdentifier)", accepts(port: port) {
+                if pid?.trimmingCharacters(in: .whitespacesAndNewlines) == "\(process.processIdentifier)",
+                   let fd = try? RawHTTPClient.connectLoopback(port: port, timeout: 5) {
+                    close(fd)
                     return TLSFront(port: port, caFile: caFile, directory: directory, process: process)
                 }
                 try await Task.sleep(for: .milliseconds(5))
@@ -121,40 +125,6 @@ public final class TLSFront: @unchecked Sendable {  // the Process is only read 
             return "\(dir)/nginx"
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "nginx is not installed (scripts/test.sh installs it)"])
-    }
-
-    /// A port the kernel just gave out and took back.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether a TCP connection to 127.0.0.1:`port` is accepted now.
-    static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 
     /// A CA and a server certificate for IP 127.0.0.1 signed by it, made with the
