@@ -31,26 +31,31 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     package init?(hexUTF8: UnsafeBufferPointer<UInt8>) {
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var count = 0
-        for byte in hexUTF8 {
-            guard count < 64 else { return nil }
-            let nibble: UInt64
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(byte &- UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(byte &- UInt8(ascii: "a") &+ 10)
-            default: return nil
+        // Four words of sixteen digits each, without a branch on the position: a
+        // million posts' `reindex` parses about four million hashes (0.9 s of its
+        // decoding threads when each digit chose its word).
+        guard hexUTF8.count == 64, let w0 = Self.word(hexUTF8, at: 0), let w1 = Self.word(hexUTF8, at: 16),
+              let w2 = Self.word(hexUTF8, at: 32), let w3 = Self.word(hexUTF8, at: 48)
+        else { return nil }
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+    }
+
+    /// Sixteen lower-case hex digits from `start`, nil at any other byte.
+    private static func word(_ hex: UnsafeBufferPointer<UInt8>, at start: Int) -> UInt64? {
+        var value: UInt64 = 0
+        for byte in hex[start ..< start + 16] {
+            let digit = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "a")
+            let nibble: UInt8
+            if digit < 10 {
+                nibble = digit
+            } else if letter < 6 {
+                nibble = letter &+ 10
+            } else {
+                return nil
             }
-            switch count / 16 {
-            case 0: words.0 = words.0 << 4 | nibble
-            case 1: words.1 = words.1 << 4 | nibble
-            case 2: words.2 = words.2 << 4 | nibble
-            default: words.3 = words.3 << 4 | nibble
-            }
-            count += 1
+            value = value << 4 | UInt64(nibble)
         }
-        guard count == 64 else { return nil }
-        (w0, w1, w2, w3) = words
+        return value
     }
 
     /// Wraps a finished SHA-256 computation, e.g. from a hasher that saw the

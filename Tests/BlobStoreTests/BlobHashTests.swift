@@ -34,6 +34,11 @@ struct BlobHashTests {
         String(repeating: "0", count: 63) + "\n",
         String(repeating: "é", count: 32),
         "../" + String(repeating: "0", count: 61),
+        // The bytes next to the digits' and letters' ranges, in each of the four words.
+        "/" + String(repeating: "0", count: 63),
+        String(repeating: "0", count: 16) + ":" + String(repeating: "0", count: 47),
+        String(repeating: "0", count: 32) + "`" + String(repeating: "0", count: 31),
+        String(repeating: "0", count: 63) + "g",
     ])
     func rejectsNonCanonicalHex(_ text: String) {
         #expect(BlobHash(hex: text) == nil)

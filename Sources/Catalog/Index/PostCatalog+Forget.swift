@@ -51,7 +51,7 @@ extension PostCatalog {
     }
 
     /// Removes the posts `keys` name and everything the catalog knew from them (their
-    /// words, tags, mentions, links, references, facet counts), forgets the blobs
+    /// words, tags, references, facet counts), forgets the blobs
     /// `unused` (the caller found no remaining post naming them, in any manifest) when
     /// no current post uses them, and records the new size and time of the manifests
     /// `rewritten` without the posts, so the next refresh does not read those runs
@@ -71,7 +71,7 @@ extension PostCatalog {
         defer { _ = try? writeWithoutTransaction("delete as before") { db in try db.execute(sql: "PRAGMA secure_delete = FAST") } }
         let posts = try write("forget posts") { db -> Int in
             let rows = try Self.rows(of: keys, db)
-            for table in ["post_tags", "mentions", "links", "refs"] {
+            for table in ["post_tags", "refs"] {
                 let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?")
                 for row in rows { try delete.execute(arguments: [row]) }
             }

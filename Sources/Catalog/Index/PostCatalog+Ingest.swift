@@ -59,31 +59,34 @@ extension PostCatalog {
             objects = { observer.read($0, ofRun: name, header: header) }
         }
         let reader = PostReader(manifest, batchSize: Self.batchSize, objects: objects)
-        func store(_ batch: DecodedBatch) throws(CatalogError) {
-            try write("add posts") { db in
-                let statements = try writer.statements(db)
-                for (entry, post) in zip(batch.entries, batch.rows) {
-                    let position = index[entry.section, default: 0]
-                    index[entry.section] = position + 1
-                    switch post {
-                    case let .success(post):
-                        try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
-                        if entry.section == .tweets { pages.add(post, at: entry.range) }
-                    case let .failure(error):
-                        let name = entry.section == .tweets ? "tweets" : "included_tweets"
-                        failed.append("\(name)[\(position)]: \(error)")
-                    }
+        func store(_ batch: DecodedBatch, _ db: Database) throws {
+            let statements = try writer.statements(db)
+            for (entry, post) in zip(batch.entries, batch.rows) {
+                let position = index[entry.section, default: 0]
+                index[entry.section] = position + 1
+                switch post {
+                case let .success(post):
+                    try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
+                    if entry.section == .tweets { pages.add(post, at: entry.range) }
+                case let .failure(error):
+                    let name = entry.section == .tweets ? "tweets" : "included_tweets"
+                    failed.append("\(name)[\(position)]: \(error)")
                 }
-                try writer.flushRows(db)
-                try writer.flushCounts(db)
-                try pages.flush(db)
             }
+            try writer.flushRows(db)
+            try writer.flushCounts(db)
+            try pages.flush(db)
+        }
+        func stored(_ batch: DecodedBatch) throws(CatalogError) {
             // How far into the file the batch ends.
             if let progress, let last = batch.entries.last { progress.setDone(progressStart + last.range.upperBound) }
             try fullText?.send(writer.takeFullTextChanges())
         }
         do {
-            while let batch = try reader.next() { try store(batch) }
+            while let batch = try reader.next() {
+                try write("add posts") { db in try store(batch, db) }
+                try stored(batch)
+            }
         } catch let error as CatalogError {
             reader.cancel()
             throw error
@@ -138,13 +141,11 @@ struct PostWriter {
     /// Set in a read from nothing: posts are numbered by it, and a replaced post's rows
     /// in the other tables wait there for the read's end.
     let replaced: ReplacedPosts?
-    /// The batch's rows of references, tags, mentions and links, written many to a
+    /// The batch's rows of references and tags, written many to a
     /// statement (``flushRows(_:)``) at the batch's end, and before a post whose rows
     /// may be among them is removed (SQLite may give its rowid to the next post).
     var pendingReferences: [(post: Int64, reference: Reference, blob: Int64)] = []
     var pendingTags: [(post: Int64, key: String, created: Double, idOrder: String)] = []
-    var pendingMentions: [(post: Int64, username: String)] = []
-    var pendingLinks: [(post: Int64, url: String)] = []
     /// The rowid of the first post with rows waiting: every post with rows waiting has
     /// this rowid or a larger one (SQLite gives a rowid again only to the post after
     /// the one with the largest, and that one is removed only after a flush), so a
@@ -218,8 +219,6 @@ struct PostWriter {
             if !deferCounts { count(r.sha256, kind: r.kind, by: 1) }
         }
         for p in post.signatures { try s.perceptual.execute(.hash(p.sha256), .int(Int64(p.quality)), .bytes(p.signature)) }
-        for m in post.mentions { pendingMentions.append((rowid, m)) }
-        for l in post.links { pendingLinks.append((rowid, l)) }
         guard !included else { return }
         for t in post.tags {
             pendingTags.append((rowid, t.key, post.created, post.idOrder))
@@ -239,16 +238,8 @@ struct PostWriter {
         try BoundStatement.insert(db, "INSERT INTO post_tags(post, tag, created, id_order) VALUES ", columns: 4, pendingTags) { row, values in
             values += [.int(row.post), .text(row.key), .double(row.created), .text(row.idOrder)]
         }
-        try BoundStatement.insert(db, "INSERT OR IGNORE INTO mentions(post, username) VALUES ", columns: 2, pendingMentions) { row, values in
-            values += [.int(row.post), .text(row.username)]
-        }
-        try BoundStatement.insert(db, "INSERT OR IGNORE INTO links(post, url) VALUES ", columns: 2, pendingLinks) { row, values in
-            values += [.int(row.post), .text(row.url)]
-        }
         pendingReferences.removeAll(keepingCapacity: true)
         pendingTags.removeAll(keepingCapacity: true)
-        pendingMentions.removeAll(keepingCapacity: true)
-        pendingLinks.removeAll(keepingCapacity: true)
         pendingFrom = nil
     }
 
@@ -289,7 +280,7 @@ struct PostWriter {
     /// Removes a post and what hangs off it, counting it out of the facets.
     private mutating func delete(rowid: Int64, db: Database) throws {
         if !deferCounts { try countOut(rowid: rowid, db: db) }
-        for table in ["post_tags", "mentions", "links", "refs"] {
+        for table in ["post_tags", "refs"] {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
         }
         try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?").execute(arguments: [rowid])

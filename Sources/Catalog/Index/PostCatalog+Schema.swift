@@ -12,9 +12,10 @@ extension PostCatalog {
     ///   run's manifest, decoded again when a reader wants the post) and the columns
     ///   its queries filter and sort on. `created` is seconds since 1970 (``undated``
     ///   when the post has no date) and `id_order` sorts ids as the lists do (``PostOrder``).
-    /// - `post_tags`, `mentions`, `links`: hashtags (and cashtags), mentions and URLs
-    ///   per post, lower-cased; `post_tags` repeats the sort key, so "newest with this
-    ///   tag" is one index range.
+    /// - `post_tags`: hashtags (and cashtags) per post, lower-cased, with the post's
+    ///   sort key repeated, so "newest with this tag" is one index range. Mentions and
+    ///   URLs have no tables: no query asks for them (the post's own JSON holds them),
+    ///   and their two trees were written for every post (schema 17 and before).
     /// - `blobs`: every blob any run named, before newer runs replaced its posts: what
     ///   `gc` must keep (the catalog starts over when a run it read changes or goes, so
     ///   nothing else ever leaves it). Its `id` stands for the hash everywhere else: a
@@ -101,16 +102,6 @@ extension PostCatalog {
             id_order TEXT NOT NULL,
             PRIMARY KEY (post, tag)
         ) WITHOUT ROWID;
-        CREATE TABLE mentions (
-            post INTEGER NOT NULL,
-            username TEXT NOT NULL,
-            PRIMARY KEY (post, username)
-        ) WITHOUT ROWID;
-        CREATE TABLE links (
-            post INTEGER NOT NULL,
-            url TEXT NOT NULL,
-            PRIMARY KEY (post, url)
-        ) WITHOUT ROWID;
         CREATE TABLE blobs (
             id INTEGER PRIMARY KEY,
             sha256 BLOB NOT NULL UNIQUE
@@ -196,5 +187,5 @@ extension PostCatalog {
 
     /// Bumped whenever ``schema`` or what ingest writes changes: a catalog with
     /// another `user_version` is rebuilt from the manifests.
-    static let schemaVersion = 17
+    static let schemaVersion = 18
 }

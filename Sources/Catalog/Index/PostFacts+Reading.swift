@@ -117,18 +117,16 @@ extension StrictJSONReader {
     }
 
     private mutating func entities() -> PostFacts.Entities? {
-        var hashtags: [PostFacts.Tag]?, cashtags: [PostFacts.Tag]?, mentions: [PostFacts.Mention]?, urls: [PostFacts.Link]?
+        var hashtags: [PostFacts.Tag]?, cashtags: [PostFacts.Tag]?
         let ok = object { r, key in
             switch key {
             case "hashtags": return r.once(&hashtags, r.array { $0.single("tag").map { PostFacts.Tag(tag: $0) } })
             case "cashtags": return r.once(&cashtags, r.array { $0.single("tag").map { PostFacts.Tag(tag: $0) } })
-            case "mentions": return r.once(&mentions, r.array { $0.single("username").map { PostFacts.Mention(username: $0) } })
-            case "urls": return r.once(&urls, r.array { $0.link() })
             default: return r.skip()
             }
         }
-        guard ok, let hashtags, let cashtags, let mentions, let urls else { return nil }
-        return PostFacts.Entities(hashtags: hashtags, cashtags: cashtags, mentions: mentions, urls: urls)
+        guard ok, let hashtags, let cashtags else { return nil }
+        return PostFacts.Entities(hashtags: hashtags, cashtags: cashtags)
     }
 
     /// An object of which only the string member `name` is read.
@@ -136,19 +134,6 @@ extension StrictJSONReader {
         var value: String?
         let ok = object { r, key in key == name ? r.once(&value, r.string()) : r.skip() }
         return ok ? value : nil
-    }
-
-    private mutating func link() -> PostFacts.Link? {
-        var url: String?, expanded: String??
-        let ok = object { r, key in
-            switch key {
-            case "url": return r.once(&url, r.string())
-            case "expanded_url": return r.once(&expanded, r.optional { $0.string() })
-            default: return r.skip()
-            }
-        }
-        guard ok, let url else { return nil }
-        return PostFacts.Link(url: url, expandedURL: expanded ?? nil)
     }
 
     /// A medium; with `collecting`, also as a fetched object.

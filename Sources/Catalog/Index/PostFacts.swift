@@ -42,20 +42,9 @@ struct PostFacts: Decodable, Sendable, Equatable {
     struct Entities: Decodable, Sendable, Equatable {
         var hashtags: [Tag]
         var cashtags: [Tag]
-        var mentions: [Mention]
-        var urls: [Link]
     }
 
     struct Tag: Decodable, Sendable, Equatable { var tag: String }
-    struct Mention: Decodable, Sendable, Equatable { var username: String }
-    struct Link: Decodable, Sendable, Equatable {
-        var url: String
-        var expandedURL: String?
-        enum CodingKeys: String, CodingKey {
-            case url
-            case expandedURL = "expanded_url"
-        }
-    }
 
     struct Media: Decodable, Sendable, Equatable {
         var id: String

@@ -27,8 +27,6 @@ struct PostRow: Sendable {
     var tagText: String
     var references: [PostWriter.Reference]
     var signatures: [(sha256: BlobHash, signature: [UInt8], quality: Int)]
-    var mentions: [String]
-    var links: [String]
 
     init(_ post: PostFacts) {
         id = post.id
@@ -56,7 +54,5 @@ struct PostRow: Sendable {
             }
             return (sha, signature.packed, signature.quality)
         }
-        mentions = post.entities.mentions.map { PostFilter.normalise($0.username, dropping: PostFilter.handleMark) }
-        links = post.entities.urls.map { $0.expandedURL ?? $0.url }
     }
 }

@@ -1,8 +1,8 @@
 internal import GRDB
 
-/// The older copies of posts a read from nothing replaced, whose tags, mentions,
-/// links and references are removed at its end rather than one post at a time: each
-/// of those removals reached a random place in four trees (a million posts replace
+/// The older copies of posts a read from nothing replaced, whose tags and
+/// references are removed at its end rather than one post at a time: each of those
+/// removals reached a random place in a tree (a million posts replace
 /// 47,000 older copies: 2.2 s), where at the end, in rowid order, they walk each tree
 /// once. The posts' own rows go at once (their key is the new copy's).
 ///
@@ -31,7 +31,7 @@ final class ReplacedPosts {
     /// Removes the rows of every post removed, each table in post order.
     func removeRows(_ db: Database) throws {
         rowids.sort()
-        for table in ["post_tags", "mentions", "links", "refs"] {
+        for table in ["post_tags", "refs"] {
             let delete = try BoundStatement(db, sql: "DELETE FROM \(table) WHERE post = ?")
             for rowid in rowids { try delete.execute(.int(rowid)) }
         }
