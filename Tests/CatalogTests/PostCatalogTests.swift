@@ -481,6 +481,28 @@ import TestSupport
         #expect(try catalog.posts(limit: 10).map(\.id) == ["1"])
     }
 
+    /// A catalog with pages of another size (made by another build, in WAL mode, where
+    /// a backup cannot change the size) starts over with its size: `reindex` failed
+    /// as read-only.
+    @Test func aCatalogWithOtherPagesStartsOver() throws {
+        let root = try root()
+        try Self.write([Self.tweet("1", at: 1)], at: 1, name: "a.json", in: root)
+        let file = root.appendingPathComponent(PostCatalog.fileName).path
+        let other = try DatabaseQueue(path: file)
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL")
+            try db.execute(sql: PostCatalog.schema)
+            try db.execute(sql: "PRAGMA user_version = \(PostCatalog.schemaVersion)")
+        }
+        try other.close()
+        let catalog = try PostCatalog.open(cacheRoot: root).catalog
+        #expect(try catalog.posts(limit: 10).map(\.id) == ["1"])
+        #expect(try catalog.rebuild().rebuilt)
+        #expect(try catalog.posts(limit: 10).map(\.id) == ["1"])
+        let pageSize = try DatabaseQueue(path: file).read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") }
+        #expect(pageSize == 16384)
+    }
+
     @Test func missingManifestsFolderIsAnEmptyCatalog() throws {
         let root = try root()
         let (catalog, report) = try PostCatalog.open(cacheRoot: root)

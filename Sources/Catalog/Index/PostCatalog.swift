@@ -142,8 +142,13 @@ public final class PostCatalog: Sendable {
         if let connection = db.sqliteConnection, let file = sqlite3_db_filename(connection, "main"), file.pointee != 0 {
             PDQIndexFile.remove(String(cString: file) + perceptualSuffix)
         }
+        // A backup into a database in WAL mode cannot change its page size: the empty
+        // catalog is made with the file's (one written by another tool or build with
+        // other pages was otherwise never rebuilt, `reindex` failing as read-only).
+        let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
         let empty = try DatabaseQueue()
         try empty.inDatabase { source in
+            try source.execute(sql: "PRAGMA page_size = \(pageSize)")
             try source.execute(sql: schema)
             try source.execute(sql: indexes)
             try source.execute(sql: "PRAGMA user_version = \(schemaVersion)")
