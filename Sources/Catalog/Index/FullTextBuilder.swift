@@ -207,7 +207,7 @@ extension PostCatalog {
                 try db.execute(sql: "ATTACH DATABASE ? AS built", arguments: [built])
                 defer { try? db.execute(sql: "DETACH DATABASE built") }
                 try db.inTransaction {
-                    let tables = ["posts_fts_data", "posts_fts_idx", "posts_fts_content", "posts_fts_docsize"]
+                    let tables = ["posts_fts_data", "posts_fts_idx", "posts_fts_content"]
                     for table in tables {
                         try db.execute(sql: "DELETE FROM main.\(table)")
                         try db.execute(sql: "INSERT INTO main.\(table) SELECT * FROM built.\(table)")
