@@ -159,8 +159,9 @@ extension PostCatalog {
     /// thread); it makes `m` count in 28 ms instead of 160, `ul m` in 53 instead of 189.
     ///
     /// No column sizes (`columnsize = 0`): they serve FTS5's ranking, which no query
-    /// asks (matches are listed by date), and their table, a row a post, was 8% of the
-    /// index's build (9.4 → 8.6 s in `sqlite3` at a million posts). The content stays:
+    /// asks (matches are listed by date), and their table, a row a post, was a tenth
+    /// of the index's build (9.7-10.0 → 9.0 s in `sqlite3` at a million posts, before
+    /// the final merge). The content stays:
     /// the substring search of queries without a word reads it, and deleting a post's
     /// words needs it.
     static let fullTextTable = """
