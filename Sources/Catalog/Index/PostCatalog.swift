@@ -315,8 +315,8 @@ public final class PostCatalog: Sendable {
                 try write("make indexes") { db in
                     // Sorted in little memory: at a run's end this is its peak. With
                     // helper threads SQLite sorts each index on both cores, beside the
-                    // words' thread's merge: four of the million posts' indexes took
-                    // 2.6 s in `sqlite3` instead of 3.4 s.
+                    // words' thread's merge, each thread in that much memory: four of
+                    // the million posts' indexes took 2.6 s in `sqlite3` instead of 3.4 s.
                     try db.execute(sql: "PRAGMA cache_size = -\(Self.endSortKiB)")
                     try db.execute(sql: "PRAGMA threads = \(Self.sortHelpers)")
                     defer { _ = try? db.execute(sql: "PRAGMA threads = 0") }
@@ -412,8 +412,10 @@ public final class PostCatalog: Sendable {
     static let bigReadCacheKiB = 4_096
     /// The page cache, and so the sorter's memory, while a big read makes its indexes
     /// and counts at its end: SQLite sorts in as much memory as the cache may hold
-    /// and merges runs of it from temporary files, no slower. At the end of a
-    /// million-post fetch the 8 MB cache and 8 MB of sorting were the run's peak.
+    /// (each of its sorting threads, ``sortHelpers``) and merges runs of it from
+    /// temporary files, no slower. At the end of a million-post fetch the 8 MB cache
+    /// and 8 MB of sorting were the run's peak. `reindex` of a million posts peaked
+    /// at 82-84 MB with two helpers and ``ManifestsAhead``, 78-79 MB before both.
     static let endSortKiB = 2_048
     /// Threads SQLite may add to sort the indexes made at a big read's end (`PRAGMA threads`).
     static let sortHelpers = 2

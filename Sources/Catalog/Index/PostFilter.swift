@@ -32,7 +32,7 @@ public struct PostFilter: Sendable, Equatable {
     ///
     /// ASCII text (nearly every handle and most tags) is done over its bytes: on Linux
     /// Foundation's trimming goes through `NSString`, and was a fifth of the time a
-    /// reindex spends decoding posts (a handle, tags and mentions each, a million times).
+    /// reindex spends decoding posts (a handle and tags each, a million times).
     static func normalise(_ text: String, dropping prefixes: String) -> String {
         if let ascii = asciiNormalised(text, dropping: prefixes, lowering: true) { return ascii }
         var t = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
