@@ -59,34 +59,31 @@ extension PostCatalog {
             objects = { observer.read($0, ofRun: name, header: header) }
         }
         let reader = PostReader(manifest, batchSize: Self.batchSize, objects: objects)
-        func store(_ batch: DecodedBatch, _ db: Database) throws {
-            let statements = try writer.statements(db)
-            for (entry, post) in zip(batch.entries, batch.rows) {
-                let position = index[entry.section, default: 0]
-                index[entry.section] = position + 1
-                switch post {
-                case let .success(post):
-                    try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
-                    if entry.section == .tweets { pages.add(post, at: entry.range) }
-                case let .failure(error):
-                    let name = entry.section == .tweets ? "tweets" : "included_tweets"
-                    failed.append("\(name)[\(position)]: \(error)")
+        func store(_ batch: DecodedBatch) throws(CatalogError) {
+            try write("add posts") { db in
+                let statements = try writer.statements(db)
+                for (entry, post) in zip(batch.entries, batch.rows) {
+                    let position = index[entry.section, default: 0]
+                    index[entry.section] = position + 1
+                    switch post {
+                    case let .success(post):
+                        try writer.upsert(post, included: entry.section == .includedTweets, at: entry.range, with: statements, db: db)
+                        if entry.section == .tweets { pages.add(post, at: entry.range) }
+                    case let .failure(error):
+                        let name = entry.section == .tweets ? "tweets" : "included_tweets"
+                        failed.append("\(name)[\(position)]: \(error)")
+                    }
                 }
+                try writer.flushRows(db)
+                try writer.flushCounts(db)
+                try pages.flush(db)
             }
-            try writer.flushRows(db)
-            try writer.flushCounts(db)
-            try pages.flush(db)
-        }
-        func stored(_ batch: DecodedBatch) throws(CatalogError) {
             // How far into the file the batch ends.
             if let progress, let last = batch.entries.last { progress.setDone(progressStart + last.range.upperBound) }
             try fullText?.send(writer.takeFullTextChanges())
         }
         do {
-            while let batch = try reader.next() {
-                try write("add posts") { db in try store(batch, db) }
-                try stored(batch)
-            }
+            while let batch = try reader.next() { try store(batch) }
         } catch let error as CatalogError {
             reader.cancel()
             throw error
