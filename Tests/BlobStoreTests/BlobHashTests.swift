@@ -44,6 +44,26 @@ struct BlobHashTests {
         #expect(BlobHash(hex: text) == nil)
     }
 
+    /// Every byte at every position: a hash reads exactly when the byte is a
+    /// lower-case hex digit, and then as that digit (its hex is the text again).
+    @Test func everyByteAtEveryPosition() {
+        let digits = Array("0123456789abcdef".utf8)
+        var base = Array(BlobHash(hashing: Array("every byte".utf8)).hex.utf8)
+        for position in 0..<64 {
+            let kept = base[position]
+            for byte in UInt8.min...UInt8.max {
+                base[position] = byte
+                let parsed = base.withUnsafeBufferPointer { BlobHash(hexUTF8: $0) }
+                if digits.contains(byte) {
+                    #expect(parsed.map { Array($0.hex.utf8) } == base, "byte \(byte) at \(position)")
+                } else {
+                    #expect(parsed == nil, "byte \(byte) at \(position)")
+                }
+            }
+            base[position] = kept
+        }
+    }
+
     @Test func orderingFollowsHexOrder() {
         let hashes = (0..<200).map { BlobHash(hashing: Array("item \($0)".utf8)) }
         #expect(hashes.sorted().map(\.hex) == hashes.map(\.hex).sorted())

@@ -60,6 +60,7 @@ extension PostCatalog {
                 try queue.write { db in
                     try db.execute(sql: PostCatalog.fullTextTable)
                     try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', \(PostCatalog.bulkAutomerge))")
+                    try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('hashsize', \(PostCatalog.bulkHashBytes))")
                 }
             } catch {
                 Self.remove(path)
