@@ -92,6 +92,50 @@ import TestSupport
         #expect(try rows(bulk) == expectedRows)
     }
 
+    /// A read from nothing numbers the posts itself and leaves replaced copies' rows
+    /// to its end: a newer run read first keeps its copy, a post given twice in one run
+    /// keeps the later, and ids SQLite tells apart by their bytes (accents composed two
+    /// ways) stay two posts, as a read post by post leaves them.
+    @Test func aReadFromNothingKeepsTheCopiesAReadPostByPostKeeps() throws {
+        func writeRuns(in root: URL) throws {
+            let tweet = PostCatalogTests.tweet
+            try PostCatalogTests.write([tweet("1", 1, "dana", [], "newer one", nil), tweet("2", 2, "dana", [], "newer two", nil)],
+                                       at: 3000, name: "a.json", in: root)
+            try PostCatalogTests.write([tweet("1", 1, "dana", [], "older one", nil), tweet("3", 3, "dana", [], "first three", nil),
+                                        tweet("3", 3, "dana", [], "later three", nil),
+                                        tweet("caf\u{E9}", 4, "dana", [], "composed", nil), tweet("cafe\u{301}", 5, "dana", [], "decomposed", nil)],
+                                       included: [tweet("2", 2, "dana", [], "quoted two", nil)], at: 1000, name: "b.json", in: root)
+        }
+        let small = try ScratchDirectory.make("tc-bigread-keys-small"), big = try ScratchDirectory.make("tc-bigread-keys-big")
+        try writeRuns(in: small)
+        try writeRuns(in: big)
+        let byPost = try PostCatalog(cacheRoot: small, bigRead: .max)
+        try byPost.refresh()
+        let bulk = try PostCatalog(cacheRoot: big, bigRead: 0)
+        try bulk.refresh()
+        func posts(_ catalog: PostCatalog) throws -> [String] {
+            try DatabaseQueue(path: catalog.path.path).read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT p.id, p.included, r.path FROM posts p JOIN runs r ON r.id = p.run ORDER BY p.id, p.included
+                    """).map { "\($0[0] as String) \($0[1] as Int) \($0[2] as String)" }
+            }
+        }
+        func texts(_ catalog: PostCatalog) throws -> [String] {
+            try catalog.posts(limit: 100).map { "\($0.id) \($0.text)" }.sorted()
+        }
+        let expected = try posts(byPost)
+        #expect(expected.count == 6)
+        #expect(try posts(bulk) == expected)
+        #expect(try texts(byPost) == ["1 newer one", "2 newer two", "3 later three", "cafe\u{301} decomposed", "caf\u{E9} composed"].sorted())
+        #expect(try texts(bulk) == texts(byPost))
+        #expect(try Self.counts(bulk) == Self.counts(byPost))
+        let words = try DatabaseQueue(path: bulk.path.path).write { db in
+            try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('integrity-check', 1)")
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM posts_fts")
+        }
+        #expect(words == 5)
+    }
+
     /// A read from nothing indexes the words in a file of its own and copies them in:
     /// the index must hold every current post once, not the copies newer runs
     /// replaced, and be whole by FTS5's own check.
