@@ -426,7 +426,8 @@ public final class PostCatalog: Sendable {
     /// (each of its sorting threads, ``sortHelpers``) and merges runs of it from
     /// temporary files, no slower. At the end of a million-post fetch the 8 MB cache
     /// and 8 MB of sorting were the run's peak. `reindex` of a million posts peaked
-    /// at 82-84 MB with two helpers and ``ManifestsAhead``, 78-79 MB before both.
+    /// at 82-84 MB with two helpers and ``ManifestsAhead``, 78-79 MB before both, 95 MB once
+    /// the words' builder gathered 8 MB of words at a time (``bulkHashBytes``).
     static let endSortKiB = 2_048
     /// Threads SQLite may add to sort the indexes made at a big read's end (`PRAGMA threads`).
     static let sortHelpers = 2

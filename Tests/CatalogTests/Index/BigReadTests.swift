@@ -155,6 +155,13 @@ import TestSupport
         try DatabaseQueue(path: catalog.path.path).write { db in
             try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('integrity-check', 1)")
         }
+        // The builder's settings for a big read do not stay: the catalog merges and
+        // gathers words as FTS5 does by default.
+        let settings = try DatabaseQueue(path: catalog.path.path).read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT k, v FROM posts_fts_config WHERE k IN ('automerge', 'hashsize')")
+                .map { ($0[0] as String, $0[1] as Int) })
+        }
+        #expect(settings == ["automerge": 4, "hashsize": PostCatalog.hashBytes])
         // The renamed author's posts are found by the new handle only.
         #expect(try catalog.posts(PostFilter(text: "renamed"), limit: 100).map(\.id).sorted() == (10..<20).map { "\(1000 + $0)" })
         #expect(try catalog.posts(PostFilter(text: "cy"), limit: 100).allSatisfy { !(1010..<1020).contains(Int($0.id) ?? 0) })
