@@ -327,10 +327,6 @@ public final class PostCatalog: Sendable {
                 try count()
                 try fullText.finish()
                 try adoptFullText(from: fullText.path)
-                try write("merge words as they come") { db in
-                    try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('automerge', 4)")
-                    try db.execute(sql: "INSERT INTO posts_fts(posts_fts, rank) VALUES ('hashsize', \(Self.hashBytes))")
-                }
             }
         } catch {
             fullText?.cancel()
@@ -392,7 +388,7 @@ public final class PostCatalog: Sendable {
     /// alone in `sqlite3`, with its final `optimize`: 10.5-11.0 s at 1 MB, 9.9-10.1 s
     /// at 4 MB, 8.3-8.5 s at 8 MB (13 MB more memory), no faster at 16 or 32 MB.
     static let bulkHashBytes = 8 << 20
-    /// FTS5's own `hashsize`, set again once the built index is copied in: a refresh
+    /// FTS5's own `hashsize`, set again as the built index is copied in: a refresh
     /// writes a run's words at its commit, and needs no more.
     static let hashBytes = 1 << 20
 
