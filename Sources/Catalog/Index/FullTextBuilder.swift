@@ -216,7 +216,7 @@ extension PostCatalog {
                     try db.execute(sql: "INSERT OR REPLACE INTO main.posts_fts_config SELECT * FROM built.posts_fts_config")
                     // The builder's settings for a big read go back to FTS5's own in the
                     // same commit (a process ending between two commits left them for good).
-                    try db.execute(sql: "INSERT INTO main.posts_fts(posts_fts, rank) VALUES ('automerge', 4)")
+                    try db.execute(sql: "INSERT INTO main.posts_fts(posts_fts, rank) VALUES ('automerge', \(PostCatalog.automerge))")
                     try db.execute(sql: "INSERT INTO main.posts_fts(posts_fts, rank) VALUES ('hashsize', \(PostCatalog.hashBytes))")
                     try db.execute(sql: "DELETE FROM pending WHERE what = 'fts'")
                     return .commit

@@ -71,7 +71,7 @@ extension PostCatalog {
         defer { _ = try? writeWithoutTransaction("delete as before") { db in try db.execute(sql: "PRAGMA secure_delete = FAST") } }
         let posts = try write("forget posts") { db -> Int in
             let rows = try Self.rows(of: keys, db)
-            for table in ["post_tags", "refs"] {
+            for table in Self.postRowTables {
                 let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?")
                 for row in rows { try delete.execute(arguments: [row]) }
             }

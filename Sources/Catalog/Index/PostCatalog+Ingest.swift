@@ -277,7 +277,7 @@ struct PostWriter {
     /// Removes a post and what hangs off it, counting it out of the facets.
     private mutating func delete(rowid: Int64, db: Database) throws {
         if !deferCounts { try countOut(rowid: rowid, db: db) }
-        for table in ["post_tags", "refs"] {
+        for table in PostCatalog.postRowTables {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE post = ?").execute(arguments: [rowid])
         }
         try db.cachedStatement(sql: "DELETE FROM posts WHERE rowid = ?").execute(arguments: [rowid])

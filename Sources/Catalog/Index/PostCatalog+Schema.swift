@@ -187,6 +187,9 @@ extension PostCatalog {
         CREATE INDEX IF NOT EXISTS tag_counts_by_posts ON tag_counts(posts);
         """
 
+    /// The tables of rows hanging off a post (`post` its rowid), removed with it.
+    static let postRowTables = ["post_tags", "refs"]
+
     static let indexNames = [
         "searches_by_run", "posts_in_order", "posts_by_user", "posts_by_query", "post_tags_in_order", "refs_by_blob",
         "authors_by_posts", "tag_counts_by_posts",

@@ -381,6 +381,8 @@ public final class PostCatalog: Sendable {
     /// posts took 10% less time with 16, and one `optimize` at the end (3 s) leaves a
     /// single segment.
     static let bulkAutomerge = 16
+    /// FTS5's own `automerge`, set again as the built index is copied in.
+    static let automerge = 4
 
     /// The words FTS5 gathers in memory before it writes them out as a segment, while
     /// an empty catalog is filled (FTS5's `hashsize`; its default, ``hashBytes``, is

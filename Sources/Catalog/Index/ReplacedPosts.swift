@@ -31,7 +31,7 @@ final class ReplacedPosts {
     /// Removes the rows of every post removed, each table in post order.
     func removeRows(_ db: Database) throws {
         rowids.sort()
-        for table in ["post_tags", "refs"] {
+        for table in PostCatalog.postRowTables {
             let delete = try BoundStatement(db, sql: "DELETE FROM \(table) WHERE post = ?")
             for rowid in rowids { try delete.execute(.int(rowid)) }
         }
