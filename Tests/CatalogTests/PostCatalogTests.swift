@@ -517,4 +517,20 @@ import TestSupport
         #expect(PostOrder.comesBefore((Date(timeIntervalSince1970: 2), "1"), (Date(timeIntervalSince1970: 1), "2")))
         #expect(PostOrder.comesBefore((Date(timeIntervalSince1970: 1), "1"), (nil, "2")))
     }
+
+    /// The key is written over the id's bytes: the same keys as spelled out by
+    /// characters, for ids of every kind and length around the limits.
+    @Test func idKeysAreTheKeysSpelledOutByCharacters() {
+        func spelled(_ id: String) -> String {
+            guard !id.isEmpty, id.utf8.count < 1000, id.utf8.allSatisfy({ (48...57).contains($0) }) else { return "1" + id }
+            let digits = id.drop { $0 == "0" }
+            let length = String(digits.count)
+            return "0" + String(repeating: "0", count: 3 - length.count) + length + digits
+        }
+        let ids = ["", "0", "000", "7", "0007", "1700000000000000000", "12a", "a12", "-5", "１２", "٣", "café", "e\u{301}",
+                   String(repeating: "9", count: 999), "0" + String(repeating: "9", count: 998),
+                   String(repeating: "9", count: 1000), String(repeating: "0", count: 999), "at://did:plc:x/app.bsky.feed.post/3k"]
+        for id in ids { #expect(PostOrder.idKey(id) == spelled(id), "\(id.prefix(20))") }
+        #expect(PostOrder.idKey("0007").utf8.elementsEqual("00017".utf8))
+    }
 }

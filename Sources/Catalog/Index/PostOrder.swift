@@ -21,13 +21,22 @@ public enum PostOrder {
     /// digits (so a longer number sorts higher), any other id as `1` and its text
     /// (text ids sort above numbers that share their date).
     static func idKey(_ id: String) -> String {
-        let utf8 = id.utf8
-        if !utf8.isEmpty, utf8.count < 1000, utf8.allSatisfy({ (48...57).contains($0) }) {
-            let digits = id.drop { $0 == "0" }
-            let length = String(digits.count)
-            return "0" + String(repeating: "0", count: 3 - length.count) + length + digits
+        var id = id
+        return id.withUTF8 { utf8 in
+            guard !utf8.isEmpty, utf8.count < 1000, utf8.allSatisfy({ (48...57).contains($0) }) else {
+                return "1" + String(decoding: utf8, as: UTF8.self)
+            }
+            // Over the bytes, not `Character`s: every id of a big read goes through here.
+            let digits = UnsafeBufferPointer(rebasing: utf8[(utf8.firstIndex { $0 != 0x30 } ?? utf8.count)...])
+            return String(unsafeUninitializedCapacity: 4 + digits.count) { out in
+                out[0] = 0x30
+                out[1] = 0x30 + UInt8(digits.count / 100)
+                out[2] = 0x30 + UInt8(digits.count / 10 % 10)
+                out[3] = 0x30 + UInt8(digits.count % 10)
+                _ = UnsafeMutableBufferPointer(rebasing: out[4...]).initialize(from: digits)
+                return 4 + digits.count
+            }
         }
-        return "1" + id
     }
 
     /// Whether the post `a` is listed before the post `b`: the order in Swift, for the

@@ -5,28 +5,33 @@ import BlobStore
 /// every count made, so the one thread that writes SQLite only binds and steps.
 /// Made on the threads that read the manifest (``PostCatalog/PostReader``), not on the
 /// writer's, whose work is the length of a big ingest.
-struct PostRow: Sendable {
-    var id: String
-    var created: Double
-    var idOrder: String
+///
+/// A class, not a struct: a row is handed on whole several times (out of each decoding
+/// lane, into a batch, to the writer), and a struct of a dozen strings and arrays took
+/// a dozen reference counts at every hand and as many at every drop (1.3 s of a million
+/// posts' `reindex`, on the threads that read the manifests); a class takes one.
+final class PostRow: Sendable {
+    let id: String
+    let created: Double
+    let idOrder: String
     /// The handle lower-cased, without `@`: how lists filter by user.
-    var user: String
-    var handle: String
-    var name: String
-    var text: String
-    var query: String?
+    let user: String
+    let handle: String
+    let name: String
+    let text: String
+    let query: String?
     /// Photos the Image API can serve.
-    var photos: Int
-    var network: String
+    let photos: Int
+    let network: String
     /// The result file it came from (``PostFacts/source``).
-    var source: String?
+    let source: String?
     /// Hashtags and cashtags, once each: the key as stored (lower-cased, no `#`/`$`)
     /// and the first spelling seen.
-    var tags: [(key: String, display: String)]
+    let tags: [(key: String, display: String)]
     /// The tags as the full-text index has them: their spellings, a space between.
-    var tagText: String
-    var references: [PostWriter.Reference]
-    var signatures: [(sha256: BlobHash, signature: [UInt8], quality: Int)]
+    let tagText: String
+    let references: [PostWriter.Reference]
+    let signatures: [(sha256: BlobHash, signature: [UInt8], quality: Int)]
 
     init(_ post: PostFacts) {
         id = post.id
@@ -37,15 +42,22 @@ struct PostRow: Sendable {
         name = post.author.name
         text = post.text
         query = post.query.map(PostFilter.trimmed).flatMap { $0.isEmpty ? nil : $0 }
-        photos = post.media.filter(\.servable).count
+        photos = post.media.count(where: \.servable)
         network = post.network ?? "x"
         source = post.source
-        tags = []
-        for tag in post.entities.hashtags.map(\.tag) + post.entities.cashtags.map(\.tag) {
+        var tags: [(key: String, display: String)] = []
+        var tagText = ""
+        func add(_ tag: String) {
             let key = PostFilter.normalise(tag, dropping: PostFilter.tagMarks)
-            if !key.isEmpty, !tags.contains(where: { $0.key == key }) { tags.append((key, tag)) }
+            guard !key.isEmpty, !tags.contains(where: { $0.key == key }) else { return }
+            if !tags.isEmpty { tagText += " " }
+            tagText += tag
+            tags.append((key, tag))
         }
-        tagText = tags.map(\.display).joined(separator: " ")
+        for tag in post.entities.hashtags { add(tag.tag) }
+        for tag in post.entities.cashtags { add(tag.tag) }
+        self.tags = tags
+        self.tagText = tagText
         references = PostWriter.references(of: post)
         // A photo's hash is a fact of its bytes: the first copy read stays.
         signatures = post.media.compactMap { media in
