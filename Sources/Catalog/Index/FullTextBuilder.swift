@@ -11,7 +11,7 @@ extension PostCatalog {
     /// that writer's time, on a machine with a second core. At the end the index is
     /// merged into one segment there (while the catalog makes its other indexes) and its
     /// tables are copied into the catalog's empty `posts_fts` in one transaction
-    /// (``PostCatalog/adoptFullText(from:)``: about a second at a million posts, rows
+    /// (``PostCatalog/adoptFullText(from:unjournaled:)``: about a second at a million posts, rows
     /// in key order).
     ///
     /// The file is scratch: no journal, no syncs. A read cut short leaves `pending`'s
@@ -193,12 +193,20 @@ extension PostCatalog {
     /// SQLite; the copy goes through a connection of its own, so the pool's
     /// connections, which may hold the empty index's structure, see the change as
     /// another connection's commit and read the structure again.
-    func adoptFullText(from built: String) throws(CatalogError) {
+    /// `unjournaled`: the catalog is being written without a journal (``withoutJournal()``),
+    /// and so is the copy.
+    func adoptFullText(from built: String, unjournaled: Bool) throws(CatalogError) {
         do {
             var configuration = Configuration()
             configuration.label = "TweetCache.catalog.adopt"
-            configuration.busyMode = .timeout(60)
+            configuration.busyMode = .timeout(TimeInterval(PostCatalog.busySeconds))
             configuration.prepareDatabase { db in
+                if unjournaled {
+                    // Not a rollback journal of its own: the read syncs the file once at its end.
+                    try db.execute(sql: "PRAGMA journal_mode = OFF")
+                    try db.execute(sql: "PRAGMA synchronous = OFF")
+                    return
+                }
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // Copied in by the big read's passive checkpoint at its end.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")

@@ -82,7 +82,7 @@ public final class PostCatalog: Sendable {
         } catch {
             // Not a database, or damaged beyond opening: it holds nothing the manifests
             // do not, so it goes.
-            for suffix in ["", "-wal", "-shm"] { unlink(databasePath + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(databasePath + suffix) }
             do {
                 pool = try Self.openPool(databasePath)
             } catch {
@@ -101,7 +101,7 @@ public final class PostCatalog: Sendable {
     private static func openPool(_ databasePath: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "TweetCache.catalog"
-        configuration.busyMode = .timeout(60)
+        configuration.busyMode = .timeout(TimeInterval(busySeconds))
         configuration.prepareDatabase { db in
             // An index of files that are themselves durable: a power cut may lose the
             // last batches (the next refresh reads them again), never corrupt the file.
@@ -124,6 +124,11 @@ public final class PostCatalog: Sendable {
             } else {
                 // A damaged file can open and still fail its first query: ask now.
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs")
+                // Left by a read without a journal that did not end: it may be damaged
+                // where no query looks (``withoutJournal()``), so it goes as a damaged one does.
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = ?", arguments: [unjournaledMark]) ?? false {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a read without a journal was cut short")
+                }
             }
             // Missing only when a rebuild that fills without them was cut short.
             try db.execute(sql: indexes)
@@ -298,6 +303,13 @@ public final class PostCatalog: Sendable {
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
         let blobNumbers = BlobNumbers(forReading: bytes)
         let replaced = bulk ? ReplacedPosts() : nil
+        let unjournaled: Bool
+        do {
+            unjournaled = bulk ? try withoutJournal() : false
+        } catch {
+            fullText?.cancel()
+            throw error
+        }
         do {
             for file in files {
                 let before = progress?.snapshot.done ?? 0
@@ -326,10 +338,18 @@ public final class PostCatalog: Sendable {
                 // thread ends its merge (it was the last to end; 1.2 s at a million posts).
                 try count()
                 try fullText.finish()
-                try adoptFullText(from: fullText.path)
+                try adoptFullText(from: fullText.path, unjournaled: unjournaled)
             }
+            try journalAgain(unjournaled, succeeded: true)
         } catch {
             fullText?.cancel()
+            if unjournaled {
+                // Without a journal a statement that failed may have left pages half
+                // made: the catalog starts over empty now (the next refresh reads every
+                // manifest), or, failing that, when it next opens.
+                let emptied = (try? writeWithoutTransaction("start over") { db in try Self.replaceWithEmpty(db) }) != nil
+                try? journalAgain(unjournaled, succeeded: emptied)
+            }
             throw error
         }
         if fullText == nil { try count() }
@@ -427,6 +447,8 @@ public final class PostCatalog: Sendable {
     /// at 82-84 MB with two helpers and ``ManifestsAhead``, 78-79 MB before both, 95 MB once
     /// the words' builder gathered 8 MB of words at a time (``bulkHashBytes``).
     static let endSortKiB = 2_048
+    /// How long a connection waits for another's lock before its statement fails.
+    static let busySeconds = 60
     /// Threads SQLite may add to sort the indexes made at a big read's end (`PRAGMA threads`).
     static let sortHelpers = 2
     /// The log is copied into the database every 256 MB during a big read: 9% less

@@ -224,6 +224,93 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: catalog.path.path + PostCatalog.fullTextSuffix))
     }
 
+    /// The format byte of a database file's header: 1 with a rollback journal or
+    /// none, 2 in WAL mode.
+    static func headerMode(_ path: String) -> UInt8? {
+        guard let data = FileManager.default.contents(atPath: path), data.count > 19 else { return nil }
+        return data[data.startIndex + 18]
+    }
+
+    /// Reads the three runs into an empty catalog the big way, as `sync` hands them
+    /// over, noting the file's header each time the read asks for the next run.
+    static func readArriving(_ catalog: PostCatalog) throws -> [UInt8?] {
+        let names = ["a.json", "b.json", "c.json"]
+        var modes: [UInt8?] = [], index = 0
+        let path = catalog.path.path
+        try catalog.add(manifestsArriving: {
+            modes.append(headerMode(path))
+            defer { index += 1 }
+            return index < names.count ? ManifestArrival(name: names[index], manifest: nil) : nil
+        }, bytes: 1)
+        return modes
+    }
+
+    /// A read from nothing writes the file with no journal (not through the log), and
+    /// leaves it in WAL mode, whole, nothing pending, counting what a read post by post counts.
+    @Test func aReadFromNothingWritesWithoutALogAndEndsInWALMode() throws {
+        let small = try ScratchDirectory.make("tc-bigread-nolog-small"), big = try ScratchDirectory.make("tc-bigread-nolog-big")
+        try Self.writeRuns(in: small)
+        try Self.writeRuns(in: big)
+        let byPost = try PostCatalog(cacheRoot: small, bigRead: .max)
+        try byPost.refresh()
+        let catalog = try PostCatalog(cacheRoot: big, bigRead: 0)
+        #expect(Self.headerMode(catalog.path.path) == 2)
+        #expect(try Self.readArriving(catalog) == [1, 1, 1, 1])
+        #expect(Self.headerMode(catalog.path.path) == 2)
+        let (pending, check, mode) = try DatabaseQueue(path: catalog.path.path).read { db in
+            (try String.fetchAll(db, sql: "SELECT what FROM pending"), try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(pending.isEmpty && check == "ok" && mode == "wal")
+        #expect(try Self.counts(catalog) == Self.counts(byPost))
+    }
+
+    /// Another connection to the catalog (another process's `serve`) keeps SQLite in
+    /// WAL mode: the read goes through the log, without waiting, and leaves no mark.
+    @Test func anotherConnectionKeepsTheReadInTheLog() throws {
+        let root = try ScratchDirectory.make("tc-bigread-nolog-other")
+        try Self.writeRuns(in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+        let other = try DatabaseQueue(path: catalog.path.path)
+        #expect(try other.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM runs") } == 0)
+        let started = ContinuousClock.now
+        #expect(try Self.readArriving(catalog) == [2, 2, 2, 2])
+        #expect(ContinuousClock.now - started < .seconds(PostCatalog.busySeconds / 2))
+        let (posts, pending) = try other.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM posts WHERE included = 0"), try String.fetchAll(db, sql: "SELECT what FROM pending"))
+        }
+        #expect(posts == 60 && pending.isEmpty)
+    }
+
+    /// A catalog a read without a journal did not finish (the process or the machine
+    /// stopped) may be damaged where no query looks: it is made anew when it next opens,
+    /// and the next refresh reads every run.
+    @Test func aCatalogLeftWithoutItsJournalIsMadeAnew() throws {
+        let root = try ScratchDirectory.make("tc-bigread-nolog-cut")
+        try Self.writeRuns(in: root)
+        let path: String
+        let expected: [String]
+        do {
+            let catalog = try PostCatalog(cacheRoot: root, bigRead: 0)
+            try catalog.refresh()
+            expected = try Self.counts(catalog)
+            path = catalog.path.path
+        }
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO problems(path, size, mtime, message) VALUES ('planted', 0, 0, 'planted')")
+            try db.execute(sql: "INSERT INTO pending(what) VALUES (?)", arguments: [PostCatalog.unjournaledMark])
+        }
+        let next = try PostCatalog(cacheRoot: root, bigRead: 0)
+        #expect(try next.count() == 0)
+        let report = try next.refresh()
+        #expect(report.added.count == 3)
+        #expect(try Self.counts(next) == expected)
+        let (planted, pending) = try DatabaseQueue(path: path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM problems WHERE path = 'planted'"), try String.fetchAll(db, sql: "SELECT what FROM pending"))
+        }
+        #expect(planted == 0 && pending.isEmpty)
+    }
+
     @Test func countsLeftPendingByAReadCutShortAreMadeByTheNextRefresh() throws {
         // Killed after the last batch and before the counts.
         let (catalog, expected) = try Self.cutShort("tc-bigread-cut", before: "counts",
