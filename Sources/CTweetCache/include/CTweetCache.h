@@ -10,6 +10,7 @@
 #include "tc_fs.h"
 #include "tc_checksum.h"
 #include "tc_hamming.h"
+#include "tc_json.h"
 #include "tc_memory.h"
 #include "tc_sqlite.h"
 #endif

@@ -12,10 +12,17 @@ import Foundation
 package struct JSONStructureScanner {
     package let bytes: UnsafeRawBufferPointer
     package var position = 0
+    /// A faster way past an object or array, given the bytes and the offset of its
+    /// bracket: the offset just past its close, or nil to walk it here. It must end
+    /// every container where ``skipValue()`` does; a container it gives up on (or does
+    /// not end) is walked here, which also says where it went wrong.
+    package typealias ContainerEnd = (UnsafeRawBufferPointer, Int) -> Int?
+    private let containerEnd: ContainerEnd?
 
-    package init(bytes: UnsafeRawBufferPointer, position: Int = 0) {
+    package init(bytes: UnsafeRawBufferPointer, position: Int = 0, containerEnd: ContainerEnd? = nil) {
         self.bytes = bytes
         self.position = position
+        self.containerEnd = containerEnd
     }
 
     package var atEnd: Bool { position >= bytes.count }
@@ -121,6 +128,10 @@ package struct JSONStructureScanner {
         guard let b = peek() else { return false }
         if b == UInt8(ascii: "\"") { return skipString() }
         if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+            if let containerEnd, let end = containerEnd(bytes, position) {
+                position = end
+                return true
+            }
             // What each open bracket is, one bit a level (set for `{`), without an
             // array allocated per value; deeper than 64 levels, in an array.
             var depth = 0
