@@ -83,6 +83,9 @@ public final class PostCatalog: Sendable {
             // Not a database, or damaged beyond opening: it holds nothing the manifests
             // do not, so it goes.
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(databasePath + suffix) }
+            // And what was kept beside it: the near-duplicate index numbers its photos.
+            PDQIndexFile.remove(databasePath + Self.perceptualSuffix)
+            FullTextBuilder.remove(databasePath + Self.fullTextSuffix)
             do {
                 pool = try Self.openPool(databasePath)
             } catch {

@@ -296,12 +296,15 @@ import TestSupport
             expected = try Self.counts(catalog)
             path = catalog.path.path
         }
+        // Kept beside it: a near-duplicate index that numbers its photos.
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: path + PostCatalog.perceptualSuffix))
         try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "INSERT INTO problems(path, size, mtime, message) VALUES ('planted', 0, 0, 'planted')")
             try db.execute(sql: "INSERT INTO pending(what) VALUES (?)", arguments: [PostCatalog.unjournaledMark])
         }
         let next = try PostCatalog(cacheRoot: root, bigRead: 0)
         #expect(try next.count() == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + PostCatalog.perceptualSuffix))
         let report = try next.refresh()
         #expect(report.added.count == 3)
         #expect(try Self.counts(next) == expected)
