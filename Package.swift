@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["Catalog", "BlobStore", "MediaTypes", "TestSupport", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Catalog", "BlobStore", "MediaTypes", "TweetModel", "TestSupport", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "MediaFetch", "BlobStore", "TestSupport",
