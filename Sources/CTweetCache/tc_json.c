@@ -106,6 +106,9 @@ ptrdiff_t tc_json_container_end(const uint8_t *bytes, size_t count, size_t start
         w.in_string = (int)(inside >> 63);
         i += 64;
     }
+#else
+    // Without SSE2 the Swift walk, eight bytes at a time through strings, is the faster.
+    return too_deep;
 #endif
     (void)r;
     for (; i < count; i++) {

@@ -29,7 +29,8 @@ struct ReindexCommand: ParsableCommand {
         let totals: PostCatalog.Totals
         do {
             let catalog = try PostCatalog(cacheRoot: options.cacheURL)
-            report = try catalog.rebuild(progress: progress)
+            // Nothing else of this process reads the catalog meanwhile.
+            report = try catalog.rebuild(progress: progress, alone: true)
             totals = try catalog.totals()
             display.finish()
         } catch {

@@ -6,7 +6,7 @@
 /// Where the JSON object or array starting at `bytes[start]` (a `{` or `[`) ends: the
 /// offset just past its closing bracket. -1 when it does not end within `count` bytes
 /// or a bracket is closed by the other kind; -2 when it nests deeper than 64 levels
-/// (the caller's own walk takes those).
+/// or the processor has no SSE2 (the caller's own walk takes those).
 ///
 /// The same walk as TweetModel's `JSONStructureScanner.skipValue` (which stays the
 /// reference, and the path for anything deeper): a quote outside a string opens one, a

@@ -11,6 +11,7 @@ extension PostCatalog {
     // MARK: - Database access
 
     func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(CatalogError) -> T {
+        try checkJournaled()
         do {
             return try pool.write(body)
         } catch {
@@ -19,6 +20,7 @@ extension PostCatalog {
     }
 
     func writeWithoutTransaction<T>(_ operation: String, _ body: (Database) throws -> T) throws(CatalogError) -> T {
+        try checkJournaled()
         do {
             return try pool.writeWithoutTransaction(body)
         } catch {

@@ -41,6 +41,9 @@ public final class PostCatalog: Sendable {
     /// again. Only plans come from it, never totals, so a count gone stale since costs
     /// time, not answers.
     let wordCounts = Mutex<[String: Int]>([:])
+    /// Set when a read without a journal could not go back to WAL mode
+    /// (``journalAgain(keepingMark:)``): no more writes.
+    let leftWithoutJournal = Atomic<Bool>(false)
     static let rememberedWordCounts = 256
     /// Above this many matches, pages of words walk the posts in order (``defaultManyMatches``).
     let manyMatches: Int
@@ -77,21 +80,30 @@ public final class PostCatalog: Sendable {
         let databasePath = path.path
         let lock = try Self.lock(databasePath)
         defer { Self.unlock(lock) }
+        // Left by a read without a journal that did not end: the file may be damaged
+        // where no query looks (``withoutJournal()``), so it goes as a damaged one does.
+        if access(databasePath + Self.unjournaledSuffix, F_OK) == 0 { Self.remove(databasePath) }
         do {
             pool = try Self.openPool(databasePath)
         } catch {
             // Not a database, or damaged beyond opening: it holds nothing the manifests
             // do not, so it goes.
-            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(databasePath + suffix) }
-            // And what was kept beside it: the near-duplicate index numbers its photos.
-            PDQIndexFile.remove(databasePath + Self.perceptualSuffix)
-            FullTextBuilder.remove(databasePath + Self.fullTextSuffix)
+            Self.remove(databasePath)
             do {
                 pool = try Self.openPool(databasePath)
             } catch {
                 throw .open(path: databasePath, message: String(describing: error))
             }
         }
+    }
+
+    /// Removes the catalog's file and what is kept beside it (the near-duplicate index
+    /// numbers its photos), the mark of a read without a journal last.
+    private static func remove(_ databasePath: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(databasePath + suffix) }
+        PDQIndexFile.remove(databasePath + perceptualSuffix)
+        FullTextBuilder.remove(databasePath + fullTextSuffix)
+        unlink(databasePath + unjournaledSuffix)
     }
 
     /// Opens the catalog and brings it up to date with the manifests.
@@ -127,11 +139,6 @@ public final class PostCatalog: Sendable {
             } else {
                 // A damaged file can open and still fail its first query: ask now.
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM runs")
-                // Left by a read without a journal that did not end: it may be damaged
-                // where no query looks (``withoutJournal()``), so it goes as a damaged one does.
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM pending WHERE what = ?", arguments: [unjournaledMark]) ?? false {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a read without a journal was cut short")
-                }
             }
             // Missing only when a rebuild that fills without them was cut short.
             try db.execute(sql: indexes)
@@ -179,9 +186,11 @@ public final class PostCatalog: Sendable {
     /// Reads the manifest files the catalog has not read (or not finished reading).
     /// When one it read has changed or gone, it starts over: a post's newest copy
     /// may have come from that file.
-    /// `progress` counts the bytes of the manifests read, out of those to read.
+    /// `progress` counts the bytes of the manifests read, out of those to read; `alone`:
+    /// the caller reads nothing from this catalog until it returns, and a read from
+    /// nothing may write the file without a journal (``withoutJournal()``).
     @discardableResult
-    public func refresh(progress: WorkProgress? = nil) throws(CatalogError) -> RefreshReport {
+    public func refresh(progress: WorkProgress? = nil, alone: Bool = false) throws(CatalogError) -> RefreshReport {
         let lock = try Self.lock(path.path)
         defer { Self.unlock(lock) }
         let files = try manifestFiles()
@@ -215,7 +224,7 @@ public final class PostCatalog: Sendable {
         let bytes = todo.reduce(0) { $0 + ($1.json ?? $1.size) }
         progress?.addTotal(bytes)
         try ingest(ManifestsAhead(files: todo, cacheRoot: cacheRoot), bytes: bytes, intoEmpty: changed || known.isEmpty,
-                   progress: progress, report: &report)
+                   alone: alone, progress: progress, report: &report)
         return report
     }
 
@@ -228,7 +237,7 @@ public final class PostCatalog: Sendable {
     /// Then refreshes, for anything else that changed.
     @discardableResult
     package func add(manifestsArriving next: @escaping () -> ManifestArrival?, bytes: Int,
-                     observer: (any FetchedObjectsObserver)? = nil) throws(CatalogError) -> RefreshReport {
+                     observer: (any FetchedObjectsObserver)? = nil, alone: Bool = false) throws(CatalogError) -> RefreshReport {
         var report = RefreshReport()
         do {
             let lock = try Self.lock(path.path)
@@ -246,7 +255,7 @@ public final class PostCatalog: Sendable {
                 }
                 return nil
             }
-            try ingest(files, bytes: bytes, intoEmpty: empty, observer: observer, report: &report)
+            try ingest(files, bytes: bytes, intoEmpty: empty, alone: alone, observer: observer, report: &report)
         }
         let rest = try refresh()
         report.added += rest.added
@@ -266,7 +275,7 @@ public final class PostCatalog: Sendable {
     /// small page cache (``bigReadCacheKiB``) and copies the log into the database
     /// every 256 MB rather than every 32 MB (a page written by many batches is copied
     /// once), and at the end.
-    private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool,
+    private func ingest(_ files: some Sequence<ListedFile>, bytes: Int, intoEmpty empty: Bool, alone: Bool = false,
                         observer: (any FetchedObjectsObserver)? = nil, progress: WorkProgress? = nil,
                         report: inout RefreshReport) throws(CatalogError)
     {
@@ -306,13 +315,7 @@ public final class PostCatalog: Sendable {
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
         let blobNumbers = BlobNumbers(forReading: bytes)
         let replaced = bulk ? ReplacedPosts() : nil
-        let unjournaled: Bool
-        do {
-            unjournaled = bulk ? try withoutJournal() : false
-        } catch {
-            fullText?.cancel()
-            throw error
-        }
+        let unjournaled = bulk && alone && withoutJournal()
         do {
             for file in files {
                 let before = progress?.snapshot.done ?? 0
@@ -343,18 +346,24 @@ public final class PostCatalog: Sendable {
                 try fullText.finish()
                 try adoptFullText(from: fullText.path, unjournaled: unjournaled)
             }
-            try journalAgain(unjournaled, succeeded: true)
         } catch {
             fullText?.cancel()
             if unjournaled {
                 // Without a journal a statement that failed may have left pages half
-                // made: the catalog starts over empty now (the next refresh reads every
-                // manifest), or, failing that, when it next opens.
-                let emptied = (try? writeWithoutTransaction("start over") { db in try Self.replaceWithEmpty(db) }) != nil
-                try? journalAgain(unjournaled, succeeded: emptied)
+                // made: back in WAL mode with the mark kept, the catalog starts over
+                // empty in one commit (the next refresh reads every manifest), and only
+                // then does the mark go; failing that, the file is made anew when it next opens.
+                do {
+                    try journalAgain(keepingMark: true)
+                    try writeWithoutTransaction("start over") { db in try Self.replaceWithEmpty(db) }
+                    unlink(path.path + Self.unjournaledSuffix)
+                } catch {
+                    leftWithoutJournal.store(true, ordering: .relaxed)
+                }
             }
             throw error
         }
+        if unjournaled { try journalAgain(keepingMark: false) }
         if fullText == nil { try count() }
 
         func count() throws(CatalogError) {
@@ -417,15 +426,16 @@ public final class PostCatalog: Sendable {
     /// writes a run's words at its commit, and needs no more.
     static let hashBytes = 1 << 20
 
-    /// Empties the catalog and reads every manifest again (`tweetcache reindex`).
+    /// Empties the catalog and reads every manifest again (`tweetcache reindex`);
+    /// `alone` as for ``refresh(progress:alone:)``.
     @discardableResult
-    public func rebuild(progress: WorkProgress? = nil) throws(CatalogError) -> RefreshReport {
+    public func rebuild(progress: WorkProgress? = nil, alone: Bool = false) throws(CatalogError) -> RefreshReport {
         do {
             let lock = try Self.lock(path.path)
             defer { Self.unlock(lock) }
             try writeWithoutTransaction("rebuild") { db in try Self.replaceWithEmpty(db) }
         }
-        var report = try refresh(progress: progress)
+        var report = try refresh(progress: progress, alone: alone)
         report.rebuilt = true
         return report
     }

@@ -90,6 +90,33 @@ import TweetModel
         }
     }
 
+    /// Escapes at every place of a 64-byte block, and across blocks: a backslash as
+    /// the block's last byte takes the next block's first with it.
+    @Test func escapesAtEveryPlaceOfABlock() {
+        for pad in 0..<130 {
+            for escape in ["\\\"{", "\\\\", "\\{", "\\\\\\\"]"] {
+                let text = "{\"" + String(repeating: "a", count: pad) + escape + "\" : [1, {\"}\" : \"]\"}], \"b\" : \"" + escape + "\"}"
+                let bytes = Array(text.utf8) + Array(repeating: UInt8(ascii: " "), count: 70) + Array("]]".utf8)
+                let (with, without, fast) = Self.ends(bytes)
+                #expect(with == without && without == text.utf8.count, "\(pad) \(escape)")
+                #expect(fast == without, "\(pad) \(escape)")
+            }
+        }
+    }
+
+    /// Every byte value, at random places, in both states of the walk.
+    @Test func everyByteValueAnywhere() {
+        var random = Sequence(state: 7)
+        for _ in 0..<5_000 {
+            var bytes = Self.noise(&random, length: 1 + random.next(300))
+            for _ in 0..<random.next(12) { bytes[random.next(bytes.count)] = UInt8(random.next(256)) }
+            bytes[0] = random.next(2) == 0 ? UInt8(ascii: "{") : UInt8(ascii: "[")
+            let (with, without, fast) = Self.ends(bytes)
+            #expect(with == without, "\(bytes)")
+            #expect(fast == nil || fast == without, "\(bytes)")
+        }
+    }
+
     /// Past 64 levels the fast path hands the container back, and the scanner's walk,
     /// which keeps deeper levels in an array, ends it.
     @Test func leavesDeepNestingToTheScanner() {
