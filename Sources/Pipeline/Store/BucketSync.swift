@@ -145,7 +145,10 @@ public struct BucketSync: Sendable {
                 let thread = Thread {
                     var failure: String? = nil
                     do {
-                        _ = try PostCatalog(cacheRoot: root).add(manifestsArriving: arrivals.take, bytes: bytes, observer: observer)
+                        // This thread's catalog alone: nothing else reads it meanwhile, so a
+                        // first read of a bucket's runs may write it without a log (`reindex`'s way).
+                        _ = try PostCatalog(cacheRoot: root).add(manifestsArriving: arrivals.take, bytes: bytes, observer: observer,
+                                                                 alone: true)
                     } catch {
                         failure = String(describing: error)
                     }
