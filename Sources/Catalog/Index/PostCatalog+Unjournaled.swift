@@ -1,4 +1,5 @@
 import Foundation
+import BlobStore
 internal import GRDB
 #if canImport(Glibc)
 internal import Glibc
@@ -54,11 +55,12 @@ extension PostCatalog {
     func journalAgain(keepingMark: Bool) throws(CatalogError) {
         do {
             // Every page the read wrote reaches the disk before the mark can go.
-            let fd = Glibc.open(path.path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw CatalogError.open(path: path.path, message: String(cString: strerror(errno))) }
-            defer { close(fd) }
-            guard fsync(fd) == 0 else {
-                throw CatalogError.database(operation: "sync the catalog", message: String(cString: strerror(errno)))
+            do {
+                let fd = try FileSystem.openFile(path.path, flags: O_RDONLY, operation: "open the catalog")
+                defer { close(fd) }
+                try FileSystem.sync(fd, path: path.path)
+            } catch {
+                throw CatalogError.database(operation: "sync the catalog", message: error.description)
             }
             let mode = try pool.writeWithoutTransaction { db in
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
@@ -85,14 +87,15 @@ extension PostCatalog {
 
     /// Creates `path` and syncs it and its folder: it is there after a power cut.
     static func makeDurably(_ path: String) -> Bool {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        let synced = fsync(fd) == 0
-        close(fd)
-        let folder = Glibc.open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { return false }
-        defer { close(folder) }
-        return synced && fsync(folder) == 0
+        do {
+            let fd = try FileSystem.openFile(path, flags: O_WRONLY | O_CREAT | O_TRUNC, operation: "create")
+            defer { close(fd) }
+            try FileSystem.sync(fd, path: path)
+            try FileSystem.syncDirectory((path as NSString).deletingLastPathComponent)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The mark of a read without a journal, beside the catalog (``withoutJournal()``).
