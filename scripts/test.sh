@@ -4,16 +4,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates
 # and nginx serves them (TLS, HTTP/2: Tests/TLSSupport); Ceph's RADOS Gateway is the real S3 server
-# the object-storage tests start (scripts/rgw.sh).
-export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} chromium openssl nginx time ceph ceph-mon ceph-osd radosgw"
-source scripts/bootstrap.sh
-# Nothing in the suite may ask a cloud's instance-metadata address for credentials.
-export AWS_EC2_METADATA_DISABLED=true
+# the object-storage tests start (scripts/rgw.sh). Only the tests need the browser, nginx and Ceph:
+# they install in the background while the build runs (bootstrap_wait below).
+export EXTRA_APT_PACKAGES="${EXTRA_APT_PACKAGES:-} openssl time"
+export LATER_APT_PACKAGES="${LATER_APT_PACKAGES:-} chromium nginx ceph ceph-mon ceph-osd radosgw"
 # The IIIF Presentation tests load every document with a kept validator (iiif-prezi3, PyPI).
-python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3
 # Manifests the tests write are checked against docs/manifest.schema.json by a kept
 # JSON Schema validator (jsonschema, PyPI; scripts/check-manifest-schema.py).
-python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+bootstrap_later_tasks() {
+    python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3
+    python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+}
+source scripts/bootstrap.sh
+trap bootstrap_cleanup EXIT
+# Nothing in the suite may ask a cloud's instance-metadata address for credentials.
+export AWS_EC2_METADATA_DISABLED=true
 # Tests run on a debug build whose own targets are optimised (TWEETCACHE_TEST_BUILD, read
 # by Package.swift): pixel loops are 20-50x slower unoptimised (the imaging and serving
 # tests take 140 s unoptimised, 11 s here), while the dependencies (SwiftNIO, GRDB,
@@ -34,7 +39,8 @@ swift build --build-tests --scratch-path .build-tests --explicit-target-dependen
 # The suite's few dozen `tweetcache demo` runs render the sample's images once, here.
 TWEETCACHE_DEMO_ASSETS=$(mktemp -d "${TMPDIR:-/tmp}/tc-demo-assets.XXXXXX")
 export TWEETCACHE_DEMO_ASSETS
-trap 'rm -rf "$TWEETCACHE_DEMO_ASSETS"' EXIT
+trap 'rm -rf "$TWEETCACHE_DEMO_ASSETS"; bootstrap_cleanup' EXIT
+bootstrap_wait
 option_log="$PWD/.build-tests/option-runs.jsonl"
 rm -f "$option_log"
 TWEETCACHE_OPTION_LOG="$option_log" \
