@@ -316,8 +316,8 @@ for target in package.targets where target.type == .test {
 // the demo's painters (the sample every `demo` run renders) and the C shim. The rest
 // (the catalog, parsers, server, pipeline, CLI) compile unoptimised: measured on this
 // 2-core machine, a clean test build took 999 s of user CPU with every own target
-// optimised and 769 s with only the server, pipeline and CLI unoptimised, while the
-// suite took 164-170 s either way (`perf`: under 1% of its samples in their code). Only
+// optimised and 769 s with only the imaging, catalog and parser targets optimised,
+// while the suite took 164-170 s either way (`perf`: under 1% of its samples in their code). Only
 // the script sets the variable, so the unsafe flags never reach a package that depends
 // on these libraries.
 if Context.environment["TWEETCACHE_TEST_BUILD"] != nil {

@@ -40,7 +40,7 @@ if ((${#missing_later[@]})) || declare -F bootstrap_later_tasks > /dev/null; the
   BOOTSTRAP_LATER_LOG=$(mktemp "${TMPDIR:-/tmp}/tc-bootstrap-later.XXXXXX")
   (
     if ((${#missing_later[@]})); then
-      echo "bootstrap: installed in the background, for the tests: ${missing_later[*]}"
+      echo "bootstrap: in the background, for the tests: apt-get install ${missing_later[*]}"
       DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing_later[@]}"
     fi
     if declare -F bootstrap_later_tasks > /dev/null; then bootstrap_later_tasks; fi
