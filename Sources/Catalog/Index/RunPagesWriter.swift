@@ -39,7 +39,9 @@ struct RunPagesWriter {
             close(oldest)
         }
         tick += 1
-        var page = open[source] ?? Page()
+        // Taken out of the dictionary, not copied: a copy shares the ranges' buffer, so
+        // each append copied the page's ranges so far (up to 6 KB a post with photos).
+        var page = open.removeValue(forKey: source) ?? Page()
         Self.append(range, to: &page.ranges)
         page.posts += 1
         page.touched = tick
