@@ -20,15 +20,39 @@ import Testing
         #expect(numbers.number(of: a) == 7)
     }
 
-    /// Two hashes of one slot (the same leading bytes): the newer wins, the older is
-    /// forgotten, and neither is answered with the other's number.
-    @Test func hashesOfOneSlotNeverShareANumber() {
+    /// Five hashes of one set (the same leading bytes) in a table of four a set: the
+    /// least recently used is forgotten, and none is answered with another's number.
+    @Test func hashesOfOneSetNeverShareANumber() {
         let numbers = BlobNumbers(capacity: 8)
-        let a = Self.hash(leading: 1, last: 1), b = Self.hash(leading: 1, last: 2)
-        numbers.remember(7, for: a)
-        numbers.remember(9, for: b)
-        #expect(numbers.number(of: b) == 9)
-        #expect(numbers.number(of: a) == nil)
+        let hashes = (1...5).map { Self.hash(leading: 1, last: UInt8($0)) }
+        for (i, hash) in hashes.enumerated() { numbers.remember(Int64(i + 1), for: hash) }
+        #expect(numbers.number(of: hashes[0]) == nil)
+        for (i, hash) in hashes.enumerated().dropFirst() { #expect(numbers.number(of: hash) == Int64(i + 1)) }
+    }
+
+    /// A hash looked up lately is kept over one remembered earlier and not used since.
+    @Test func aHashUsedLatelyIsKept() {
+        let numbers = BlobNumbers(capacity: 8)
+        let hashes = (1...5).map { Self.hash(leading: 1, last: UInt8($0)) }
+        for (i, hash) in hashes.prefix(4).enumerated() { numbers.remember(Int64(i + 1), for: hash) }
+        #expect(numbers.number(of: hashes[0]) == 1)
+        numbers.remember(5, for: hashes[4])
+        #expect(numbers.number(of: hashes[1]) == nil)
+        #expect(numbers.number(of: hashes[0]) == 1)
+        #expect(numbers.number(of: hashes[2]) == 3)
+        #expect(numbers.number(of: hashes[3]) == 4)
+        #expect(numbers.number(of: hashes[4]) == 5)
+    }
+
+    /// Hashes of other sets do not push each other out.
+    @Test func setsAreApart() {
+        let numbers = BlobNumbers(capacity: 8)
+        var other = [UInt8](repeating: 0, count: 32)
+        other[7] = 1  // the lowest bit of the leading word: the second set
+        let apart = BlobHash(bytes: other)!
+        numbers.remember(9, for: apart)
+        for i in 1...5 { numbers.remember(Int64(i), for: Self.hash(leading: 1, last: UInt8(i))) }
+        #expect(numbers.number(of: apart) == 9)
     }
 
     /// An empty slot holds the all-zero hash with no number: that hash is not taken
