@@ -1,5 +1,5 @@
 public import BlobStore
-public import Foundation
+import Foundation
 import Imaging
 public import Logging
 #if canImport(Glibc)

@@ -202,7 +202,7 @@ final class CurlTransfer: @unchecked Sendable {
                 if body.isEmpty {
                     tc_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
                 } else {
-                    body.withUnsafeBytes { bytes in
+                    _ = body.withUnsafeBytes { bytes in
                         tc_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                     }
                 }

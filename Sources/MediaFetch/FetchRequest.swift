@@ -1,4 +1,4 @@
-public import MediaTypes
+import MediaTypes
 /// What a caller wants fetched.
 public struct FetchRequest: Sendable, Hashable {
     /// The URL as it appears in the data (before any mirror).

@@ -93,7 +93,7 @@ package final class ServerMetrics: Sendable {
     }
 
     static var storeUpName: MetricNameDescriptor { MetricNameDescriptor(
-        namespace: "tweetcache", metricName: "store_up",
+        namespace: "tweetcache", metricName: "store_up", unitName: "",
         helpText: "1 while the object store answers, 0 while it is marked down.") }
     static var storeChangesName: MetricNameDescriptor { MetricNameDescriptor(
         namespace: "tweetcache", metricName: "store_state_changes", unitName: "total",

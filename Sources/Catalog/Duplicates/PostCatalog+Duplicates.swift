@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import MediaTypes
 internal import GRDB
 import BlobStore

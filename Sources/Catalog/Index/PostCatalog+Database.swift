@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import BlobStore
 internal import CTweetCache
 internal import GRDB

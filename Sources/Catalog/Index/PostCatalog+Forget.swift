@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 public import BlobStore
 internal import GRDB
-public import TweetModel
+import TweetModel
 #if canImport(Glibc)
 internal import Glibc
 #endif

@@ -1,5 +1,5 @@
 public import Foundation
-public import TweetModel
+import TweetModel
 import BlobStore
 #if canImport(Glibc)
 internal import Glibc

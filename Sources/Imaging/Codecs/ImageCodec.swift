@@ -5,8 +5,9 @@ internal import CTweetCache
 /// A codec is chosen from ``ImageCodecs/all`` by the format sniffed from the bytes,
 /// so supporting another format is one conforming type added to that list, not a
 /// case added to every switch. Every method is given bytes that sniffed as one of
-/// the codec's ``formats`` and treats them as hostile.
-protocol ImageCodec {
+/// the codec's ``formats`` and treats them as hostile. The types are `SendableMetatype`:
+/// the registry's list of them is read from every decoding thread.
+protocol ImageCodec: SendableMetatype {
     /// The sniffed formats this codec reads.
     static var formats: Set<ImageFormat> { get }
     /// Size, channels and orientation from the header alone.

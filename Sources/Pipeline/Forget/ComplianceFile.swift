@@ -1,4 +1,4 @@
-public import Catalog
+import Catalog
 public import Foundation
 import TweetModel
 

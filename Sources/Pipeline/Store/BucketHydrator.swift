@@ -1,7 +1,7 @@
 import Catalog
 import MediaFetch
 public import BlobStore
-public import Foundation
+import Foundation
 public import ObjectStore
 
 /// Copies objects from the bucket into the cache directory for the commands that

@@ -1,6 +1,6 @@
 import Catalog
 public import BlobStore
-public import Foundation
+import Foundation
 public import ObjectStore
 
 /// Brings a machine's view of a shared bucket up to date (`tweetcache sync`): every

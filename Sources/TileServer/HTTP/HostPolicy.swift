@@ -85,7 +85,7 @@ struct HostPolicy: Sendable {
             default:
                 continue
             }
-            let string = String(cString: text)
+            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !string.isEmpty { found.insert(string) }
         }
         return found

@@ -19,7 +19,7 @@ extension TileResponder {
             do {
                 // A pack says the image is there without reading the original (from a bucket, whole).
                 if try await packs.pack(hash) == nil { _ = try await sources.facts(hash) }
-            } catch let failure as HTTPFailure where failure.status == 503 {
+            } catch let failure where failure.status == 503 {
                 throw failure  // the store did not answer: not "no such image"
             } catch {
                 reply.status = .notFound

@@ -165,7 +165,7 @@ struct TileResponder: HTTPResponder {
             return try await thumbnail(hash, size: size)
         case let .blob(hash):
             // A large original on disk is read off the event loop; a bucket's is awaited.
-            if files.remote == nil { return try await offload { try blobReply(try sources.localBytes(hash), hash) } }
+            if files.remote == nil { return try await offload { try blobReply(sources.localBytes(hash), hash) } }
             // A whole GET may be answered as the bucket's bytes arrive; a range or a
             // HEAD is answered from the whole, checked object.
             if request.method == .get, request.headers[.range] == nil { return try await streamedBlob(hash) }

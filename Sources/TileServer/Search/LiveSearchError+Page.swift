@@ -13,9 +13,9 @@ extension LiveSearchError {
             return description
         case .missingToken, .emptyToken, .malformedToken, .unreadableTokenFile, .missingInstance:
             return "live search is not set up on this server"
-        case let .unauthorized(_, _, _):
+        case .unauthorized:
             return "the search service refused the server's token (HTTP 401)"
-        case let .forbidden(_, _, _):
+        case .forbidden:
             return "the search service refused the server's token (HTTP 403)"
         case let .refusedByService(_, status, _, _, _):
             return "the search service refused the server's token (HTTP \(status))"
