@@ -12,10 +12,11 @@ extension PostCatalog {
     /// `deferringCounts`: the facet counts and blobs' uses are left to ``recount(_:)``;
     /// `fullText`: the posts' words go to that builder instead of `posts_fts`;
     /// `blobNumbers`: the hashes numbered lately, shared by a read's runs;
+    /// `notedTags`: the tags a read deferring its counts has put in `tag_counts`, shared likewise;
     /// `replaced`: in a read from nothing, where the rows of replaced posts wait;
     /// `observer`: sees the posts' fetched objects, decoded with their facts.
     func ingestFile(_ file: ListedFile, deferringCounts: Bool = false, fullText: FullTextBuilder? = nil,
-                    blobNumbers: BlobNumbers = BlobNumbers(), replaced: ReplacedPosts? = nil,
+                    blobNumbers: BlobNumbers = BlobNumbers(), notedTags: NotedTags = NotedTags(), replaced: ReplacedPosts? = nil,
                     observer: (any FetchedObjectsObserver)? = nil, progress: WorkProgress? = nil)
         throws(CatalogError) -> (read: Bool, problem: String?)
     {
@@ -48,7 +49,7 @@ extension PostCatalog {
         }
         var pages = RunPagesWriter(run: runID, sources: manifest.header.sources.map(\.path))
         var writer = try PostWriter(catalog: self, run: runID, order: (manifest.header.generatedAt.timeIntervalSince1970, file.path),
-                                    deferringCounts: deferringCounts, fullText: fullText, blobNumbers: blobNumbers,
+                                    deferringCounts: deferringCounts, fullText: fullText, blobNumbers: blobNumbers, notedTags: notedTags,
                                     replaced: replaced)
         var failed: [String] = []
         var index: [ManifestFile.Section: Int] = [:]
@@ -135,6 +136,8 @@ struct PostWriter {
     var blobDeltas: [BlobHash: (Int, Int, Int)] = [:]
     /// The `blobs` numbers met lately, shared by the read's runs.
     let blobNumbers: BlobNumbers
+    /// The tags already in `tag_counts` while the counts wait for the read's end, shared likewise.
+    let notedTags: NotedTags
     /// Set in a read from nothing: posts are numbered by it, and a replaced post's rows
     /// in the other tables wait there for the read's end.
     let replaced: ReplacedPosts?
@@ -155,10 +158,11 @@ struct PostWriter {
     var fullTextChanges: [PostCatalog.FullTextBuilder.Change] = []
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false,
-         fullText: PostCatalog.FullTextBuilder? = nil, blobNumbers: BlobNumbers = BlobNumbers(),
+         fullText: PostCatalog.FullTextBuilder? = nil, blobNumbers: BlobNumbers = BlobNumbers(), notedTags: NotedTags = NotedTags(),
          replaced: ReplacedPosts? = nil) throws(CatalogError) {
         self.run = run
         self.blobNumbers = blobNumbers
+        self.notedTags = notedTags
         self.replaced = replaced
         deferCounts = deferringCounts
         separateFullText = fullText != nil
@@ -317,12 +321,12 @@ struct PostWriter {
     }
 
     /// Applies the batch's gains and losses to the facet counts and the blobs' uses;
-    /// when they are left to the end, only adds the tags not seen yet, with their
-    /// spelling (an existing row is not written).
+    /// when they are left to the end, only adds the tags the read has not written yet
+    /// (``NotedTags``), with their spelling (an existing row is not written).
     mutating func flushCounts(_ db: Database) throws {
         if deferCounts {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tag_counts(tag, display, posts) VALUES (?, ?, 0)")
-            for (key, entry) in tagDeltas { try tag.execute(arguments: [key, entry.display]) }
+            for (key, entry) in tagDeltas where notedTags.needsWriting(key) { try tag.execute(arguments: [key, entry.display]) }
             tagDeltas.removeAll(keepingCapacity: true)
             return
         }

@@ -314,12 +314,13 @@ public final class PostCatalog: Sendable {
         }
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
         let blobNumbers = BlobNumbers(forReading: bytes)
+        let notedTags = NotedTags()
         let replaced = bulk ? ReplacedPosts() : nil
         let unjournaled = bulk && alone && withoutJournal()
         do {
             for file in files {
                 let before = progress?.snapshot.done ?? 0
-                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers,
+                let outcome = try ingestFile(file, deferringCounts: deferCounts, fullText: fullText, blobNumbers: blobNumbers, notedTags: notedTags,
                                              replaced: replaced, observer: observer, progress: progress)
                 progress?.setDone(before + (file.json ?? file.opened?.bytes.count ?? file.size))
                 if outcome.read { report.added.append(file.path) }
