@@ -10,8 +10,10 @@ import BlobStore
 /// One hash a slot (the newest winning) asked SQLite again for 381,093 of the
 /// million-post catalog corpus's 1,847,613 references to a blob it had numbered;
 /// four a set, in the same memory, for 152,315 (the catalog's references in post
-/// order, replayed through both tables). Kept for one read (every run of it), on the writer's thread; a read
-/// that fails drops it with its transactions.
+/// order, replayed through both tables).
+///
+/// Kept for one read (every run of it), on the writer's thread; a read that fails
+/// drops it with its transactions.
 final class BlobNumbers {
     /// Set by set, most recently used first; an empty slot has the number 0.
     private var slots: [(hash: BlobHash, number: Int64)]
