@@ -20,7 +20,8 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-# The test build scripts/test.sh makes (its own targets optimised, Package.swift).
+# The test build scripts/test.sh makes, flags and all, so it is reused (debug, the imaging
+# code optimised: Package.swift).
 TWEETCACHE_TEST_BUILD=1 TWEETCACHE_REALWORLD="$root" swift test --scratch-path .build-tests -Xswiftc -gnone -Xcc -g0 --filter RealWorldTests >"$log" 2>&1 || status=$?
 grep -E "RealWorld (PngSuite|JPEG|WebP|ICC)|✘|error:" "$log" || cat "$log"
 exit "$status"
