@@ -29,6 +29,8 @@ struct BoundStatement {
     /// Binds `values` (every parameter, in order) and runs the statement to its end.
     func execute(values: [Value]) throws {
         try bindAll(values)
+        // Nothing stays bound to memory a `.borrowed` value lent.
+        defer { if values.contains(where: \.isBorrowed) { sqlite3_clear_bindings(handle) } }
         defer { sqlite3_reset(handle) }
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
@@ -93,10 +95,20 @@ struct BoundStatement {
         case optionalText(String?)
         case hash(BlobHash)
         case bytes([UInt8])
+        /// UTF-8 text bound where it lies, not copied: it must stay in place until the
+        /// statement has run (``execute(values:)`` unbinds it before returning).
+        case borrowed(UnsafeRawBufferPointer)
         case null
+
+        var isBorrowed: Bool {
+            if case .borrowed = self { return true }
+            return false
+        }
     }
 
     private func bindAll(_ values: [Value]) throws {
+        // A parameter left out would keep what the last run bound.
+        precondition(values.count == Int(sqlite3_bind_parameter_count(handle)), "every parameter is bound")
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -107,6 +119,11 @@ struct BoundStatement {
             case let .optionalText(v): code = v.map { bind($0, at: index) } ?? sqlite3_bind_null(handle, index)
             case let .hash(v): code = bind(v.bytes, at: index)
             case let .bytes(v): code = bind(v, at: index)
+            case let .borrowed(v):
+                // A null pointer would bind NULL: an empty column is bound as the empty string.
+                code = v.baseAddress.map {
+                    sqlite3_bind_text(handle, index, $0.assumingMemoryBound(to: CChar.self), Int32(v.count), Self.static)
+                } ?? sqlite3_bind_text(handle, index, "", 0, Self.transient)
             case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else { throw error(code) }
@@ -139,4 +156,6 @@ struct BoundStatement {
 
     /// SQLite's `SQLITE_TRANSIENT`: it copies the bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// SQLite's `SQLITE_STATIC`: it reads the bytes where they are, until they are unbound.
+    private static let `static`: sqlite3_destructor_type? = nil
 }

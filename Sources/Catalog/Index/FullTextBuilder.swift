@@ -18,17 +18,11 @@ extension PostCatalog {
     /// `fts` row in the catalog, and the next refresh starts over (the posts are in,
     /// their words are not).
     final class FullTextBuilder: @unchecked Sendable {
-        /// One change to the index, in the order the writer made it.
-        enum Change: Sendable {
-            case add(rowid: Int64, text: String, name: String, handle: String, tags: String)
-            case remove(rowid: Int64)
-        }
-
         /// The scratch database.
         let path: String
         private let condition = NSCondition()
         // Guarded by `condition`.
-        private var waiting: [[Change]] = []
+        private var waiting: [FullTextChanges] = []
         private var closed = false
         private var cancelled = false
         private var running = true
@@ -80,16 +74,19 @@ extension PostCatalog {
                             // rowid below the last one, and each post replaced by a newer
                             // copy did (7 s of the thread's 22 at a million posts).
                             var removals = Set<Int64>()
-                            while let changes = take() {
-                                for change in changes {
-                                    switch change {
-                                    case let .add(rowid, text, name, handle, tags):
-                                        // A rowid SQLite gave again (the last post went): its
-                                        // old words go first.
-                                        if removals.remove(rowid) != nil { try remove.execute(.int(rowid)) }
-                                        try add.execute(.int(rowid), .text(text), .text(name), .text(handle), .text(tags))
-                                    case let .remove(rowid):
-                                        removals.insert(rowid)
+                            while let batch = take() {
+                                try batch.bytes.withUnsafeBytes { base in
+                                    for change in batch.changes {
+                                        switch change {
+                                        case let .add(rowid, columns):
+                                            // A rowid SQLite gave again (the last post went): its
+                                            // old words go first.
+                                            if removals.remove(rowid) != nil { try remove.execute(.int(rowid)) }
+                                            let (text, name, handle, tags) = FullTextChanges.ranges(columns, in: base)
+                                            try add.execute(.int(rowid), .borrowed(text), .borrowed(name), .borrowed(handle), .borrowed(tags))
+                                        case let .remove(rowid):
+                                            removals.insert(rowid)
+                                        }
                                     }
                                 }
                             }
@@ -113,7 +110,7 @@ extension PostCatalog {
 
         /// Hands a batch's changes to the thread, waiting while it is ``depth`` batches
         /// behind. Throws what stopped the thread.
-        func send(_ changes: [Change]) throws(CatalogError) {
+        func send(_ changes: FullTextChanges) throws(CatalogError) {
             guard !changes.isEmpty else { return }
             condition.lock()
             defer { condition.unlock() }
@@ -169,7 +166,7 @@ extension PostCatalog {
             return cancelled
         }
 
-        private func take() -> [Change]? {
+        private func take() -> FullTextChanges? {
             condition.lock()
             defer { condition.unlock() }
             while waiting.isEmpty && !closed && !cancelled { condition.wait() }

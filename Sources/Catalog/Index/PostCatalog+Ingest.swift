@@ -155,7 +155,7 @@ struct PostWriter {
     /// Set when the words go to a ``PostCatalog/FullTextBuilder``: the batch's changes
     /// to its index, in order, until ``takeFullTextChanges()``.
     let separateFullText: Bool
-    var fullTextChanges: [PostCatalog.FullTextBuilder.Change] = []
+    var fullTextChanges = PostCatalog.FullTextChanges()
 
     init(catalog: PostCatalog, run: Int64, order: (Double, String), deferringCounts: Bool = false,
          fullText: PostCatalog.FullTextBuilder? = nil, blobNumbers: BlobNumbers = BlobNumbers(), notedTags: NotedTags = NotedTags(),
@@ -205,13 +205,13 @@ struct PostWriter {
                 if let pendingFrom, rowid >= pendingFrom { try flushRows(db) }
                 try delete(rowid: rowid, db: db)
             }
-            if separateFullText && !included { fullTextChanges.append(.remove(rowid: rowid)) }
+            if separateFullText && !included { fullTextChanges.remove(rowid: rowid) }
             guard try insert() else { throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "a post's older copy stayed") }
         }
         let rowid = db.lastInsertedRowID
         if pendingFrom == nil { pendingFrom = rowid }
         if !included && separateFullText {
-            fullTextChanges.append(.add(rowid: rowid, text: post.text, name: post.name, handle: post.handle, tags: post.tagText))
+            fullTextChanges.add(rowid: rowid, text: post.text, name: post.name, handle: post.handle, tags: post.tagText)
         } else if !included {
             try s.text.execute(.int(rowid), .text(post.text), .text(post.name), .text(post.handle), .text(post.tagText))
         }
@@ -260,19 +260,28 @@ struct PostWriter {
             text: BoundStatement(db, sql: "INSERT INTO posts_fts(rowid, text, name, handle, tags) VALUES (?, ?, ?, ?, ?)"),
             perceptual: BoundStatement(db, sql: "INSERT OR IGNORE INTO images_pdq(sha256, quality, hashes) VALUES (?, ?, ?)"),
             blob: BoundStatement(db, sql: "SELECT id FROM blobs WHERE sha256 = ?"),
-            newBlob: BoundStatement(db, sql: "INSERT INTO blobs(sha256) VALUES (?)"),
+            newBlob: BoundStatement(db, sql: "INSERT INTO blobs(sha256) VALUES (?) ON CONFLICT(sha256) DO NOTHING"),
             deletePost: BoundStatement(db, sql: "DELETE FROM posts WHERE rowid = ?"))
     }
 
-    /// The number of the blob `sha`, given it the first time any run names it.
+    /// The number of the blob `sha`, given it the first time any run names it. A hash
+    /// ``BlobNumbers`` knows SQLite cannot hold is added without asking for it first;
+    /// should it be there after all, the insert leaves it and it is asked for.
     private mutating func blobID(_ sha: BlobHash, _ s: Statements, _ db: Database) throws -> Int64 {
         if let id = blobNumbers.number(of: sha) { return id }
+        func known() throws -> Int64? { try s.blob.first(.hash(sha), row: { $0.int64(0) }) }
         let id: Int64
-        if let known = try s.blob.first(.hash(sha), row: { $0.int64(0) }) {
-            id = known
+        if blobNumbers.mayBeNumbered(sha), let number = try known() {
+            id = number
         } else {
             try s.newBlob.execute(.hash(sha))
-            id = db.lastInsertedRowID
+            if db.changesCount > 0 {
+                id = db.lastInsertedRowID
+            } else if let number = try known() {
+                id = number
+            } else {
+                throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "a blob neither inserted nor found")
+            }
         }
         blobNumbers.remember(id, for: sha)
         return id
@@ -305,8 +314,8 @@ struct PostWriter {
     }
 
     /// The batch's changes to the full-text index, handed over once the batch is in.
-    mutating func takeFullTextChanges() -> [PostCatalog.FullTextBuilder.Change] {
-        defer { fullTextChanges = [] }
+    mutating func takeFullTextChanges() -> PostCatalog.FullTextChanges {
+        defer { fullTextChanges = PostCatalog.FullTextChanges() }
         return fullTextChanges
     }
 

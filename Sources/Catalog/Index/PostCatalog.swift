@@ -313,7 +313,9 @@ public final class PostCatalog: Sendable {
             }
         }
         let fullText = bulk ? try FullTextBuilder(path: path.path + Self.fullTextSuffix) : nil
-        let blobNumbers = BlobNumbers(forReading: bytes)
+        // Into an empty `blobs`, a hash the read has not numbered is new.
+        let blobsEmpty = bulk ? try read("read blobs") { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM blobs LIMIT 1") == nil } : false
+        let blobNumbers = BlobNumbers(forReading: bytes, fromEmpty: blobsEmpty)
         let notedTags = NotedTags()
         let replaced = bulk ? ReplacedPosts() : nil
         let unjournaled = bulk && alone && withoutJournal()

@@ -92,6 +92,36 @@ import TestSupport
         #expect(try rows(bulk) == expectedRows)
     }
 
+    /// A table that wrongly takes every hash for new (its read did not start from an
+    /// empty `blobs`) costs a question, never a wrong number: the insert finds the hash
+    /// there and the writer asks for its number.
+    @Test func aBlobTakenForNewKeepsItsNumber() throws {
+        let root = try ScratchDirectory.make("tc-bigread-blobs")
+        try Self.writeRuns(in: root)
+        let catalog = try PostCatalog(cacheRoot: root, bigRead: .max)
+        let files = try catalog.manifestFiles().sorted { $0.path < $1.path }
+        for file in files.dropLast() { _ = try catalog.ingestFile(file) }
+        func blobs() throws -> [String: Int64] {
+            try DatabaseQueue(path: catalog.path.path).read { db in
+                var result: [String: Int64] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT hex(sha256), id FROM blobs") { result[row[0]] = row[1] }
+                return result
+            }
+        }
+        let before = try blobs()
+        let wrong = BlobNumbers(capacity: 8, fromEmpty: true)
+        let outcome = try catalog.ingestFile(try #require(files.last), blobNumbers: wrong)
+        #expect(outcome.read && outcome.problem == nil)
+        let after = try blobs()
+        // The last run names photos the first two named (n % 7 of 40..<60 meets n % 5 of 0..<40).
+        #expect(after.count > before.count)
+        for (hash, id) in before { #expect(after[hash] == id) }
+        let dangling = try DatabaseQueue(path: catalog.path.path).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM refs WHERE blob NOT IN (SELECT id FROM blobs)")
+        }
+        #expect(dangling == 0)
+    }
+
     /// A read from nothing numbers the posts itself and leaves replaced copies' rows
     /// to its end: a newer run read first keeps its copy, a post given twice in one run
     /// keeps the later, and ids SQLite tells apart by their bytes (accents composed two

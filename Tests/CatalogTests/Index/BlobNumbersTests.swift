@@ -64,4 +64,26 @@ import Testing
         numbers.remember(3, for: zero)
         #expect(numbers.number(of: zero) == 3)
     }
+
+    /// Read into an empty `blobs`, a hash never numbered is known to be new; one the
+    /// table forgot since is still asked for.
+    @Test func aReadFromEmptyKnowsANewHash() {
+        let numbers = BlobNumbers(capacity: 8, fromEmpty: true)
+        let hashes = (1...5).map { Self.hash(leading: 1, last: UInt8($0)) }
+        #expect(!numbers.mayBeNumbered(hashes[0]))
+        for (i, hash) in hashes.enumerated() { numbers.remember(Int64(i + 1), for: hash) }
+        #expect(numbers.number(of: hashes[0]) == nil)
+        #expect(numbers.mayBeNumbered(hashes[0]))
+        // A hash of distinct digest bits is still new.
+        var other = [UInt8](repeating: 0, count: 32)
+        other[2] = 0x40
+        other[4] = 0x08
+        #expect(!numbers.mayBeNumbered(BlobHash(bytes: other)!))
+    }
+
+    /// Without an empty start, SQLite may hold any hash: each is asked for.
+    @Test func aReadIntoBlobsAlreadyThereAsksForEveryHash() {
+        let numbers = BlobNumbers(capacity: 8)
+        #expect(numbers.mayBeNumbered(Self.hash(leading: 1, last: 1)))
+    }
 }
