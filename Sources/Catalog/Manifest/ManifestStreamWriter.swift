@@ -58,12 +58,11 @@ public final class ManifestStreamWriter {
         Self.sweep(directory)
         let stem = CacheKey.partialPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
         temporaryURL = directory.appendingPathComponent(stem + CacheKey.manifestSuffix)
-        let file = try Self.create(temporaryURL)
+        // Locked while this writer lives: a sweep leaves this run's files alone.
+        let file = try Self.createLocked(temporaryURL)
         box = FileBox(file)
         base = namingEarlierRuns ? FrameIndex(directory: directory) : nil
         zstd = SeekableZstdWriter(base: base) { [box] in try box.file.write(contentsOf: Data($0)) }
-        // Held while this writer lives: a sweep leaves this run's files alone.
-        _ = flock(file.fileDescriptor, LOCK_SH)
         do {
             included = try Spill(url: directory.appendingPathComponent(stem + ".included"))
             failures = try Spill(url: directory.appendingPathComponent(stem + ".failures"))
@@ -226,7 +225,7 @@ public final class ManifestStreamWriter {
         // named for an instant where the file system has no `O_TMPFILE`): at once, as a
         // reader never needs its name.
         for name in names where name.hasPrefix(".expand-") { unlink(directory.appendingPathComponent(name).path) }
-        for name in names where [".stdin-", ".sync-"].contains(where: { name.hasPrefix($0) }) {
+        for name in names where [".stdin-", ".sync-", creatingPrefix].contains(where: { name.hasPrefix($0) }) {
             let url = directory.appendingPathComponent(name)
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
                   now.timeIntervalSince(modified) > age
@@ -242,6 +241,33 @@ public final class ManifestStreamWriter {
         defer { close(fd) }
         return flock(fd, LOCK_EX | LOCK_NB) == 0
     }
+
+    /// Creates `url` with this process's shared lock already on it: made under a name
+    /// no sweep takes for a run's (``creatingPrefix``), locked, then renamed into
+    /// place. A sweep never finds a live run's manifest unlocked: one that ran between
+    /// the creation and the lock (while the run read the earlier runs' frames) took
+    /// the file for a killed run's, and the run failed at its commit, its file gone.
+    static func createLocked(_ url: URL) throws -> FileHandle {
+        let directory = url.deletingLastPathComponent()
+        let creating = directory.appendingPathComponent(creatingPrefix + String(UInt64.random(in: .min ... .max), radix: 16)).path
+        let fd = open(creating, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "could not create \(creating): \(String(cString: strerror(errno)))"])
+        }
+        guard flock(fd, LOCK_SH) == 0, rename(creating, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(creating)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "could not create \(url.path): \(reason)"])
+        }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// The name a run's manifest has for the instant before it is locked
+    /// (``createLocked(_:)``); one a process killed in that instant left goes once a day old.
+    static let creatingPrefix = ".creating-"
 
     private static func create(_ url: URL) throws -> FileHandle {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {

@@ -21,4 +21,29 @@ import TestSupport
         #expect(left.contains(".stdin-recent"), "a copy of standard input keeps the day's grace")
         withExtendedLifetime(live) {}
     }
+
+    /// A run's manifest has its name only once locked: a sweep at any moment of another
+    /// run's start leaves it, and nothing of its making is left beside it.
+    @Test func aRunsManifestIsLockedBeforeItHasItsName() throws {
+        let dir = try ScratchDirectory.make("tc-manifest-locked")
+        let url = dir.appendingPathComponent(".partial-starting.json.zst")
+        let file = try ManifestStreamWriter.createLocked(url)
+        #expect(!ManifestStreamWriter.abandoned(url))
+        ManifestStreamWriter.sweep(dir)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [url.lastPathComponent])
+        try file.close()
+        #expect(ManifestStreamWriter.abandoned(url))
+    }
+
+    /// A file a process killed between making its manifest and naming it left goes
+    /// once a day old, like a copy of standard input.
+    @Test func aManifestKilledBeforeItsNameGoesOnceADayOld() throws {
+        let dir = try ScratchDirectory.make("tc-manifest-creating")
+        let name = ManifestStreamWriter.creatingPrefix + "1"
+        try Data().write(to: dir.appendingPathComponent(name))
+        ManifestStreamWriter.sweep(dir, now: Date().addingTimeInterval(3_600))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [name])
+        ManifestStreamWriter.sweep(dir, now: Date().addingTimeInterval(2 * 86_400))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
 }
