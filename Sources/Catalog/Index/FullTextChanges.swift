@@ -15,8 +15,8 @@ extension PostCatalog {
         /// Where an added post's four columns (text, name, handle, tags) lie in ``bytes``:
         /// each column ends where the next begins.
         struct Columns: Sendable {
-            var start: Int32
-            var ends: (Int32, Int32, Int32, Int32)
+            var start: Int
+            var ends: (Int, Int, Int, Int)
         }
 
         private(set) var changes: [Change] = []
@@ -26,15 +26,15 @@ extension PostCatalog {
         var isEmpty: Bool { changes.isEmpty }
 
         mutating func add(rowid: Int64, text: String, name: String, handle: String, tags: String) {
-            let start = Int32(bytes.count)
+            let start = bytes.count
             bytes.append(contentsOf: text.utf8)
-            let text = Int32(bytes.count)
+            let text = bytes.count
             bytes.append(contentsOf: name.utf8)
-            let name = Int32(bytes.count)
+            let name = bytes.count
             bytes.append(contentsOf: handle.utf8)
-            let handle = Int32(bytes.count)
+            let handle = bytes.count
             bytes.append(contentsOf: tags.utf8)
-            changes.append(.add(rowid: rowid, columns: Columns(start: start, ends: (text, name, handle, Int32(bytes.count)))))
+            changes.append(.add(rowid: rowid, columns: Columns(start: start, ends: (text, name, handle, bytes.count))))
         }
 
         mutating func remove(rowid: Int64) {
@@ -46,8 +46,8 @@ extension PostCatalog {
             -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
         {
             let (a, b, c, d) = columns.ends
-            func range(_ start: Int32, _ end: Int32) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: base[Int(start)..<Int(end)])
+            func range(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: base[start..<end])
             }
             return (range(columns.start, a), range(a, b), range(b, c), range(c, d))
         }
