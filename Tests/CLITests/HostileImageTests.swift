@@ -41,7 +41,7 @@ import TestSupport
         process.executableURL = timeTool
         process.arguments = ["-f", "%M", "-o", report.path, bin.path] + arguments
         process.standardOutput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         try process.run()
         process.waitUntilExit()

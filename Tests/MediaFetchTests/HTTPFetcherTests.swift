@@ -94,15 +94,16 @@ func fetchMemory(_ fetcher: HTTPFetcher, _ url: String, fallbacks: [String] = []
         var config = testConfiguration()
         config.maxAttempts = 1
         let fetcher = try HTTPFetcher(configuration: config)
-        let started = ContinuousClock.now
         let result = await fetchMemory(fetcher, server.baseURL + "/slow.jpg")
-        guard case let .failure(f) = result, case .timedOut = f else {
+        guard case let .failure(f) = result, case let .timedOut(why) = f else {
             Issue.record("expected a timeout, got \(result)")
             return
         }
-        // The whole trickle would take 150 s; the 1 s stall limit ends it long before,
-        // with slack for a starved parallel test run.
-        #expect(ContinuousClock.now - started < .seconds(60))
+        // The whole trickle would take 150 s and the total deadline is 10 s; the stall
+        // limit (under 1,000 bytes a second for 1 s) is what ends it. Asked of libcurl's
+        // reason rather than of the wall clock: a test waiting for the cooperative pool
+        // on a busy machine cannot tell how long the transfer itself took.
+        #expect(why.contains("too slow"), "ended by something other than the stall limit: \(why)")
         server.stop()
     }
 

@@ -138,7 +138,7 @@ import TweetModel
             PostCatalogTests.tweet("\(n)", at: Double(n), user: "u\(n % 7)", tags: ["T\(n % 3)"],
                                    text: String(repeating: "say \"{hi}\" \\ ", count: n % 9))
         }
-        let data = try PostCatalogTests.manifest(posts, at: 1, root: URL(fileURLWithPath: "/tmp/x")).encoded()
+        let data = PostCatalogTests.manifest(posts, at: 1, root: URL(fileURLWithPath: "/tmp/x")).encoded()
         let file = try ManifestFile(bytes: data)
         var ranges: [Range<Int>] = []
         try file.forEachPost { _, range in ranges.append(range) }

@@ -304,7 +304,9 @@ func forgetOptions(cache: URL, origin: LoopbackHTTPServer) throws -> PipelineOpt
             #expect(!out.contains("Zebracorn"), "\(out)")
             let parsed = try JSONSerialization.jsonObject(with: Data(bytes))
             let list = (parsed as? [[String: Any]]) ?? ((parsed as? [String: Any])?["statuses"] ?? (parsed as? [String: Any])?["posts"]) as? [[String: Any]]
-            let ids = (list ?? []).map { ($0["id_str"] ?? $0["id"] ?? ($0["uri"] as? String)?.split(separator: "/").last.map(String.init)) as? String ?? "" }
+            let ids = (list ?? []).map {
+                ($0["id_str"] ?? $0["id"]) as? String ?? ($0["uri"] as? String)?.split(separator: "/").last.map(String.init) ?? ""
+            }
             #expect(ids == kept, "\(out)")
         }
         // A Bluesky feed item replying to the forgotten post carries it whole as its reply's root and parent.
