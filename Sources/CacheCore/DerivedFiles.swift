@@ -22,8 +22,9 @@ public struct DerivedFiles: Sendable {
 
     /// Writes a derived file under a temporary name and renames it into place: a
     /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
-    /// file can always be made again from its blob. Also used by the tile server
-    /// for what it makes on request.
+    /// file can always be made again from its blob, and the server checks a thumbnail
+    /// against its recorded hash before serving it. Also used by the tile server for
+    /// what it makes on request.
     public func write(_ bytes: [UInt8], to relative: String) throws(CacheError) {
         let target = url(relative)
         do {
@@ -32,8 +33,11 @@ public struct DerivedFiles: Sendable {
             throw .unusable("cannot make \(target.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
         let temporary = target.path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw CacheError.unusable("cannot write \(temporary)")
+        do {
+            try FileSystem.writeUnflushed(bytes, to: temporary)
+        } catch {
+            unlink(temporary)
+            throw .unusable("cannot write \(temporary): \(error)")
         }
         guard rename(temporary, target.path) == 0 else {
             let code = errno

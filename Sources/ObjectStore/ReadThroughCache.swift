@@ -294,7 +294,7 @@ public final class ReadThroughCache: Sendable {
         let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(bytes).write(to: temporary)
+            try FileSystem.writeUnflushed(bytes, to: temporary.path)
             guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

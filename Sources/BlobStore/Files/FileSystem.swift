@@ -118,6 +118,21 @@ package enum FileSystem {
         }
     }
 
+    /// `bytes` as the file at `path` (made, or emptied first), not flushed: for files
+    /// that are never the only copy, such as a thumbnail made again from its blob or a
+    /// bucket's object kept locally, which are checked when read back. Foundation's
+    /// `Data.write(to:)` and `FileManager.createFile(atPath:contents:)` flush every
+    /// file they write (`fsync`), a wait on the disk such a file must not pay for.
+    package static func writeUnflushed(_ bytes: [UInt8], to path: String) throws(BlobStoreError) {
+        let fd = try openFile(path, flags: O_WRONLY | O_CREAT | O_TRUNC, operation: "create")
+        let written = bytes.withUnsafeBytes { raw in
+            Result { () throws(BlobStoreError) in try writeAll(fd, raw, path: path) }
+        }
+        let closing: BlobStoreError? = close(fd) == 0 ? nil : .lastSystemError("finish writing", path: path)
+        try written.get()
+        if let closing { throw closing }
+    }
+
     /// Writes every byte at `offset` (`pwrite`: the descriptor's position is not used,
     /// so threads may write apart into one file), retrying short writes and signals.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(BlobStoreError) {
