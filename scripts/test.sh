@@ -49,7 +49,7 @@ rm -f "$option_log"
 # cooperative pool then queues hundreds of tests' work ahead of a test whose answer has
 # come in: a 1 s fetch waited 84 s for a thread, and tests that put a time limit on a
 # server hit it. Twice the cores keeps both busy while a test's work queues behind a few
-# others', not hundreds: the suite ran in 219-264 s at 4, 250 s at 8, 269-292 s unbounded.
+# others', not hundreds. The suite took 219-272 s at 4, 250 s at 8 and 269-292 s unbounded.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 2 ))}"
 TWEETCACHE_OPTION_LOG="$option_log" \
     swift test --scratch-path .build-tests --skip-build "$@"
