@@ -21,10 +21,11 @@ public struct DerivedFiles: Sendable {
     public func url(_ relative: String) -> URL { layout.url(relative) }
 
     /// Writes a derived file under a temporary name and renames it into place: a
-    /// crash leaves the old file or none, never half a thumbnail. No fsync: a derived
-    /// file can always be made again from its blob, and the server checks a thumbnail
-    /// against its recorded hash before serving it. Also used by the tile server for
-    /// what it makes on request.
+    /// process killed at any instant leaves the old file or none, never half a
+    /// thumbnail. No fsync: after a power loss the new file may be short or empty, and
+    /// the server, which checks a thumbnail against its recorded hash before serving
+    /// it, makes it again from its blob. Also used by the tile server for what it
+    /// makes on request.
     public func write(_ bytes: [UInt8], to relative: String) throws(CacheError) {
         let target = url(relative)
         do {
