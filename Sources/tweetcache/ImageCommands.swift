@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Imaging
+import BlobStore
 
 /// Reads files and works on several at once, each on one core: the shape of the
 /// `thumb` and `tile` commands, which also make them comparable with vipsthumbnail
@@ -87,7 +88,10 @@ struct ThumbCommand: ParsableCommand {
         let status = FileBatch.run(images, jobs: jobs) { path, bytes in
             let t = try Thumbnailer.thumbnail(bytes, longEdge: size, options: thumbOptions)
             let ext = t.format == .png ? "png" : "jpg"
-            try Data(t.encoded).write(to: URL(fileURLWithPath: out).appendingPathComponent("\(names[path] ?? "unnamed").\(ext)"))
+            // Not flushed, as vipsthumbnail and `tile` do not flush theirs: a thumbnail is made
+            // again from its image (Foundation's `Data.write` waited on the disk for each).
+            let file = URL(fileURLWithPath: out).appendingPathComponent("\(names[path] ?? "unnamed").\(ext)").path
+            try FileSystem.writeUnflushed(t.encoded, to: file)
             if let damage = t.damage { StandardStreams.error("tweetcache: warning: \(path): \(damage)\n") }
             return ""
         }
