@@ -323,21 +323,12 @@ import Glibc
 
     // MARK: thumb and tile: every option, and outputs that never collide
 
-    private func image(_ path: URL, width: Int, height: Int, alpha: Bool = false, seed: UInt8 = 0) throws {
-        let channels = alpha ? 4 : 3
-        var bytes = [UInt8](repeating: 0, count: width * height * channels)
-        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ Int(seed) &* 77 &+ i / (width * channels)) }
-        let buffer = try PixelBuffer(width: width, height: height, channels: channels, bytes: bytes)
-        let encoded = path.pathExtension == "png" ? try PNGEncoder.encode(buffer) : try JPEGEncoder.encode(buffer, quality: 90)
-        try Data(encoded).write(to: path)
-    }
-
     @Test func thumbNamesEveryInputApartAndTakesItsOptions() async throws {
         let dir = try ScratchDirectory.make("tc-thumb-names")
         for folder in ["a", "b"] { try FileManager.default.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: true) }
         let inputs = [dir.appendingPathComponent("a/photo.jpg"), dir.appendingPathComponent("a/photo.png"),
                       dir.appendingPathComponent("b/photo.jpg"), dir.appendingPathComponent("a/other.jpg")]
-        for (i, input) in inputs.enumerated() { try image(input, width: 400, height: 300, seed: UInt8(i)) }
+        for (i, input) in inputs.enumerated() { try writeImage(input, width: 400, height: 300, seed: UInt8(i)) }
         let out = dir.appendingPathComponent("out")
         let run = try await CommandRunner.run(
             bin, ["thumb"] + inputs.map(\.path) + ["--size", "100", "--out", out.path, "--quality", "70", "--jobs", "2", "--srgb"])
@@ -353,7 +344,7 @@ import Glibc
     @Test func tileNamesEveryInputApartAndTakesItsOptions() async throws {
         let dir = try ScratchDirectory.make("tc-tile-names")
         let inputs = [dir.appendingPathComponent("photo.jpg"), dir.appendingPathComponent("photo.png")]
-        for (i, input) in inputs.enumerated() { try image(input, width: 600, height: 400, seed: UInt8(i)) }
+        for (i, input) in inputs.enumerated() { try writeImage(input, width: 600, height: 400, seed: UInt8(i)) }
         let dz = dir.appendingPathComponent("dz")
         let deepZoom = try await CommandRunner.run(
             bin, ["tile"] + inputs.map(\.path) + ["--out", dz.path, "--layout", "dz", "--tile-size", "128", "--overlap", "1",

@@ -9,21 +9,11 @@ import TestSupport
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
 
-    static func jpeg(width: Int, height: Int, seed: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: width * height * 3)
-        for i in 0..<(width * height) {
-            bytes[3 * i] = UInt8(truncatingIfNeeded: i % width * 255 / max(1, width - 1) + seed)
-            bytes[3 * i + 1] = UInt8(truncatingIfNeeded: i / width * 255 / max(1, height - 1))
-            bytes[3 * i + 2] = UInt8(truncatingIfNeeded: (i % width) ^ (i / width) ^ seed)
-        }
-        return try JPEGEncoder.encode(PixelBuffer(width: width, height: height, channels: 3, bytes: bytes), quality: 90)
-    }
-
     @Test func aThumbnailThatCannotBeWrittenIsNamedAndTheOthersAreMadeWhole() async throws {
         let dir = try ScratchDirectory.make("tc-thumb-write")
         let a = dir.appendingPathComponent("a.jpg"), b = dir.appendingPathComponent("b.jpg")
-        try Data(try Self.jpeg(width: 320, height: 200, seed: 1)).write(to: a)
-        try Data(try Self.jpeg(width: 200, height: 320, seed: 2)).write(to: b)
+        try writeImage(a, width: 320, height: 200, seed: 1)
+        try writeImage(b, width: 200, height: 320, seed: 2)
         let out = dir.appendingPathComponent("out")
         // a's thumbnail has a directory in its place; b's an older, longer file, which goes whole.
         try FileManager.default.createDirectory(at: out.appendingPathComponent("a.jpg"), withIntermediateDirectories: true)
@@ -39,4 +29,15 @@ import TestSupport
         let info = try ImageDecoder.info(of: thumb)
         #expect(info.width == 40 && info.height == 64)
     }
+}
+
+/// An image file made with the project's own encoders: a PNG when `path` ends in
+/// `.png`, else a JPEG, of a pattern that `seed` varies.
+func writeImage(_ path: URL, width: Int, height: Int, seed: UInt8 = 0) throws {
+    let channels = 3
+    var bytes = [UInt8](repeating: 0, count: width * height * channels)
+    for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ Int(seed) &* 77 &+ i / (width * channels)) }
+    let buffer = try PixelBuffer(width: width, height: height, channels: channels, bytes: bytes)
+    let encoded = path.pathExtension == "png" ? try PNGEncoder.encode(buffer) : try JPEGEncoder.encode(buffer, quality: 90)
+    try Data(encoded).write(to: path)
 }
