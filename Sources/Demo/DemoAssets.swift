@@ -10,10 +10,17 @@ public enum DemoAssets {
     /// Renders every asset, or reads it from `directory` when an earlier demo run saved
     /// it there (rendering takes seconds; reading, milliseconds). Files are named by
     /// key under a versioned folder, so a change of renderer never reuses stale images.
+    ///
+    /// `shrink` draws the photos at 1/`shrink` of their width and height, while the posts
+    /// still state their full size, as when a network serves a smaller rendition. A run
+    /// that needs a filled cache rather than the sample's full size (the test suite's
+    /// bucket tests) then derives a sixteenth of the pixels at 4.
     public static func render(
-        _ assets: [SampleAsset], quality: Int = 85, directory: URL? = nil
+        _ assets: [SampleAsset], quality: Int = 85, directory: URL? = nil, shrink: Int = 1
     ) throws -> [String: DemoBody] {
-        let folder = directory?.appendingPathComponent("origin-v\(rendererVersion)-q\(quality)", isDirectory: true)
+        let shrink = max(1, shrink)
+        let name = "origin-v\(rendererVersion)-q\(quality)" + (shrink > 1 ? "-shrink\(shrink)" : "")
+        let folder = directory?.appendingPathComponent(name, isDirectory: true)
         if let folder { try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         let slots = ResultSlots(count: assets.count)
         DispatchQueue.concurrentPerform(iterations: assets.count) { i in
@@ -24,7 +31,7 @@ public enum DemoAssets {
                 slots.set(i, .success(DemoBody(bytes: [UInt8](saved), contentType: type)))
                 return
             }
-            let result = Result { try body(for: a, quality: quality) }
+            let result = Result { try body(for: a.shrunk(by: shrink), quality: quality) }
             if let file, case let .success(b) = result { try? Data(b.bytes).write(to: file, options: .atomic) }
             slots.set(i, result)
         }

@@ -20,8 +20,8 @@ public final class DemoOrigin: Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The `--mirror` specs that send the sample's hosts to this origin.
-    public var mirrorSpecs: [String] {
-        ["pbs.twimg.com=\(baseURL)/pbs", "video.twimg.com=\(baseURL)/video"]
+    public func mirrorSpecs(videos: Bool) -> [String] {
+        ["pbs.twimg.com=\(baseURL)/pbs"] + (videos ? ["video.twimg.com=\(baseURL)/video"] : [])
     }
 
     private init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {

@@ -39,6 +39,15 @@ public struct SampleAsset: Sendable, Hashable, Codable {
         self.repostOf = repostOf
     }
 
+    /// A photo drawn at 1/`factor` of its width and height (and a repost's first size
+    /// with it, so the copy is still the same picture scaled down); other kinds as they are.
+    public func shrunk(by factor: Int) -> SampleAsset {
+        guard factor > 1, kind == .photo else { return self }
+        func side(_ n: Int) -> Int { max(1, n / factor) }
+        return SampleAsset(key: key, kind: kind, width: side(width), height: side(height), seed: seed,
+                           repostOf: repostOf?.map(side))
+    }
+
     /// The key a URL of the sample maps to: its last path component, without query,
     /// fragment, extension, `:size` suffix or profile-image size suffix; `nil` for a URL
     /// with no last component.

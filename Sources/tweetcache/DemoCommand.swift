@@ -40,15 +40,20 @@ struct DemoCommand: AsyncParsableCommand {
         // Rendering the sample's 153 megapixels takes seconds of every core; the files are
         // kept for the next demo, in this cache or in a folder that demos into new caches
         // share (TWEETCACHE_DEMO_ASSETS: the test suite runs a few dozen demos).
-        let shared = ProcessInfo.processInfo.environment["TWEETCACHE_DEMO_ASSETS"].flatMap {
+        let environment = ProcessInfo.processInfo.environment
+        let shared = environment["TWEETCACHE_DEMO_ASSETS"].flatMap {
             $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true)
         }
-        let bodies = try DemoAssets.render(sample.assets, directory: shared ?? dir)
+        // Photos at 1/N of their size (TWEETCACHE_DEMO_SHRINK): the suite's bucket tests
+        // need a filled cache, not 153 megapixels to derive in each of their demos.
+        let shrink = environment["TWEETCACHE_DEMO_SHRINK"].flatMap { Int($0) }.map { min(max($0, 1), 16) } ?? 1
+        let bodies = try DemoAssets.render(sample.assets, directory: shared ?? dir, shrink: shrink)
         let avatars = sample.assets.filter { $0.kind == .avatar }.map(\.key)
         // One user's 400x400 avatar is "missing" on the origin, as happens on the real CDN.
         let origin = try await DemoOrigin.start(bodies: bodies, missingLargeAvatars: Set(avatars.prefix(1)), port: originPort)
         if !quiet {
-            let mp = sample.assets.filter { $0.kind != .video }.reduce(0) { $0 + $1.width * $1.height }
+            let mp = sample.assets.filter { $0.kind != .video }.map { $0.shrunk(by: shrink) }
+                .reduce(0) { $0 + $1.width * $1.height }
             let secs = String(format: "%.2f", (ContinuousClock.now - renderStart).secondsDouble)
             StandardStreams.error("""
                 demo: \(bodies.count) sample files (\(mp / 1_000_000) MP) ready in \(secs) s; origin \(origin.baseURL)
@@ -57,7 +62,8 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let inputs = [ResultsInput(name: v1.path, data: sample.v1Search), ResultsInput(name: v2.path, data: sample.v2Search)]
         let report = try await RunCommand.run(
-            inputs: inputs, options: try options.pipelineOptions(extraMirrors: origin.mirrorSpecs), flags: options)
+            inputs: inputs, options: try options.pipelineOptions(extraMirrors: origin.mirrorSpecs(videos: options.videos)),
+            flags: options)
         if keepServing {
             StandardStreams.error("demo: origin still serving at \(origin.baseURL)\n")
             var configuration = TileServerConfiguration(cacheRoot: cache.standardizedFileURL)

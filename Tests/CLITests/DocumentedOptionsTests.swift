@@ -123,7 +123,8 @@ import Glibc
                          "--connect-timeout", "5", "--stall-timeout", "5", "--attempts", "2", "--tile-size", "512",
                          "--overlap", "1", "--no-pdq", "--manifest", copy.path, "--local-max", "64MB",
                          "--keep-serving", "--port", "0", "--origin-port", "0"]
-        let server = try ServingProcess.start(bin, arguments)
+        // The options are what this checks: the photos are drawn at a quarter of their size.
+        let server = try ServingProcess.start(bin, arguments, environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
         defer { server.kill() }
         let port = try await server.port()
         let health = try await RawHTTPClient.sendAwaiting("GET", "/healthz", port: port)

@@ -162,6 +162,9 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect((s["tweets"] as? Int ?? 0) >= 50)
         #expect(s["failed"] as? Int == 0)
         #expect(s["downloaded"] as? Int == s["urls"] as? Int)
+        // The demo's own setup raises no problem (its video host is mirrored only with --videos).
+        #expect(try problems(out).isEmpty, "\(out.stdout.prefix(2_000))")
+        #expect(!out.stderr.contains("warning"), "\(out.stderr)")
         // Avatars are shared: far fewer URLs than media + avatars per tweet.
         let manifest = try JSONSerialization.jsonObject(
             with: manifestJSON(URL(fileURLWithPath: try #require(s["manifest_path"] as? String)))) as? [String: Any]
@@ -183,12 +186,41 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         #expect(s2["cached"] as? Int == s["urls"] as? Int)
     }
 
-    /// `TWEETCACHE_DEMO_ASSETS`: demos into new caches render the sample once, there.
+    func problems(_ out: CommandOutput) throws -> [[String: Any]] {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
+        return try #require(json["problems"] as? [[String: Any]])
+    }
+
+    /// `demo --videos` (README's example): the video and the GIF's MP4 come from the
+    /// demo's origin too, named in the manifest beside their posters.
+    @Test func demoWithVideosFetchesThemThroughItsOrigin() async throws {
+        let bin = try BuiltProduct.url(named: "tweetcache")
+        let cache = try tempDir().appendingPathComponent("cache")
+        let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json", "--quiet", "--videos"],
+                                              environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try problems(out).isEmpty)
+        let s = try summary(out)
+        #expect(s["failed"] as? Int == 0)
+        let manifest = try JSONSerialization.jsonObject(
+            with: manifestJSON(URL(fileURLWithPath: try #require(s["manifest_path"] as? String)))) as? [String: Any]
+        let media = try #require(manifest?["tweets"] as? [[String: Any]]).flatMap { ($0["media"] as? [[String: Any]]) ?? [] }
+        let videos = media.compactMap { $0["video"] as? [String: Any] }
+        #expect(videos.count == 2)
+        for video in videos {
+            #expect((video["url"] as? String)?.hasPrefix("https://video.twimg.com/") == true)
+            let hash = try #require(video["sha256"] as? String)
+            #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("blobs/sha256/\(hash.prefix(2))/\(hash)").path))
+        }
+    }
+
+    /// `TWEETCACHE_DEMO_ASSETS`: demos into new caches render the sample once, there
+    /// (drawn small with `TWEETCACHE_DEMO_SHRINK`: this folder is new, so the first demo renders).
     @Test func demosIntoNewCachesShareTheRenderedSampleInTheirFolder() async throws {
         let bin = try BuiltProduct.url(named: "tweetcache")
         let dir = try tempDir()
         let assets = dir.appendingPathComponent("assets")
-        let environment = ["TWEETCACHE_DEMO_ASSETS": assets.path]
+        let environment = ["TWEETCACHE_DEMO_ASSETS": assets.path, "TWEETCACHE_DEMO_SHRINK": "4"]
         func files() throws -> [String: Int] {
             let root = assets.path
             var found: [String: Int] = [:]

@@ -41,7 +41,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let shared = dir.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
-        let environment = ["TWEETCACHE_STORE": shared.absoluteString]
+        // A filled cache is all this needs: the sample's photos at a quarter of their size.
+        let environment = ["TWEETCACHE_STORE": shared.absoluteString, "TWEETCACHE_DEMO_SHRINK": "4"]
         let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
 
         let fetched = try await CommandRunner.run(bin, ["demo", "--cache", first.path, "--json", "--quiet"], environment: environment)

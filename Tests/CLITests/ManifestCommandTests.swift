@@ -21,11 +21,13 @@ import TestSupport
         return try #require(object["tweets"] as? [[String: Any]])
     }
 
-    /// A cache where the built-in sample ran twice, and its two manifests.
+    /// A cache where the built-in sample ran twice, and its two manifests. The posts are
+    /// what these tests read: the photos are drawn at a quarter of their size.
     func twoDemoRuns() async throws -> (cache: URL, files: [URL]) {
         let cache = try tempDir().appendingPathComponent("cache")
         for _ in 0..<2 {
-            let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet"])
+            let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet"],
+                                                  environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
             #expect(out.status == 0, "\(out.stderr)")
         }
         let files = try manifests(cache)
