@@ -54,7 +54,10 @@ extension PDQSignature {
     /// Reads ``packed``; nil unless exactly 256 bytes and a quality in 0...100.
     public init?(quality: Int, packed: [UInt8]) {
         guard packed.count == 32 * PDQTransform.allCases.count, (0...100).contains(quality) else { return nil }
-        let hashes = (0..<PDQTransform.allCases.count).compactMap { PDQHash(bytes: packed[($0 * 32)..<($0 * 32 + 32)]) }
+        let hashes: [PDQHash] = (0..<PDQTransform.allCases.count).compactMap { (i: Int) -> PDQHash? in
+            let start: Int = i * 32
+            return PDQHash(bytes: packed[start..<start + 32])
+        }
         self.init(quality: quality, dihedral: hashes)
     }
 }

@@ -189,13 +189,15 @@ import TestSupport
         // Typed arguments: a wrong value is refused with the values there are.
         let wrong = try await run(["ls", "--type", "selfie"], cache: cache)
         #expect(wrong.status == 64 && wrong.stderr.contains("photo") && wrong.stderr.contains("unreferenced"), "\(wrong.stderr)")
-        #expect(Set(avatars.flatMap { $0["users"] as? [String] ?? [] }) == ["dana", "bob"])
+        let avatarUsers: Set<String> = Set(avatars.flatMap { $0["users"] as? [String] ?? [] })
+        #expect(avatarUsers == ["dana", "bob"])
         let dana = try objects(try await run(["ls", "--json", "--user", "dana", "--type", "photo"], cache: cache))
         #expect(dana.count == 3)
         // Words, as `tweets --text`: post 102's photo and its author's avatar; a
         // hashtag's photos; words no post holds list nothing, not everything.
         let plain = try objects(try await run(["ls", "--json", "--text", "plain wor"], cache: cache))
-        #expect(plain.map { $0["kind"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == ["avatar", "photo"])
+        let kinds: [String] = plain.map { $0["kind"] as? String ?? "" }.sorted()
+        #expect(kinds == ["avatar", "photo"])
         #expect(plain.contains { $0["width"] as? Int == 30 && $0["height"] as? Int == 60 })
         let ucd = try objects(try await run(["ls", "--json", "--text", "#UCD", "--type", "photo"], cache: cache))
         #expect(Set(ucd.compactMap { $0["width"] as? Int }) == [64, 40])

@@ -199,8 +199,9 @@ import Testing
             .resolve(width: 20, height: 10)
         let image = try IIIFRenderer.pixels(resolved, source: source)
         #expect(image.channels == 4)
-        #expect(stride(from: 3, to: image.bytes.count, by: 4).map { image.bytes[$0] }
-            == stride(from: 3, to: source.bytes.count, by: 4).map { source.bytes[$0] })
+        let alpha: [UInt8] = stride(from: 3, to: image.bytes.count, by: 4).map { image.bytes[$0] }
+        let sourceAlpha: [UInt8] = stride(from: 3, to: source.bytes.count, by: 4).map { source.bytes[$0] }
+        #expect(alpha == sourceAlpha)
     }
 
     @Test func bitonalIsOnlyBlackAndWhite() throws {

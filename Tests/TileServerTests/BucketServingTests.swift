@@ -156,7 +156,8 @@ import Glibc
         defer { published.storage.shutdown(); try? FileManager.default.removeItem(at: published.scratch) }
         let hash = published.photo
         let thumbPath = try #require(try await published.storage.list("derived/").map(\.key).first { $0.contains(published.photo.hex + ".thumb-") })
-        let size = try #require(Int(thumbPath.split(separator: "-").last?.split(separator: ".").first ?? ""))
+        let sizeField: Substring = thumbPath.split(separator: "-").last?.split(separator: ".").first ?? ""
+        let size = try #require(Int(sizeField))
         // A sound JPEG of another picture: only its hash gives it away.
         let other = try JPEGEncoder.encode(ServerFixture.quadrants(width: 300, height: 200), quality: 70)
         try await Self.replace(published.storage, thumbPath, with: other)

@@ -29,8 +29,8 @@ extension PDQHasher {
             return sample
         }
         let alongRows = windowSize(cols), alongCols = windowSize(rows)
-        let sampledRows = (0..<64).map { Int((Double($0) + 0.5) * Double(rows) / 64) }
-        let sampledCols = (0..<64).map { Int((Double($0) + 0.5) * Double(cols) / 64) }
+        let sampledRows = centres(of: 64, across: rows)
+        let sampledCols = centres(of: 64, across: cols)
         boxRows(one, two, rows: rows, cols: cols, window: alongRows)
         boxColumns(two, one, rows: rows, cols: cols, window: alongCols, columns: nil)
         boxRows(one, two, rows: rows, cols: cols, window: alongRows)

@@ -41,6 +41,15 @@ public enum PDQHasher {
 
     // MARK: - Steps
 
+    /// `count` sample positions spread evenly over `length`: the centre of each of
+    /// `count` equal parts, rounded down.
+    static func centres(of count: Int, across length: Int) -> [Int] {
+        (0..<count).map { (i: Int) -> Int in
+            let centre: Double = (Double(i) + 0.5) * Double(length) / Double(count)
+            return Int(centre)
+        }
+    }
+
     /// The reference's window: old side over twice the new side (64), rounded up.
     static func windowSize(_ side: Int) -> Int { (side + 2 * 64 - 1) / (2 * 64) }
 
@@ -70,8 +79,8 @@ public enum PDQHasher {
             }
             return sample
         }
-        let sampledRows = (0..<64).map { Int((Double($0) + 0.5) * Double(rows) / 64) }
-        let sampledCols = (0..<64).map { Int((Double($0) + 0.5) * Double(cols) / 64) }
+        let sampledRows = centres(of: 64, across: rows)
+        let sampledCols = centres(of: 64, across: cols)
         let columnWeights = sampledRows.map { tentWeights(length: rows, window: windowSize(rows), at: $0) }
         let rowWeights = sampledCols.map { tentWeights(length: cols, window: windowSize(cols), at: $0) }
         // Which sampled rows each image row feeds.
@@ -140,7 +149,9 @@ public enum PDQHasher {
                 luma.withUnsafeMutableBufferPointer { out in
                     var p = row * cols * channels
                     for x in 0..<cols {
-                        out[x] = Float(t[Int(pixels[p])] + t[256 + Int(pixels[p + 1])] + t[512 + Int(pixels[p + 2])])
+                        let red: Double = t[Int(pixels[p])], green: Double = t[256 + Int(pixels[p + 1])]
+                        let blue: Double = t[512 + Int(pixels[p + 2])]
+                        out[x] = Float(red + green + blue)
                         p += channels
                     }
                 }

@@ -117,7 +117,8 @@ public enum Resampler {
     private static func bands(height: Int, yTaps: FilterTaps, threads: Int) -> [Range<Int>] {
         guard threads > 1 else { return [0..<height] }
         let scale = max(Double(yTaps.sourceEnd(of: 0..<height)) / Double(height), 1e-9)
-        let minimum = max(8, Int((8 * Double(yTaps.maxCount) / scale).rounded(.up)))
+        let windows: Double = 8 * Double(yTaps.maxCount) / scale
+        let minimum = max(8, Int(windows.rounded(.up)))
         let rows = max(minimum, (height + 4 * threads - 1) / (4 * threads))
         return chunks(of: height, size: rows)
     }

@@ -24,11 +24,14 @@ enum S3XML {
         var listing = Listing()
         listing.truncated = reader.values["ListBucketResult/IsTruncated"]?.first == "true"
         listing.nextToken = reader.values["ListBucketResult/NextContinuationToken"]?.first
-        listing.objects = reader.records.map { record in
-            StoredObject(key: record["Key"] ?? "", size: Int(record["Size"] ?? "") ?? 0,
-                     etag: (record["ETag"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
-                     lastModified: record["LastModified"].flatMap(timestamp))
-        }.filter { !$0.key.isEmpty }
+        let quotes = CharacterSet(charactersIn: "\"")
+        listing.objects = reader.records.compactMap { (record: [String: String]) -> StoredObject? in
+            let key: String = record["Key"] ?? ""
+            guard !key.isEmpty else { return nil }
+            let size: Int = record["Size"].flatMap { Int($0) } ?? 0
+            let etag: String = (record["ETag"] ?? "").trimmingCharacters(in: quotes)
+            return StoredObject(key: key, size: size, etag: etag, lastModified: record["LastModified"].flatMap(timestamp))
+        }
         return listing
     }
 

@@ -51,7 +51,10 @@ struct RenderClient: Sendable {
         if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
             return bytes.suffix(4).map(String.init).joined(separator: ".")
         }
-        return stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":") + "::/64"
+        let groups: [String] = stride(from: 0, to: 8, by: 2).map { (i: Int) -> String in
+            let group: UInt16 = UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1])
+            return String(group, radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/64"
     }
 }
