@@ -1,7 +1,7 @@
 import ArgumentParser
+import BlobStore
 import Foundation
 import Imaging
-import BlobStore
 
 /// Reads files and works on several at once, each on one core: the shape of the
 /// `thumb` and `tile` commands, which also make them comparable with vipsthumbnail

@@ -124,7 +124,7 @@ import Glibc
                          "--overlap", "1", "--no-pdq", "--manifest", copy.path, "--local-max", "64MB",
                          "--keep-serving", "--port", "0", "--origin-port", "0"]
         // The options are what this checks: the photos are drawn at a quarter of their size.
-        let server = try ServingProcess.start(bin, arguments, environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
+        let server = try ServingProcess.start(bin, arguments, environment: smallDemo)
         defer { server.kill() }
         let port = try await server.port()
         let health = try await RawHTTPClient.sendAwaiting("GET", "/healthz", port: port)

@@ -44,6 +44,10 @@ func scratchWithPage(_ name: String) throws -> (dir: URL, page: URL) {
     return (dir, page)
 }
 
+/// The environment of a `demo` that needs a filled cache rather than the sample's full
+/// size: its photos drawn at a quarter of their width and height (`TWEETCACHE_DEMO_SHRINK`).
+let smallDemo = ["TWEETCACHE_DEMO_SHRINK": "4"]
+
 func summary(_ out: CommandOutput) throws -> [String: Any] {
     let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
     return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")
@@ -197,7 +201,7 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         let bin = try BuiltProduct.url(named: "tweetcache")
         let cache = try tempDir().appendingPathComponent("cache")
         let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json", "--quiet", "--videos"],
-                                              environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
+                                              environment: smallDemo)
         #expect(out.status == 0, "\(out.stderr)")
         #expect(try problems(out).isEmpty)
         let s = try summary(out)
@@ -220,7 +224,7 @@ func summary(_ out: CommandOutput) throws -> [String: Any] {
         let bin = try BuiltProduct.url(named: "tweetcache")
         let dir = try tempDir()
         let assets = dir.appendingPathComponent("assets")
-        let environment = ["TWEETCACHE_DEMO_ASSETS": assets.path, "TWEETCACHE_DEMO_SHRINK": "4"]
+        let environment = smallDemo.merging(["TWEETCACHE_DEMO_ASSETS": assets.path]) { _, new in new }
         func files() throws -> [String: Int] {
             let root = assets.path
             var found: [String: Int] = [:]

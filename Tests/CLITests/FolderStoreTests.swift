@@ -42,7 +42,7 @@ import TestSupport
         let shared = dir.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
         // A filled cache is all this needs: the sample's photos at a quarter of their size.
-        let environment = ["TWEETCACHE_STORE": shared.absoluteString, "TWEETCACHE_DEMO_SHRINK": "4"]
+        let environment = smallDemo.merging(["TWEETCACHE_STORE": shared.absoluteString]) { _, new in new }
         let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
 
         let fetched = try await CommandRunner.run(bin, ["demo", "--cache", first.path, "--json", "--quiet"], environment: environment)

@@ -27,7 +27,7 @@ import TestSupport
         let cache = try tempDir().appendingPathComponent("cache")
         for _ in 0..<2 {
             let out = try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--quiet"],
-                                                  environment: ["TWEETCACHE_DEMO_SHRINK": "4"])
+                                                  environment: smallDemo)
             #expect(out.status == 0, "\(out.stderr)")
         }
         let files = try manifests(cache)

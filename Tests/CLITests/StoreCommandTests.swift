@@ -25,8 +25,7 @@ import Glibc
     /// derives a sixteenth of the pixels (the suite took 105 s of CPU less).
     func bucket(_ hint: String, endpoint: String? = nil) async throws -> (S3Client, [String: String]) {
         let server = try await RGWServer.running()
-        var environment = server.environment
-        environment["TWEETCACHE_DEMO_SHRINK"] = "4"
+        var environment = server.environment.merging(smallDemo) { _, new in new }
         if let endpoint { environment["AWS_ENDPOINT_URL"] = endpoint }
         let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
                                   settings: S3Settings.fromEnvironment(server.environment))
