@@ -279,11 +279,14 @@ let package = Package(
             path: "Fuzz/Checks"
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"]),
-        // Runs the built `tweetcache` binary as a process.
+        // Runs the built `tweetcache` binary as a process. It does not name `tweetcache`: a
+        // test target that depends on an executable waits for it (and its ArgumentParser)
+        // before compiling, at the end of the build, and links its objects into the test
+        // bundle. `swift build --build-tests` and `swift test` build every product anyway.
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "tweetcache", "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging",
+                "TestSupport", "TLSTestSupport", "ObjectStore", "BlobStore", "MediaFetch", "TileServer", "Imaging",
                 "Pipeline", "Catalog", "StreamTestSupport",
             ]
         ),

@@ -20,8 +20,8 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-# The test build scripts/test.sh makes, flags and all, so it is reused (debug, the imaging
-# code optimised: Package.swift).
-TWEETCACHE_TEST_BUILD=1 TWEETCACHE_REALWORLD="$root" swift test --scratch-path .build-tests -Xswiftc -gnone -Xcc -g0 --filter RealWorldTests >"$log" 2>&1 || status=$?
+# The test build scripts/test.sh makes (scripts/test-build.sh), so it is reused.
+{ scripts/test-build.sh && TWEETCACHE_REALWORLD="$root" .build-tests/debug/TweetCachePackageTests.xctest \
+    --testing-library swift-testing --filter RealWorldTests; } >"$log" 2>&1 || status=$?
 grep -E "RealWorld (PngSuite|JPEG|WebP|ICC)|✘|error:" "$log" || cat "$log"
 exit "$status"

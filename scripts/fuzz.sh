@@ -112,9 +112,10 @@ export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTI
 # One `-sanitize=fuzzer,address`: given as two flags (as `swift build --sanitize`
 # does), swiftc 6.3 keeps only the last and the Swift code gets no coverage at all.
 # Linked by lld: gold 2.40 stops with an internal error (format_file_lineno) on this binary.
+# No index store and one compiler process per module, as in scripts/test-build.sh.
 flags=(-c "$config" --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address
        -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -enable-testing -Xswiftc -parse-as-library
-       -Xswiftc -use-ld=lld)
+       -Xswiftc -use-ld=lld --disable-index-store -Xswiftc -driver-batch-count -Xswiftc 1)
 swift build "${flags[@]}" --product fuzz >&2
 fuzz=$(swift build "${flags[@]}" --show-bin-path)/fuzz
 

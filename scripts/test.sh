@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test. Installs what is missing, builds, then `swift test`.
+# Runs every test. Installs what is missing, builds, then runs the test bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Headless Chromium for the viewer's real-browser test; openssl makes the HTTPS tests' certificates
@@ -19,22 +19,11 @@ source scripts/bootstrap.sh
 trap bootstrap_cleanup EXIT
 # Nothing in the suite may ask a cloud's instance-metadata address for credentials.
 export AWS_EC2_METADATA_DISABLED=true
-# Tests run on a debug build (TWEETCACHE_TEST_BUILD, read by Package.swift): the dependencies
-# (SwiftNIO, GRDB, swift-crypto's BoringSSL) and most of this package compile unoptimised,
-# in about half their optimised time; the imaging code, its fixtures, the demo's painters
-# and the C shim are optimised, as the suite's pixel loops are 20-50x slower without. The
-# variable is set only here, so packages that depend on these libraries never see the
-# unsafe flags. The build carries no debug information (`-gnone`, `-g0`): nothing in a test
-# run reads it (failures report their own file and line), and the build is lighter without
-# it (docs/benchmarks.md, "a newcomer's test run").
-# A target that imports a module it does not depend on is a build error here; SwiftPM's
-# check lets a module reached through another target pass, so scripts/check-imports.py
-# reads every import first.
+# Every import is one its target declares (SwiftPM's own check lets a module reached through
+# another target pass); then the test build, whose flags scripts/test-build.sh explains.
 python3 scripts/check-imports.py
 export TWEETCACHE_TEST_BUILD=1
-# A build folder of its own: the demo and benchmarks build release.
-swift build --build-tests --scratch-path .build-tests --explicit-target-dependency-import-check error \
-    -Xswiftc -gnone -Xcc -g0
+scripts/test-build.sh
 # Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
 # after the whole suite, OptionCoverageTests checks that every option README's usage
 # lines name was run by some test.
