@@ -7,7 +7,7 @@
 #
 # Usage: bench/suite-ab.sh OLD_TREE NEW_TREE
 #   OLD_TREE, NEW_TREE  clones whose .build-tests hold a test build (scripts/test.sh, or
-#                       its `swift build --build-tests` line with TWEETCACHE_TEST_BUILD=1)
+#                       scripts/test-build.sh)
 #   ROUNDS=2            runs each side once per round.
 # Needs: /usr/bin/time, and what scripts/test.sh installs (Chromium, nginx, Ceph).
 set -euo pipefail
