@@ -3,8 +3,8 @@
 // Every test in this package is a Swift Testing test. Without this file SwiftPM on
 // Linux writes its own runner, whose XCTest half lists test cases read from the index
 // store; every test build would then have to index every file it compiles, and
-// `scripts/test-build.sh` builds with `--disable-index-store` (docs/benchmarks.md, "a
-// newcomer's test run").
+// `scripts/test-build.sh` builds with `--disable-index-store` (docs/benchmarks.md, "the
+// test build without the index store").
 //
 // With an entry point of its own, a plain `swift test` starts the bundle once, with no
 // arguments, as it would start XCTest: that runs the Swift Testing tests too. What
