@@ -40,9 +40,8 @@ rm -f "$option_log"
 # server hit it. Twice the cores keeps both busy while a test's work queues behind a few
 # others', not hundreds. The suite took 219-272 s at 4, 250 s at 8 and 269-292 s unbounded.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 2 ))}"
-# The test bundle itself, as `swift test` runs it: `swift test` would first load the
-# package graph again and run the bundle once more for XCTest, which no test here uses
-# (8 s on a fresh clone). Arguments (`--filter`, `--skip`) go to Swift Testing as they
+# The test bundle itself, as `swift test` runs it (Tests/XCTMain.swift): `swift test`
+# would first load the package graph again (8 s on a fresh clone). Arguments (`--filter`, `--skip`) go to Swift Testing as they
 # would through `swift test`; a filter that matches nothing fails (exit 69).
 TWEETCACHE_OPTION_LOG="$option_log" \
     .build-tests/debug/TweetCachePackageTests.xctest --testing-library swift-testing "$@"
