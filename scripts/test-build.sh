@@ -15,7 +15,8 @@
 # - the index store: the bundle's entry point is Tests/XCTMain.swift, so SwiftPM does not
 #   read the index for XCTest cases (there are none);
 # - one compiler process per module (`-driver-batch-count 1`) rather than one per 25 files,
-#   each of which parses the whole module again; the two cores stay busy with other modules.
+#   each of which parses the whole module again; the two cores stay busy with other modules;
+# - gold: lld links the test bundle in half gold's time (`-use-ld=lld`).
 # A target that imports a module it does not depend on is a build error here; SwiftPM's
 # check lets a module reached through another target pass, so scripts/check-imports.py
 # (run by scripts/test.sh) reads every import first.
@@ -23,4 +24,5 @@ set -eu
 cd "$(dirname "$0")/.."
 TWEETCACHE_TEST_BUILD=1 exec swift build --build-tests --scratch-path .build-tests \
     --explicit-target-dependency-import-check error --disable-index-store \
-    -Xswiftc -gnone -Xcc -g0 -Xswiftc -driver-batch-count -Xswiftc 1 "$@"
+    -Xswiftc -gnone -Xcc -g0 -Xswiftc -driver-batch-count -Xswiftc 1 \
+    -Xswiftc -use-ld=lld "$@"

@@ -53,7 +53,15 @@ public final class TileServer: Sendable {
     }
 
     /// Starts serving and returns once the socket is listening.
-    public static func start(_ configuration: TileServerConfiguration, logger: Logger? = nil) async throws -> TileServer {
+    ///
+    /// - Parameter executor: where the server's tasks run (every connection's and
+    ///   request's task inherits it). By default the shared cooperative pool, which has
+    ///   one thread per core: a process that also keeps those threads busy with
+    ///   long synchronous work (the test suite, hundreds of tests at once) leaves the
+    ///   server's requests waiting behind it, so such a process gives it threads of its own.
+    public static func start(
+        _ configuration: TileServerConfiguration, logger: Logger? = nil, executor: (any TaskExecutor)? = nil
+    ) async throws -> TileServer {
         var log = logger ?? Logger(label: "tweetcache.serve")
         if logger == nil { log.logLevel = .warning }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -66,7 +74,7 @@ public final class TileServer: Sendable {
             services: [made.app, made.forgetWatch, made.sessions], gracefulShutdownSignals: [], logger: log))
         // The stream ends when the server does too: a port already taken fails the run
         // before it is listening, and the wait below would otherwise never end.
-        let task = Task {
+        let task = Task(executorPreference: executor) {
             defer { continuation.finish() }
             try await group.run()
         }

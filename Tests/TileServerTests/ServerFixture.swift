@@ -121,7 +121,7 @@ struct ServerFixture: Sendable {
         // background would change what the others see. The test of lazy packs turns it on.
         configuration.buildsPacks = false
         adjust(&configuration)
-        return try await TileServer.start(configuration)
+        return try await TileServer.start(configuration, executor: ServerThreads.shared)
     }
 }
 

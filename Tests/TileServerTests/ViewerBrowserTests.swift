@@ -64,7 +64,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             // The image fills the window's width: its left half is opaque red, its right
             // half transparent, where the zoom view's dark background must show (JPEG
             // tiles would have drawn it white).
@@ -126,7 +126,7 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
             let panel = try #require(dom.range(of: "id=\"history\"").map { String(dom[$0.lowerBound...]) })
             let order = ["night sky", "@ana@example.social", "#zoom"].map { panel.range(of: $0)?.lowerBound }
@@ -151,7 +151,7 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.clock = StoppedClock(now)
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let dom = try await chromium(["--dump-dom", "\(server.baseURL)/"])
             for age in ages {
                 #expect(dom.contains(">· \(age.shown)</time>"), "a tweet \(age.seconds) s old reads \(age.shown)")
@@ -170,7 +170,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             func shown(_ dom: String) -> Int { dom.components(separatedBy: "<article class=\"tweet").count - 1 }
             // Default pages of 100: the end of the first is far below a 750 px window.
             let first = try await chromium(["--dump-dom", "\(server.baseURL)/"])
@@ -398,7 +398,13 @@ import TestSupport
             // start (otherwise headless Chromium resizes it only at capture time).
             "--window-size=\(Self.width),\(Self.height)", "--kiosk", "--screen-info={\(Self.width)x\(Self.height)}",
             "--force-device-scale-factor=1",
-            "--virtual-time-budget=8000", "--user-data-dir=\(profile.path)", "--no-first-run",
+            "--virtual-time-budget=8000",
+            // The budget is virtual time, which stands still while a request is open: a
+            // request that never ends would hold the browser until it is killed, with no
+            // screenshot. After 45 s of real time it shows what it has (a page without its
+            // tiles fails the test on its pixels, not on a missing file).
+            "--timeout=45000",
+            "--user-data-dir=\(profile.path)", "--no-first-run",
             "--disable-extensions", "--disable-background-networking",
         ] + arguments
         let output = Pipe()
