@@ -5,32 +5,7 @@
 # named in $LATER_APT_PACKAGES instead: they install in the background while the build runs
 # (a fresh machine's Chromium and Ceph take most of a minute to unpack), and the caller runs
 # `bootstrap_wait` before the step that needs them.
-# A caller that names its build folder in $BOOTSTRAP_RESOLVE_SCRATCH has the package graph
-# resolved in the background while apt installs, and runs `bootstrap_resolved` before it builds.
 set -euo pipefail
-
-if ! command -v swift >/dev/null 2>&1; then
-  if [ -x /opt/swift/usr/bin/swift ]; then
-    export PATH="/opt/swift/usr/bin:$PATH"
-  else
-    echo "bootstrap: no Swift toolchain found (need Swift 6.1 or later on PATH)" >&2
-    exit 1
-  fi
-fi
-
-# Waits for the background resolution and shows its output; a failure ends the caller.
-bootstrap_resolved() {
-  [ -n "$BOOTSTRAP_RESOLVE_PID" ] || return 0
-  local status=0
-  wait "$BOOTSTRAP_RESOLVE_PID" || status=$?
-  BOOTSTRAP_RESOLVE_PID=""
-  cat "$BOOTSTRAP_RESOLVE_LOG" >&2
-  rm -f "$BOOTSTRAP_RESOLVE_LOG"
-  if [ "$status" -ne 0 ]; then
-    echo "bootstrap: swift package resolve failed (exit $status)" >&2
-    exit "$status"
-  fi
-}
 
 # Image codecs beyond JPEG and PNG (WebP, GIF, HEIF/AVIF), Little CMS for colour profiles,
 # and Zstandard for manifests (the library, and the `zstd` command a reader pipes them through).
@@ -46,18 +21,6 @@ bootstrap_missing() {
 }
 missing=($(bootstrap_missing "${packages[@]}"))
 missing_later=($(bootstrap_missing "${later_packages[@]}"))
-# While apt installs, the package graph resolves: that needs git and Swift, not apt's
-# libraries, and on a new clone it is about 35 s of SwiftPM compiling each dependency's
-# manifest in turn, on one core. Only while apt has work: the build after it loads the
-# graph again, 7-15 s more than a build that resolves it itself, which a machine with
-# nothing to install would only lose.
-BOOTSTRAP_RESOLVE_PID=""
-BOOTSTRAP_RESOLVE_LOG=""
-if [ -n "${BOOTSTRAP_RESOLVE_SCRATCH:-}" ] && ((${#missing[@]})); then
-  BOOTSTRAP_RESOLVE_LOG=$(mktemp "${TMPDIR:-/tmp}/tc-bootstrap-resolve.XXXXXX")
-  swift package resolve --scratch-path "$BOOTSTRAP_RESOLVE_SCRATCH" > "$BOOTSTRAP_RESOLVE_LOG" 2>&1 < /dev/null &
-  BOOTSTRAP_RESOLVE_PID=$!
-fi
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 if ((${#missing[@]} + ${#missing_later[@]})); then
@@ -104,6 +67,13 @@ bootstrap_wait() {
 bootstrap_cleanup() {
   if [ -n "$BOOTSTRAP_LATER_PID" ]; then wait "$BOOTSTRAP_LATER_PID" 2>/dev/null || true; fi
   [ -z "$BOOTSTRAP_LATER_LOG" ] || rm -f "$BOOTSTRAP_LATER_LOG"
-  if [ -n "$BOOTSTRAP_RESOLVE_PID" ]; then wait "$BOOTSTRAP_RESOLVE_PID" 2>/dev/null || true; fi
-  [ -z "$BOOTSTRAP_RESOLVE_LOG" ] || rm -f "$BOOTSTRAP_RESOLVE_LOG"
 }
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+  else
+    echo "bootstrap: no Swift toolchain found (need Swift 6.1 or later on PATH)" >&2
+    exit 1
+  fi
+fi

@@ -15,19 +15,14 @@ bootstrap_later_tasks() {
     python3 -c 'import iiif_prezi3' 2>/dev/null || python3 -m pip install -q iiif-prezi3
     python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 }
-# Nothing in the suite may ask a cloud's instance-metadata address for credentials.
-export AWS_EC2_METADATA_DISABLED=true
-# The build's own settings (Package.swift reads TWEETCACHE_TEST_BUILD) are set before the
-# package graph resolves in the background (scripts/bootstrap.sh), so that the build finds
-# the same manifests already loaded.
-export TWEETCACHE_TEST_BUILD=1
-BOOTSTRAP_RESOLVE_SCRATCH=.build-tests
 source scripts/bootstrap.sh
 trap bootstrap_cleanup EXIT
+# Nothing in the suite may ask a cloud's instance-metadata address for credentials.
+export AWS_EC2_METADATA_DISABLED=true
 # Every import is one its target declares (SwiftPM's own check lets a module reached through
 # another target pass); then the test build, whose flags scripts/test-build.sh explains.
 python3 scripts/check-imports.py
-bootstrap_resolved
+export TWEETCACHE_TEST_BUILD=1
 scripts/test-build.sh
 # Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
 # after the whole suite, OptionCoverageTests checks that every option README's usage
