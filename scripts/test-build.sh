@@ -11,7 +11,8 @@
 # build release.
 #
 # What a test run does not need is left out (docs/benchmarks.md, "a newcomer's test run"):
-# - debug information (`-gnone`, `-g0`): failures report their own file and line;
+# - debug information (`-debug-info-format none`: `-gnone` for Swift, `-g0` for C): failures
+#   report their own file and line;
 # - the index store: the bundle's entry point is Tests/XCTMain.swift, so SwiftPM does not
 #   read the index for XCTest cases (there are none);
 # - one compiler process per module (`-driver-batch-count 1`) rather than one per 25 files,
@@ -24,5 +25,5 @@ set -eu
 cd "$(dirname "$0")/.."
 TWEETCACHE_TEST_BUILD=1 exec swift build --build-tests --scratch-path .build-tests \
     --explicit-target-dependency-import-check error --disable-index-store \
-    -Xswiftc -gnone -Xcc -g0 -Xswiftc -driver-batch-count -Xswiftc 1 \
+    -debug-info-format none -Xswiftc -driver-batch-count -Xswiftc 1 \
     -Xswiftc -use-ld=lld "$@"
