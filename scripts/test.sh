@@ -41,8 +41,9 @@ rm -f "$option_log"
 # others', not hundreds. The suite took 219-272 s at 4, 250 s at 8 and 269-292 s unbounded.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 2 ))}"
 # The test bundle itself, as `swift test` runs it (Tests/XCTMain.swift): `swift test`
-# would first load the package graph again (8 s on a fresh clone). Arguments (`--filter`, `--skip`) go to Swift Testing as they
-# would through `swift test`; a filter that matches nothing fails (exit 69).
+# would first load the package graph again (8 s on a fresh clone). Arguments (`--filter`,
+# `--skip`) go to Swift Testing as they would through `swift test`; a filter that matches
+# nothing fails (exit 69).
 TWEETCACHE_OPTION_LOG="$option_log" \
     .build-tests/debug/TweetCachePackageTests.xctest --testing-library swift-testing "$@"
 if [ $# -eq 0 ]; then
