@@ -20,7 +20,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         // Without the swift-configuration support (a default trait): nothing here reads it.
@@ -46,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CLCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // Zstandard: manifests are written in its seekable format (`.json.zst`).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // OpenSSL's libcrypto (which libcurl loads anyway): SHA-256 for blob names and S3, MD5 for ETags, SHA-1 for WebSockets.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The only C code: typed wrappers for variadic curl calls, setjmp-guarded codecs,
         // SQLite's process-wide settings (variadic sqlite3_config).
@@ -58,6 +59,8 @@ let package = Package(
         ),
 
         .target(name: "TweetModel"),
+        // The digests, over libcrypto: the one place a hash is computed.
+        .target(name: "Hashing", dependencies: ["CCrypto"]),
         // What bytes are, from their magic numbers: the one table the fetcher, imaging and the server share.
         .target(name: "MediaTypes"),
         .target(
@@ -70,7 +73,7 @@ let package = Package(
             dependencies: [
                 "MediaTypes",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
             ]
         ),
         .target(name: "Imaging", dependencies: ["CTweetCache", "CJPEG", "CPNG", "MediaTypes"]),
@@ -127,7 +130,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
             ],
             // The viewer's pages, styles and scripts, as files, compiled into the binary.
             resources: [
@@ -149,7 +152,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -157,7 +160,7 @@ let package = Package(
         // Where shared files live (CacheStorage): S3-compatible buckets (requests signed by libcurl, SigV4) and folders.
         .target(
             name: "ObjectStore",
-            dependencies: ["MediaFetch", "BlobStore", "CTweetCache", .product(name: "Crypto", package: "swift-crypto"),
+            dependencies: ["MediaFetch", "BlobStore", "CTweetCache", "Hashing",
                 .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .executableTarget(
@@ -175,6 +178,7 @@ let package = Package(
         // Test-only support: a loopback HTTP/1.1 server with fault injection.
         .target(name: "TestSupport", dependencies: ["MediaFetch", "BlobStore", "Catalog"], path: "Tests/Support"),
         .testTarget(name: "TweetModelTests", dependencies: ["TweetModel"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(
             name: "CatalogTests",
             dependencies: ["Catalog", "BlobStore", "MediaTypes", "TweetModel", "TestSupport", "CTweetCache", .product(name: "GRDB", package: "GRDB.swift"),
@@ -202,7 +206,7 @@ let package = Package(
             name: "BlobStoreTests",
             dependencies: [
                 "BlobStore", "tc-stress", "TestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Hashing",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -242,7 +246,7 @@ let package = Package(
             dependencies: [
                 "Catalog", "Pipeline", "CacheCore", "Demo", "TestSupport", "MediaTypes", "BlobStore", "Imaging", "ImagingFixtures", "MediaFetch",
                 "TweetModel", "ObjectStore", "LiveSearch",
-                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"), "Hashing",
             ]
         ),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Imaging", "TweetModel"]),

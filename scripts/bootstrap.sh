@@ -8,9 +8,10 @@
 set -euo pipefail
 
 # Image codecs beyond JPEG and PNG (WebP, GIF, HEIF/AVIF), Little CMS for colour profiles,
-# and Zstandard for manifests (the library, and the `zstd` command a reader pipes them through).
+# Zstandard for manifests (the library, and the `zstd` command a reader pipes them through),
+# and OpenSSL's libcrypto for the digests (SHA-256 names, S3's checksums and ETags).
 packages=(pkg-config libcurl4-openssl-dev libpng-dev libjpeg62-turbo-dev libsqlite3-dev
-          libwebp-dev libgif-dev libheif-dev liblcms2-dev libzstd-dev zstd ${EXTRA_APT_PACKAGES:-})
+          libwebp-dev libgif-dev libheif-dev liblcms2-dev libzstd-dev zstd libssl-dev ${EXTRA_APT_PACKAGES:-})
 later_packages=(${LATER_APT_PACKAGES:-})
 
 bootstrap_missing() {

@@ -1,5 +1,5 @@
-public import Crypto
 public import Foundation
+public import Hashing
 
 /// The SHA-256 of a blob's bytes, which is also its name in the store.
 ///
@@ -74,7 +74,7 @@ public struct BlobHash: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// Wraps a finished SHA-256 computation, e.g. from a hasher that saw the
     /// bytes as they streamed in.
-    public init(digest: SHA256.Digest) {
+    public init(digest: SHA256Digest) {
         let words = digest.withUnsafeBytes { raw -> (UInt64, UInt64, UInt64, UInt64) in
             (Self.loadBigEndian(raw, at: 0), Self.loadBigEndian(raw, at: 8),
              Self.loadBigEndian(raw, at: 16), Self.loadBigEndian(raw, at: 24))

@@ -1,6 +1,6 @@
 import BlobStore
-import Crypto
 import Foundation
+import Hashing
 import Synchronization
 
 /// A bounded local copy of what was read from the store, so a tile server never

@@ -1,6 +1,6 @@
 import BlobStore
-import Crypto
 import Foundation
+import Hashing
 import Testing
 
 @Suite("BlobHash")

@@ -1,7 +1,7 @@
 import BlobStore
 import Catalog
-import Crypto
 import Foundation
+import Hashing
 import MediaFetch
 import Testing
 import TestSupport
@@ -100,7 +100,7 @@ let inputs = [
         let t101 = try #require(m.tweets.first { $0.id == "101" })
         #expect(t101.media.count == 2)
         #expect(t101.media[0].url == "https://pbs.twimg.com/media/Photo0001?format=jpg&name=orig")
-        let expected1 = SHA256.hash(data: jpegLike(40_000, seed: 1)).map { String(format: "%02x", $0) }.joined()
+        let expected1 = SHA256.hash(data: jpegLike(40_000, seed: 1)).bytes.map { String(format: "%02x", $0) }.joined()
         #expect(t101.media[0].sha256 == expected1)
         #expect(t101.media[0].bytes == 40_000)
         #expect(t101.media[0].contentType == "image/jpeg")

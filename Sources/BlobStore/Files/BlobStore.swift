@@ -1,6 +1,6 @@
 public import Foundation
+internal import Hashing
 internal import Synchronization
-internal import Crypto
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,5 @@
 public import Foundation
-internal import Crypto
+internal import Hashing
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)

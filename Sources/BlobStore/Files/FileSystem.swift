@@ -1,4 +1,4 @@
-internal import Crypto
+internal import Hashing
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc

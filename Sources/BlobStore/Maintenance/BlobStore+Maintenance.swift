@@ -1,5 +1,4 @@
 public import Foundation
-internal import Crypto
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hashing
 import MediaFetch
 import NIOCore
 import NIOEmbedded

@@ -1,6 +1,6 @@
 import BlobStore
-import Crypto
 import Foundation
+import Hashing
 import MediaFetch
 
 /// A local file's SHA-256 and MD5 digests, whole and by part, read once: what a
@@ -13,7 +13,7 @@ struct LocalDigests {
 
     init(bytes: [UInt8]) {
         size = bytes.count
-        sha256Base64 = Data(SHA256.hash(data: bytes)).base64EncodedString()
+        sha256Base64 = Data(SHA256.hash(data: bytes).bytes).base64EncodedString()
         md5 = Data(Insecure.MD5.hash(data: bytes)).map { String(format: "%02x", $0) }.joined()
         partMD5s = [Array(Insecure.MD5.hash(data: bytes))]
     }
@@ -32,7 +32,7 @@ struct LocalDigests {
             total += chunk.count
         }
         size = total
-        sha256Base64 = Data(whole.finalize()).base64EncodedString()
+        sha256Base64 = Data(whole.finalize().bytes).base64EncodedString()
         md5 = Data(wholeMD5.finalize()).map { String(format: "%02x", $0) }.joined()
         partMD5s = parts
     }

@@ -1,6 +1,6 @@
 import BlobStore
-import Crypto
 import Foundation
+import Hashing
 import HTTPTypes
 import MediaFetch
 

@@ -1,6 +1,6 @@
 import BlobStore
-import Crypto
 import Foundation
+import Hashing
 import HTTPTypes
 import MediaFetch
 import Synchronization
@@ -62,7 +62,7 @@ public final class S3Client: Sendable {
         let digest = SHA256.hash(data: bytes)
         let hex = sha256 ?? BlobHash(digest: digest).hex
         var headers: HTTPFields = [.amzContentSHA256: hex, .contentType: contentType,
-                       .amzChecksumSHA256: Data(digest).base64EncodedString()]
+                       .amzChecksumSHA256: Data(digest.bytes).base64EncodedString()]
         if !replace { headers[.ifNoneMatch] = "*" }
         let response = try await send(APIRequest(
             url: settings.url(bucket: location.bucket, key: key), headers: headers,

@@ -1,6 +1,6 @@
 public import Foundation
 public import BlobStore
-import Crypto
+import Hashing
 
 /// Where a cache's shared files live: originals, packs, thumbnails, manifests and
 /// run leases, under the same cache-relative paths ``CacheLayout`` gives them on

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hashing
 
 /// Who may use the routes that spend or reveal the operator's things (live search,
 /// history, `/metrics`, `/manifests/`: ``Route/needsOperator``).
@@ -43,7 +43,7 @@ package enum OperatorAccess: Sendable {
 /// SHA-256 digests, whose comparison takes the same time wherever they differ, so
 /// answer times tell a guesser nothing.
 public struct OperatorToken: Sendable {
-    private let digest: SHA256.Digest
+    private let digest: SHA256Digest
 
     /// At least this many characters: a token is a password that anyone on the
     /// internet may try.

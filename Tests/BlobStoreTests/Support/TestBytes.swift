@@ -1,4 +1,4 @@
-import Crypto
+import Hashing
 
 /// Test content generated on the fly, and an independent way to name it.
 enum TestBytes {
@@ -21,11 +21,11 @@ enum TestBytes {
         return bytes
     }
 
-    /// The SHA-256 as lowercase hex, computed with Crypto directly rather
+    /// The SHA-256 as lowercase hex, computed with Hashing directly rather
     /// than through BlobHash.
     static func sha256Hex(_ bytes: some Sequence<UInt8>) -> String {
         let digest = SHA256.hash(data: Array(bytes))
-        return digest.map { byte in
+        return digest.bytes.map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
