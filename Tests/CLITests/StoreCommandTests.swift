@@ -100,7 +100,7 @@ import Glibc
         var configuration = TileServerConfiguration(cacheRoot: second)
         configuration.port = 0
         configuration.store = readThrough
-        let server = try await TileServer.start(configuration)
+        let server = try await TileServer.start(configuration, executor: ServerThreads.shared)
         let http = try HTTPFetcher()
         defer { http.shutdown() }
 
@@ -147,7 +147,7 @@ import Glibc
         // Served again from the local copy: the bucket is not asked twice.
         let misses = readThrough.statistics.misses
         await server.stop()
-        let again = try await TileServer.start(configuration)
+        let again = try await TileServer.start(configuration, executor: ServerThreads.shared)
         for tile in tiles.prefix(50) {
             let url = tile.url.replacingOccurrences(of: server.baseURL, with: again.baseURL)
             guard case let .success(response) = await http.perform(APIRequest(url: url)) else { Issue.record("\(url)"); continue }

@@ -103,7 +103,7 @@ import Glibc
                                                    quarantine: layout.quarantineURL.appendingPathComponent("bucket"))
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .notice
-        return try await TileServer.start(configuration, logger: logger)
+        return try await TileServer.start(configuration, logger: logger, executor: ServerThreads.shared)
     }
 
     /// Replaces an object behind every server's back.

@@ -60,7 +60,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let hex = fixture.lazy.hex
             let pack = cache.appendingPathComponent(CacheLayout.pack(fixture.lazy))
             #expect(!FileManager.default.fileExists(atPath: pack.path), "lazy: no pack yet")
@@ -153,7 +153,7 @@ func generatedCount(_ server: TileServer) async throws -> Int {
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration, logger: logger)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, logger: logger, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let hex = fixture.eager.hex
             let cut = try await fetch(server, "/dzi/\(hex)_files/11/4_3.jpg")
             #expect(cut.status == 200)
@@ -179,7 +179,7 @@ func generatedCount(_ server: TileServer) async throws -> Int {
 
             // Truncated: refused from its header, before any tile is read.
             try Data(bytes.prefix(bytes.count - 10)).write(to: packURL)
-            try await withServer(try await TileServer.start(configuration, logger: logger)) { (restarted: TileServer) async throws in
+            try await withServer(try await TileServer.start(configuration, logger: logger, executor: ServerThreads.shared)) { (restarted: TileServer) async throws in
                 #expect(try await fetch(restarted, "/dzi/\(hex)_files/11/0_0.jpg").status == 200)
                 #expect(try await fetch(restarted, "/dzi/\(hex).dzi").status == 200)
             }
@@ -226,7 +226,7 @@ final class RecordedLog: LogHandler, @unchecked Sendable {
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let dzi = try await fetch(server, "/dzi/\(hash.hex).dzi")
             #expect(dzi.text.contains("TileSize=\"512\""), "the old tree's tile size")
             #expect(!FileManager.default.fileExists(atPath: legacy.path), "converted before serving")

@@ -140,12 +140,12 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        let server = try await TileServer.start(configuration)
+        let server = try await TileServer.start(configuration, executor: ServerThreads.shared)
         _ = try await fetch(server, "/dzi/\(fixture.lazy.hex)_files/9/0_0.jpg")
         await server.lazyPacks.settled()
         await server.stop()
         configuration.tileSize = 512
-        try await withServer(try await TileServer.start(configuration)) { (restarted: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (restarted: TileServer) async throws in
             let dzi = try await fetch(restarted, "/dzi/\(fixture.lazy.hex).dzi")
             #expect(dzi.text.contains("TileSize=\"256\""), "the pack built after the first tile fixes the geometry")
             let info = try await fetch(restarted, "/iiif/3/\(fixture.lazy.hex)/info.json")

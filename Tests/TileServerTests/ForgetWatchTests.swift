@@ -19,7 +19,7 @@ import TestSupport
         configuration.forgetCheckInterval = .seconds(3600)
         let hash = fixture.eager
         let uris = ["/blob/\(hash.hex)", "/iiif/3/\(hash.hex)/full/max/0/default.jpg", "/dzi/\(hash.hex)_files/11/1_1.jpg"]
-        try await withServer(try await TileServer.start(configuration)) { (made: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (made: TileServer) async throws in
             for uri in uris {
                 #expect(try await fetch(made, uri).status == 200, "\(uri)")
             }

@@ -17,7 +17,7 @@ import TestSupport
         configuration.buildsPacks = false
         // 151 is kept on disk like the pipeline's sizes (serve --thumb-sizes 151).
         configuration.storedThumbnailSizes.insert(151)
-        return try await TileServer.start(configuration, logger: logger)
+        return try await TileServer.start(configuration, logger: logger, executor: ServerThreads.shared)
     }
 
     @Test func aReplacedOrTruncatedOriginalIsNeverServedUnderItsHash() async throws {

@@ -28,7 +28,7 @@ import TestSupport
             token: try BearerToken(fake.configuration.token, source: .environment("TEST")),
             search: search, collector: PipelineSearchCollector(options: PipelineOptions(cacheRoot: cache, fetch: fetch)),
             cacheRoot: cache)
-        return (try await TileServer.start(configuration), cache)
+        return (try await TileServer.start(configuration, executor: ServerThreads.shared), cache)
     }
 
     static func fake(faults: [Int: FakeSearchAPI.Fault] = [:]) throws -> (FakeSearchAPI, VirtualClock) {

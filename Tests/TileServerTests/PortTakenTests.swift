@@ -11,11 +11,11 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        try await withServer(try await TileServer.start(configuration)) { (first: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (first: TileServer) async throws in
             var second = configuration
             second.port = first.port
             do {
-                let server = try await TileServer.start(second)
+                let server = try await TileServer.start(second, executor: ServerThreads.shared)
                 await server.stop()
                 Issue.record("a second server started on port \(first.port)")
             } catch let error as TileServerError {

@@ -91,7 +91,7 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let report = try await check(["\(server.baseURL)/iiif/presentation/collection.json"])
             #expect(report["errors"] as? [String] == [])
             // The search, two runs of the fixture and the search's run: 1 + 3 Collections.

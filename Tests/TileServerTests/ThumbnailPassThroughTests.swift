@@ -31,7 +31,7 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             let same = try await fetch(server, "/thumb/\(BlobHash(hashing: plain).hex)/600")
             #expect(same.status == 200 && same.body == plain, "an upright sRGB original is its own thumbnail")
 

@@ -52,7 +52,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: root) }
         var configuration = TileServerConfiguration(cacheRoot: root)
         configuration.port = 0
-        let server = try await TileServer.start(configuration)
+        let server = try await TileServer.start(configuration, executor: ServerThreads.shared)
         let hex = hash.hex
 
         let dzi = try await fetch(server, "/dzi/\(hex).dzi")
@@ -90,7 +90,7 @@ import TestSupport
         let pack = try PyramidPack(packBytes)
         #expect(pack.format == .webp)
         #expect(try pack.tile(packBytes, level: 11, column: 2, row: 0) == cut.body)
-        try await withServer(try await TileServer.start(configuration)) { (again: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (again: TileServer) async throws in
             let fromPack = try await fetch(again, "/dzi/\(hex)_files/11/2_0.webp")
             #expect(fromPack.body == cut.body)
             #expect(try await fetch(again, "/dzi/\(hex).dzi").text.contains("Format=\"webp\""))

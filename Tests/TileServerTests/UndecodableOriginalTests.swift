@@ -29,7 +29,7 @@ import TestSupport
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
         configuration.buildsPacks = false
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             for path in ["/thumb/\(cut)/100", "/iiif/3/\(cut)/full/200,/0/default.jpg", "/dzi/\(cut)_files/0/0_0.jpg"] {
                 let answer = try await fetch(server, path)
                 #expect(answer.status == 422, "\(path): \(answer.status) \(answer.text)")

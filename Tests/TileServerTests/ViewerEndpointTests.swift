@@ -116,7 +116,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = TileServerConfiguration(cacheRoot: cache)
         configuration.port = 0
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
 
             let first = try await feed(server, "")
             #expect(ids(first).count == 100 && first["total"] as? Int == 250)

@@ -25,7 +25,7 @@ import TestSupport
         configuration.port = 0
         configuration.buildsPacks = false
         configuration.storedThumbnailSizes.insert(120)  // serve --thumb-sizes 120
-        try await withServer(try await TileServer.start(configuration)) { (server: TileServer) async throws in
+        try await withServer(try await TileServer.start(configuration, executor: ServerThreads.shared)) { (server: TileServer) async throws in
             for size in 100..<140 {
                 let answer = try await fetch(server, "/thumb/\(fixture.lazy.hex)/\(size)")
                 #expect(answer.status == 200)

@@ -9,17 +9,17 @@ import Synchronization
 /// every request it made, so a stalled one held a screenshot for its whole two-minute
 /// limit. Serial queues each get a thread whenever they have work, however busy the
 /// pool is; jobs go to them in turn, so the server's tasks still run side by side.
-final class ServerThreads: TaskExecutor {
-    static let shared = ServerThreads(count: 4)
+public final class ServerThreads: TaskExecutor {
+    public static let shared = ServerThreads(count: 4)
 
     private let queues: [DispatchQueue]
     private let next = Atomic(0)
 
-    init(count: Int) {
+    public init(count: Int) {
         queues = (0..<count).map { DispatchQueue(label: "tc.test-server.\($0)") }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let queue = queues[next.add(1, ordering: .relaxed).oldValue % queues.count]
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
