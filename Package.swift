@@ -316,8 +316,8 @@ for target in package.targets where target.type == .test {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"])]
 }
 
-// `scripts/test.sh` builds the tests in debug, where the dependencies (SwiftNIO, GRDB,
-// swift-crypto and its BoringSSL) compile unoptimised, in about half the time. Of this
+// `scripts/test.sh` builds the tests in debug, where the dependencies (SwiftNIO, GRDB)
+// compile unoptimised, in about half the time. Of this
 // package's own targets, only those whose loops the suite spends its time in are
 // optimised: the imaging code and its fixtures (pixel loops 20-50x slower unoptimised),
 // the demo's painters (the sample every `demo` run renders) and the C shim. The rest

@@ -50,8 +50,8 @@ struct DigestContext: ~Copyable {
         }
     }
 
-    /// Writes the digest into `output`, which holds exactly the algorithm's size.
-    /// Ends the digest: the context takes no more bytes after this.
+    /// Writes the digest into `output`, which holds exactly the algorithm's size, and
+    /// ends it: the context takes no more bytes after this.
     mutating func finish(into output: UnsafeMutableRawBufferPointer) {
         precondition(output.count == algorithm.size, "a digest buffer of the wrong size")
         var written: UInt32 = 0

@@ -137,7 +137,7 @@ struct CrashSafetyTests {
     }
 
     /// Walks blobs/ by hand (not through the store under test) and hashes
-    /// every regular file with Crypto.
+    /// every regular file with Hashing directly.
     static func checkEveryBlob(_ root: URL) throws -> (good: Int, bad: [String]) {
         let base = root.appendingPathComponent("blobs/sha256")
         var good = 0
