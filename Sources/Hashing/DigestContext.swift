@@ -11,13 +11,17 @@ struct DigestAlgorithm: @unchecked Sendable {
     let size: Int
 
     static let sha256 = DigestAlgorithm(fetching: "SHA256")
-    static let sha1 = DigestAlgorithm(fetching: "SHA1")
-    static let md5 = DigestAlgorithm(fetching: "MD5")
+    // MD5 and SHA-1 check an ETag and a handshake, not a secret: whether the
+    // implementation is FIPS-approved does not matter, so a machine whose OpenSSL
+    // configuration asks for "fips=yes" by default (where MD5 has no approved
+    // implementation) still finds them ("-fips" drops that clause, property(7)).
+    static let sha1 = DigestAlgorithm(fetching: "SHA1", properties: "-fips")
+    static let md5 = DigestAlgorithm(fetching: "MD5", properties: "-fips")
 
-    private init(fetching name: String) {
+    private init(fetching name: String, properties: String? = nil) {
         // Only a libcrypto built without the algorithm (or out of memory) has none:
         // nothing this program does could go on without its hashes.
-        guard let method = EVP_MD_fetch(nil, name, nil) else {
+        guard let method = EVP_MD_fetch(nil, name, properties) else {
             fatalError("libcrypto cannot provide \(name)")
         }
         self.method = method
