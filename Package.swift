@@ -59,7 +59,7 @@ let package = Package(
         ),
 
         .target(name: "TweetModel"),
-        // The digests, over libcrypto: the one place a hash is computed.
+        // The cryptographic digests, over libcrypto: every SHA-256, MD5 and SHA-1 the package computes.
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         // What bytes are, from their magic numbers: the one table the fetcher, imaging and the server share.
         .target(name: "MediaTypes"),

@@ -3,9 +3,9 @@
 # build with the same flags, so each reuses the other's build. Arguments go to `swift build`.
 #
 # A debug build (TWEETCACHE_TEST_BUILD, read by Package.swift): the dependencies (SwiftNIO,
-# GRDB) and most of this package compile unoptimised, in about
-# half their optimised time; the imaging code, its fixtures, the demo's painters and the C
-# shim are optimised, as the suite's pixel loops are 20-50x slower without. The variable is
+# GRDB) and most of this package compile unoptimised, in about half their optimised time;
+# the imaging code, its fixtures, the demo's painters and the C shim are optimised, as the
+# suite's pixel loops are 20-50x slower without. The variable is
 # set only here and by the scripts that run this build, so packages that depend on these
 # libraries never see the unsafe flags. A build folder of its own: the demo and benchmarks
 # build release.
