@@ -243,6 +243,9 @@ struct TileResponder: HTTPResponder {
         _ relative: String, contentType: String, etag: String, persist: Bool = true,
         _ make: @escaping @Sendable () async throws -> [UInt8]
     ) async throws -> Reply {
+        // Made since this request's caller missed the memory cache (it awaited a pack or
+        // an original's facts in between): served, without taking from the render limit.
+        if let hit = memoryHit(relative, etag: etag) { return hit }
         let client = RenderClient.current
         if let renderLimit, let client, case let .failure(refused) = renderLimit.take(client.address) {
             metrics.renderRefused()
@@ -254,6 +257,12 @@ struct TileResponder: HTTPResponder {
         let ticket = RenderTicket(client)
         return try await withDeadline(onTimeout: { ticket.keep() }) {
             [renders, files, memory, metrics] in try await renders.run(relative, for: ticket) {
+            // A flight for the same file that ended between the check above and this one
+            // has put its answer in memory: eight viewers asking at once make it once.
+            if let hit = memory.get(relative) {
+                metrics.memoryHit()
+                return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: Reply.immutable)
+            }
             let started = ContinuousClock.now
             let bytes = try await make()
             if persist {
