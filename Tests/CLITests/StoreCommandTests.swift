@@ -14,56 +14,13 @@ import Glibc
 
 /// `--store s3://…` end to end: the real binary, a real RADOS Gateway on loopback
 /// (scripts/rgw.sh), and the built-in sample's loopback origin.
-@Suite(.serialized) struct StoreCommandTests {
+///
+/// Serialized, as `StoreTrustTests` is: each test runs several whole demos against the
+/// one gateway, and some stop a process or the gateway mid-upload. The two suites run
+/// beside each other, so the whole run does not end with one of them alone on one core.
+@Suite(.serialized) struct StoreCommandTests: BucketCommandTesting {
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
-
-    /// A new bucket on the shared gateway, reached directly or through `endpoint`.
-    ///
-    /// The demos draw the sample's photos at a quarter of their width and height
-    /// (`TWEETCACHE_DEMO_SHRINK`): these tests are about the bucket, and a demo then
-    /// derives a sixteenth of the pixels (the suite took 105 s of CPU less).
-    func bucket(_ hint: String, endpoint: String? = nil) async throws -> (S3Client, [String: String]) {
-        let server = try await RGWServer.running()
-        var environment = server.environment.merging(smallDemo) { _, new in new }
-        if let endpoint { environment["AWS_ENDPOINT_URL"] = endpoint }
-        let client = try S3Client(location: S3Location(bucket: RGWServer.bucketName(hint), prefix: "tc"),
-                                  settings: S3Settings.fromEnvironment(server.environment))
-        try await client.createBucket()
-        environment["TWEETCACHE_STORE"] = client.location.description
-        return (client, environment)
-    }
-
-    /// A new bucket (see ``bucket(_:endpoint:)``) and a temporary folder; `close()` ends both.
-    struct Fixture {
-        let client: S3Client
-        let environment: [String: String]
-        let dir: URL
-        func close() {
-            client.shutdown()
-            try? FileManager.default.removeItem(at: dir)
-        }
-    }
-
-    func fixture(_ hint: String, endpoint: String? = nil) async throws -> Fixture {
-        let (client, environment) = try await bucket(hint, endpoint: endpoint)
-        return Fixture(client: client, environment: environment, dir: try tempDir())
-    }
-
-    /// The built-in sample fetched into `cache` and the bucket: the first machine.
-    func sampleFetched(into cache: URL, _ environment: [String: String]) async throws -> CommandOutput {
-        let out = try await demo(cache, environment)
-        #expect(out.status == 0, "\(out.stderr)")
-        return out
-    }
-
-    func demo(_ cache: URL, _ environment: [String: String], extra: [String] = []) async throws -> CommandOutput {
-        try await CommandRunner.run(bin, ["demo", "--cache", cache.path, "--json", "--quiet"] + extra, environment: environment)
-    }
-
-    func storeSummary(_ out: CommandOutput) throws -> [String: Any] {
-        try #require(try summary(out)["store"] as? [String: Any], "no store summary: \(out.stdout) \(out.stderr)")
-    }
 
     @Test func aSecondMachineServesEveryTileOfTheFirstsImagesFromTheBucket() async throws {
         let f = try await fixture("twomachines")

@@ -9,7 +9,10 @@ import TestSupport
 /// endpoint that is not S3, keys that may only read, a private CA, a second
 /// machine, and objects damaged behind the store's back. Each against the real
 /// gateway and the real binary.
-extension StoreCommandTests {
+@Suite(.serialized) struct StoreTrustTests: BucketCommandTesting {
+    let bin: URL
+    init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
+
     @Test func anEndpointThatIsNotS3IsRefusedNotReadAsAnEmptyBucket() async throws {
         let page = Array("<html><body><h1>Index of /</h1><a href=\"x\">x</a></body></html>".utf8)
         let web = try LoopbackHTTPServer { _ in .respond(status: 200, body: page) }
