@@ -78,9 +78,12 @@ import Testing
             }
             #expect(answers.allSatisfy { $0.status == 200 })
             #expect(Set(answers.map(\.body)).count == 1)
-            #expect(try await generatedCount(server) - before == 1, "eight concurrent requests make the tile once")
+            // Counted first, so that a failure prints the counts.
+            let made = try await generatedCount(server) - before
+            #expect(made == 1, "eight concurrent requests make the tile once")
             // Made from the part of the original under it (a quarter of the image), not all of it.
-            #expect(try await metric(server, "tweetcache_originals_decoded_in_part_total") == 1)
+            let decodedInPart = try await metric(server, "tweetcache_originals_decoded_in_part_total")
+            #expect(decodedInPart == 1)
 
             // Identical to what a full build would write for that tile.
             let original = try ImageDecoder.decode([UInt8](Data(contentsOf: cache.appendingPathComponent(CacheLayout.blob(fixture.lazy)))))
@@ -96,7 +99,8 @@ import Testing
             let other = try await fetch(server, "/dzi/\(hex)_files/11/2_2.jpg")
             #expect(other.status == 200)
             #expect(other.body == (try built.tile(packBytes, level: 11, column: 2, row: 2)))
-            #expect(try await generatedCount(server) - before == 1, "read from the pack, not made")
+            let madeInAll = try await generatedCount(server) - before
+            #expect(madeInAll == 1, "read from the pack, not made")
         }
     }
 
