@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Folders and files a test writes under the system's temporary folder, removed when
 /// the test process exits.
@@ -36,9 +39,28 @@ public enum ScratchDirectory {
         return url
     }
 
+    /// Hands the paths to `rm -rf`, which the process does not wait for: a whole run
+    /// leaves about 130 MB in many small files, and removing them here held the run's
+    /// exit for about 4 s. The remover's output goes nowhere, so a reader of this
+    /// process's output is not kept waiting either.
     private static func removeAll() {
-        for path in paths.withLock({ $0 }) {
-            try? FileManager.default.removeItem(atPath: path)
+        let all = paths.withLock { $0 }
+        guard !all.isEmpty else { return }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        // In batches: a command line has a length limit.
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let arguments = ["rm", "-rf", "--"] + all[start..<min(start + 500, all.count)]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            if posix_spawn(&pid, "/bin/rm", &actions, nil, &argv, environ) != 0 {
+                for path in all[start..<min(start + 500, all.count)] { try? FileManager.default.removeItem(atPath: path) }
+            }
         }
     }
 }
