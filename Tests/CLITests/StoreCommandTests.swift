@@ -16,8 +16,8 @@ import Glibc
 /// (scripts/rgw.sh), and the built-in sample's loopback origin.
 ///
 /// Serialized, as `StoreTrustTests` is: each test runs several whole demos against the
-/// one gateway, and some stop a process or the gateway mid-upload. The two suites run
-/// beside each other, so the whole run does not end with one of them alone on one core.
+/// one gateway, and some kill a process or pause the proxy in front of the gateway
+/// mid-upload. The two suites are apart so that their chains can run side by side.
 @Suite(.serialized) struct StoreCommandTests: BucketCommandTesting {
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }

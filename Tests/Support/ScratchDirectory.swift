@@ -4,8 +4,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Folders and files a test writes under the system's temporary folder, removed when
-/// the test process exits.
+/// Folders and files a test writes under the system's temporary folder, handed to
+/// `rm -rf` when the test process exits.
 ///
 /// Many tests hand a path to code that keeps using it after the test body returns (a
 /// server's cache, a fixture shared by a suite), so removing it per test is not always
@@ -41,8 +41,9 @@ public enum ScratchDirectory {
 
     /// Hands the paths to `rm -rf`, which the process does not wait for: a whole run
     /// leaves about 130 MB in many small files, and removing them here held the run's
-    /// exit for about 4 s. The remover's output goes nowhere, so a reader of this
-    /// process's output is not kept waiting either.
+    /// exit for about 4 s. The remover gets no descriptor of this process's (its output
+    /// goes nowhere, so a reader of ours is not kept waiting) and a process group of its
+    /// own (a Ctrl-C of the test run does not stop it half way).
     private static func removeAll() {
         let all = paths.withLock { $0 }
         guard !all.isEmpty else { return }
@@ -52,13 +53,23 @@ public enum ScratchDirectory {
         for descriptor: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // Every other descriptor closed (glibc ignores one closed meanwhile).
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         // In batches: a command line has a length limit.
         for start in stride(from: 0, to: all.count, by: 500) {
             let arguments = ["rm", "-rf", "--"] + all[start..<min(start + 500, all.count)]
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
-            if posix_spawn(&pid, "/bin/rm", &actions, nil, &argv, environ) != 0 {
+            if posix_spawn(&pid, "/bin/rm", &actions, &attributes, &argv, environ) != 0 {
                 for path in all[start..<min(start + 500, all.count)] { try? FileManager.default.removeItem(atPath: path) }
             }
         }

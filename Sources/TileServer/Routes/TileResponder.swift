@@ -258,7 +258,8 @@ struct TileResponder: HTTPResponder {
         return try await withDeadline(onTimeout: { ticket.keep() }) {
             [renders, files, memory, metrics] in try await renders.run(relative, for: ticket) {
             // A flight for the same file that ended between the check above and this one
-            // has put its answer in memory: eight viewers asking at once make it once.
+            // has put its answer in memory (unless too big to keep there): eight viewers
+            // asking at once make it once. This late hit has taken from the render limit.
             if let hit = memory.get(relative) {
                 metrics.memoryHit()
                 return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: Reply.immutable)
