@@ -21,9 +21,14 @@ struct CrashSafetyTests {
         for iteration in 0..<20 {
             let child = try ChildProcess(
                 arguments: ["slow-writer", root.path, String(Self.seed), String(Self.blobSize), "49999", "1500"],
-                logDirectory: directory.url, label: "slow-\(iteration)"
+                logDirectory: directory.url, label: "slow-\(iteration)", announces: true
             )
-            try await Task.sleep(for: .milliseconds(Int.random(in: 10...400, using: &generator)))
+            // Killed at a random instant once it is writing: a blob takes it about 80 ms to
+            // write (42 pieces, 1.5 ms apart) and 50 ms to publish and record, so 0-250 ms
+            // spans its first two blobs and the moments between them. Counted from its start instead, the instants once all
+            // fell before its first blob on the suite's busy cores (killedMidBlob 0).
+            #expect(await child.firstLine() == "ready", "\(child.standardError)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &generator)))
             child.kill()
             let exit = try await child.waitForExit()
             #expect(exit.reason == .uncaughtSignal, "child ended on its own: \(child.standardError)")

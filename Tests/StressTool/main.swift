@@ -4,7 +4,8 @@
 //   tc-stress slow-writer <root> <seed> <size> <chunk> <pause-µs>
 //       Forever: stream blob number k (content from seed + k) in `chunk`-byte
 //       pieces, sleeping between pieces, publish it, record it in the index.
-//       The test kills it with SIGKILL at a random instant.
+//       Prints "ready" on stdout once its store and index are open; the test
+//       kills it with SIGKILL at a random instant after that.
 //   tc-stress writer <root> <seed> <count>
 //       Store `count` blobs, even-numbered ones identical in every process,
 //       odd-numbered ones unique to `seed`, and index them; exit 0 on success.
@@ -63,6 +64,10 @@ func announce(_ hash: BlobHash) {
 func slowWriter(root: URL, seed: UInt64, size: Int, chunk: Int, pauseMicros: UInt32) throws(BlobStoreError) -> Never {
     let store = try BlobStore(root: root)
     let index = try CacheIndex(store: store)
+    // The test's random instant counts from here: a start slowed by a busy machine
+    // would otherwise use up the instants before the first blob is begun.
+    print("ready")
+    fflush(nil)
     var k: UInt64 = 0
     // Runs until killed, so it must not outlive its test: once its parent is gone (the
     // test runner killed or crashed) it stops instead of filling the disk, 2 MB a blob.
