@@ -25,8 +25,9 @@ struct CrashSafetyTests {
             )
             // Killed at a random instant once it is writing: a blob takes it about 80 ms to
             // write (42 pieces, 1.5 ms apart) and 50 ms to publish and record, so 0-250 ms
-            // spans its first two blobs and the moments between them. Counted from its start instead, the instants once all
-            // fell before its first blob on the suite's busy cores (killedMidBlob 0).
+            // spans its first two blobs and the moments between them. Counted from its start
+            // instead, the instants once all fell before its first blob on the suite's busy
+            // cores (killedMidBlob 0).
             #expect(await child.firstLine() == "ready", "\(child.standardError)")
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &generator)))
             child.kill()
