@@ -64,9 +64,12 @@ public enum CommandRunner {
         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
+    /// `timeLimit`: past it the child and its process group get SIGTERM, and SIGKILL 5 s
+    /// later (a hung child then fails its test instead of hanging the suite). The limit
+    /// is kept on a thread of its own: the suite's tests may hold every shared thread.
     public static func run(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil,
-        environment: [String: String] = [:], currentDirectory: URL? = nil
+        environment: [String: String] = [:], currentDirectory: URL? = nil, timeLimit: Duration? = nil
     ) async throws -> CommandOutput {
         record(executable, arguments)
         let process = Process()
@@ -94,11 +97,25 @@ public enum CommandRunner {
         }
         // Told when the child exits (set before it starts, so the exit cannot be missed).
         let (exited, exit) = AsyncStream<Void>.makeStream()
+        let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in
+            ended.signal()
             exit.yield()
             exit.finish()
         }
         try process.run()
+        if let timeLimit {
+            let pid = process.processIdentifier
+            let milliseconds = Int(timeLimit / .milliseconds(1))
+            Thread.detachNewThread {
+                guard ended.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut else { return }
+                kill(-pid, SIGTERM)
+                kill(pid, SIGTERM)
+                guard ended.wait(timeout: .now() + 5) == .timedOut else { return }
+                kill(-pid, SIGKILL)
+                kill(pid, SIGKILL)
+            }
+        }
         for await _ in exited {}
         process.waitUntilExit()
         return CommandOutput(

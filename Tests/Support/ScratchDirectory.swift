@@ -65,12 +65,12 @@ public enum ScratchDirectory {
         posix_spawnattr_setpgroup(&attributes, 0)
         // In batches: a command line has a length limit.
         for start in stride(from: 0, to: all.count, by: 500) {
-            let arguments = ["rm", "-rf", "--"] + all[start..<min(start + 500, all.count)]
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            let batch = all[start..<min(start + 500, all.count)]
+            var argv: [UnsafeMutablePointer<CChar>?] = (["rm", "-rf", "--"] + batch).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
             if posix_spawn(&pid, "/bin/rm", &actions, &attributes, &argv, environ) != 0 {
-                for path in all[start..<min(start + 500, all.count)] { try? FileManager.default.removeItem(atPath: path) }
+                for path in batch { try? FileManager.default.removeItem(atPath: path) }
             }
         }
     }

@@ -6,9 +6,6 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import TileServer
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The viewer in a real browser: Debian's headless Chromium loads the pages from a
 /// server on loopback, and the screenshots' pixels must show the fixture's four
@@ -395,36 +392,36 @@ import Glibc
     /// a test whose server remembers what it was asked passes `retry: false`.
     func chromium(_ arguments: [String], retry: Bool = true,
                   gaveOutput: (String) -> Bool = { !$0.isEmpty }) async throws -> String {
-        func failure(_ run: (status: Int32, stdout: String, stderrTail: String)) -> String? {
+        func failure(_ run: CommandOutput) -> String? {
             if run.status != 0 { return "Chromium exited with \(run.status)" }
             return gaveOutput(run.stdout) ? nil : "Chromium gave nothing"
         }
         let first = try await chromiumRun(arguments)
         guard let problem = failure(first) else { return first.stdout }
         guard retry else {
-            Issue.record("\(problem). Its last words: \(first.stderrTail)")
+            Issue.record("\(problem). Its last words: \(first.stderr.suffix(1500))")
             return first.stdout
         }
-        Issue.record("\(problem); running it again. Its last words: \(first.stderrTail)", severity: .warning)
+        Issue.record("\(problem); running it again. Its last words: \(first.stderr.suffix(1500))", severity: .warning)
         let second = try await chromiumRun(arguments)
         if let again = failure(second) {
-            Issue.record("\(again), the second time too. Its last words: \(second.stderrTail)")
+            Issue.record("\(again), the second time too. Its last words: \(second.stderr.suffix(1500))")
         }
         return second.stdout
     }
 
     /// One headless Chromium (Debian's `chromium`, or `$CHROMIUM`) with a throwaway profile.
-    func chromiumRun(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderrTail: String) {
+    func chromiumRun(_ arguments: [String]) async throws -> CommandOutput {
         let environment = ProcessInfo.processInfo.environment
         let candidates = [environment["CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"].compactMap { $0 }
         let binary = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
                                   "headless Chromium is needed (apt-get install chromium; scripts/test.sh installs it)")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("tc-chromium-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
+        // Output to files (CommandRunner), not pipes: the browser's helper processes inherit
+        // its output, and one outliving the browser could hold a pipe open. A hung browser
+        // is stopped after 60 s (a run takes 2-4 s here even in a full run), its helpers too.
+        return try await CommandRunner.run(URL(fileURLWithPath: binary), [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
             // Kiosk with a fixed screen: the page is laid out at the window size from the
             // start (otherwise headless Chromium resizes it only at capture time).
@@ -438,39 +435,6 @@ import Glibc
             "--timeout=45000",
             "--user-data-dir=\(profile.path)", "--no-first-run",
             "--disable-extensions", "--disable-background-networking",
-        ] + arguments
-        // Files, not pipes: the browser's helper processes inherit its output, and one that
-        // outlives the browser would hold a pipe open after the browser has exited.
-        let stdoutFile = profile.appendingPathComponent("stdout"), stderrFile = profile.appendingPathComponent("stderr")
-        try Data().write(to: stdoutFile)
-        try Data().write(to: stderrFile)
-        let outHandle = try FileHandle(forWritingTo: stdoutFile), errHandle = try FileHandle(forWritingTo: stderrFile)
-        defer { try? outHandle.close(); try? errHandle.close() }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        // A hung browser fails the run instead of hanging the suite: 60 s (a run takes 2-4 s
-        // here even in a full run), then SIGTERM, then SIGKILL, to its process group too (its
-        // helper processes). The deadline is kept on a thread of its own: GCD's shared
-        // threads may all be busy in this suite.
-        let pid = process.processIdentifier
-        let ended = try await onOwnThread { () -> Bool in
-            guard exited.wait(timeout: .now() + 60) == .timedOut else { return true }
-            kill(-pid, SIGTERM)
-            kill(pid, SIGTERM)
-            guard exited.wait(timeout: .now() + 5) == .timedOut else { return true }
-            kill(-pid, SIGKILL)
-            kill(pid, SIGKILL)
-            return exited.wait(timeout: .now() + 10) == .success
-        }
-        guard ended else {
-            Issue.record("Chromium (pid \(pid)) did not end within 15 s of SIGKILL")
-            return (-1, "", "")
-        }
-        let out = (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? ""
-        let err = (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, out, String(err.suffix(1500)))
+        ] + arguments, timeLimit: .seconds(60))
     }
 }

@@ -230,6 +230,13 @@ struct TileResponder: HTTPResponder {
 
     /// A tile or rendition already in memory under `key`.
     func memoryHit(_ key: String, etag: String, cacheControl: String = Reply.immutable) -> Reply? {
+        Self.memoryHit(key, in: memory, metrics: metrics, etag: etag, cacheControl: cacheControl)
+    }
+
+    /// The same, for work that runs apart from the responder (a render's flight).
+    static func memoryHit(
+        _ key: String, in memory: ByteCache, metrics: ServerMetrics, etag: String, cacheControl: String = Reply.immutable
+    ) -> Reply? {
         guard let hit = memory.get(key) else { return nil }
         metrics.memoryHit()
         return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: cacheControl)
@@ -260,10 +267,7 @@ struct TileResponder: HTTPResponder {
             // A flight for the same file that ended between the check above and this one
             // has put its answer in memory (unless too big to keep there): eight viewers
             // asking at once make it once. This late hit has taken from the render limit.
-            if let hit = memory.get(relative) {
-                metrics.memoryHit()
-                return Reply(body: hit.body, contentType: hit.contentType, etag: etag, cacheControl: Reply.immutable)
-            }
+            if let hit = Self.memoryHit(relative, in: memory, metrics: metrics, etag: etag) { return hit }
             let started = ContinuousClock.now
             let bytes = try await make()
             if persist {
