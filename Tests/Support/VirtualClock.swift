@@ -8,10 +8,22 @@ import Synchronization
 public final class VirtualClock: WallClock {
     private let current: Mutex<Date>
     private let slept = Mutex<Duration>(.zero)
+    private let step: TimeInterval
 
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    /// `eachReading`: how far time moves on after each look at it (zero: it stands
+    /// still). Whatever someone times on such a clock has taken at least that long, on
+    /// any machine, however its threads are scheduled.
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000), eachReading: Duration = .zero) {
+        current = Mutex(start)
+        step = eachReading / .seconds(1)
+    }
 
-    public func now() -> Date { current.withLock { $0 } }
+    public func now() -> Date {
+        current.withLock { date in
+            defer { date = date.addingTimeInterval(step) }
+            return date
+        }
+    }
 
     public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()

@@ -101,8 +101,10 @@ import TestSupport
 
     @Test func slowRequestsGet503AndTheWorkIsKept() async throws {
         let fixture = try await ServerFixture.get()
-        // The time limit runs out at once: on a virtual clock, sleeping is instant.
-        try await withServer(try await fixture.start { $0.clock = VirtualClock() }) { (server: TileServer) async throws in
+        // The time limit runs out at once: on this clock sleeping is instant, and a minute
+        // passes between any two readings, so the render is late whichever ends first.
+        try await withServer(try await fixture.start { $0.clock = VirtualClock(eachReading: .seconds(60)) }) {
+            (server: TileServer) async throws in
             // A tile of the IIIF pyramid (scale factor 2), cut on request.
             let path = "/iiif/3/\(fixture.lazy.hex)/0,0,512,512/256,256/0/default.jpg"
             let before = try await generatedCount(server)

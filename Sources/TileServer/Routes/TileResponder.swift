@@ -302,21 +302,27 @@ struct TileResponder: HTTPResponder {
         // the work and the timer ends first answers; the other's result is dropped.
         let limit = configuration.requestTimeout
         let clock = configuration.clock
+        let deadline = clock.now().addingTimeInterval(limit / .seconds(1))
         let answered = OnceFlag()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
             let first = { @Sendable () -> Bool in answered.claim() }
+            let late = { @Sendable in
+                onTimeout()
+                continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)"))
+            }
             let timer = Task {
                 try await clock.sleep(for: limit)
-                if first() {
-                    onTimeout()
-                    continuation.resume(throwing: HTTPFailure.unavailable("the request took longer than \(limit)"))
-                }
+                if first() { late() }
             }
             Task {
                 let result: Result<Reply, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
                 timer.cancel()
-                if first() { continuation.resume(with: result) }
+                guard first() else { return }
+                // Work that ends past the deadline is late even when the timer has not had
+                // its turn yet (its thread was busy): the deadline is the clock's, not the
+                // scheduler's.
+                if case .success = result, clock.now() >= deadline { late() } else { continuation.resume(with: result) }
             }
         }
     }
