@@ -24,9 +24,6 @@ export AWS_EC2_METADATA_DISABLED=true
 python3 scripts/check-imports.py
 export TWEETCACHE_TEST_BUILD=1
 scripts/test-build.sh
-# Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
-# after the whole suite, OptionCoverageTests checks that every option README's usage
-# lines name was run by some test.
 # The suite's scratch folders (caches, buckets' disks, browsers' profiles: up to about 450 MB
 # at once, thousands of small files written, synced and removed) go to memory when /dev/shm
 # is a tmpfs with 2 GiB free and the caller set no TMPDIR: the suite is CPU-bound on two
@@ -37,10 +34,13 @@ suite_tmp=""
 if [ -n "${TWEETCACHE_TEST_TMPDIR:-}" ]; then
     export TMPDIR="$TWEETCACHE_TEST_TMPDIR"
 elif [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
-    && [ "$(df -P -k /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((2 << 20)) ]; then
+    && [ "$(df -P -k /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge $((2 << 20)) ] 2>/dev/null; then
     suite_tmp=$(mktemp -d /dev/shm/tc-tests.XXXXXX)
     export TMPDIR="$suite_tmp"
 fi
+# Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
+# after the whole suite, OptionCoverageTests checks that every option README's usage
+# lines name was run by some test.
 # The suite's few dozen `tweetcache demo` runs render the sample's images once, here.
 TWEETCACHE_DEMO_ASSETS=$(mktemp -d "${TMPDIR:-/tmp}/tc-demo-assets.XXXXXX")
 export TWEETCACHE_DEMO_ASSETS
