@@ -2,8 +2,8 @@ import Foundation
 import MediaFetch
 import Synchronization
 
-/// A ``WallClock`` for tests: time stands still until someone sleeps, and a sleep
-/// moves it forward by exactly that much, at once. Share one between a client and
+/// A ``WallClock`` for tests: time stands still until someone sleeps (unless it is
+/// made to move at each reading), and a sleep moves it forward by exactly that much, at once. Share one between a client and
 /// the fake server it talks to, and both see the same time.
 public final class VirtualClock: WallClock {
     private let current: Mutex<Date>

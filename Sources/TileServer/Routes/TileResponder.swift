@@ -275,9 +275,10 @@ struct TileResponder: HTTPResponder {
                 try? files.write(bytes, to: relative)
                 files.integrity?.recordMade(relative, bytes: bytes)
             }
-            metrics.rendered(ContinuousClock.now - started)
             let body = ByteBuffer(bytes: bytes)
             memory.put(relative, .init(body: body, contentType: contentType))
+            // Counted once in memory: whoever sees the count can ask for it again.
+            metrics.rendered(ContinuousClock.now - started)
             return Reply(body: body, contentType: contentType, etag: etag, cacheControl: Reply.immutable)
         } }
     }
@@ -299,7 +300,8 @@ struct TileResponder: HTTPResponder {
     ) async throws -> Reply {
         // Not a task group: a group waits for every child, so a render that ignores
         // cancellation would hold the 503 back until it finished. Here whichever of
-        // the work and the timer ends first answers; the other's result is dropped.
+        // the work and the timer ends first answers, and the other's result is dropped;
+        // a made answer that ends past the deadline answers 503 as the timer would.
         let limit = configuration.requestTimeout
         let clock = configuration.clock
         let deadline = clock.now().addingTimeInterval(limit / .seconds(1))
@@ -319,9 +321,11 @@ struct TileResponder: HTTPResponder {
                 do { result = .success(try await work()) } catch { result = .failure(error) }
                 timer.cancel()
                 guard first() else { return }
-                // Work that ends past the deadline is late even when the timer has not had
-                // its turn yet (its thread was busy): the deadline is the clock's, not the
-                // scheduler's.
+                // Work that made its answer past the deadline is late even when the timer has
+                // not had its turn yet (its thread was busy): the deadline is the clock's, not
+                // the scheduler's. A failure is passed on as it is. The clock is the wall's: a
+                // step forward of the system time during a render answers 503, and the answer
+                // made is served from memory on the next request.
                 if case .success = result, clock.now() >= deadline { late() } else { continuation.resume(with: result) }
             }
         }
