@@ -9,11 +9,6 @@ import TestSupport
     let bin: URL
     init() throws { bin = try BuiltProduct.url(named: "tweetcache") }
 
-    private func summary(_ out: CommandOutput) throws -> [String: Any] {
-        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
-        return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")
-    }
-
     // MARK: --manifest
 
     @Test func manifestIsWrittenWhereverItIsAskedForAndReplacedWhole() async throws {

@@ -12,11 +12,6 @@ import TestSupport
         try ScratchDirectory.make("tc-search")
     }
 
-    private func jsonSummary(_ out: CommandOutput) throws -> [String: Any] {
-        let json = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any]
-        return try #require(json?["summary"] as? [String: Any], "no summary in: \(out.stdout) \(out.stderr)")
-    }
-
     /// Every file under `dir`, as bytes, for checking nothing holds the token.
     @Test func searchesPagesCachesAndCanBeReRunOffline() async throws {
         let fake = try FakeSearchAPI()
@@ -28,7 +23,7 @@ import TestSupport
                   "--mirror", fake.mirrorSpec, "--json"],
             environment: ["TWEETCACHE_BEARER_TOKEN": token])
         #expect(out.status == 0, "\(out.stderr)")
-        let s = try jsonSummary(out)
+        let s = try summary(out)
         #expect(s["tweets"] as? Int == 250)
         #expect(s["failed"] as? Int == 0)
         // 250 tweets, every seventh with two photos, plus 5 authors' avatars.
@@ -63,7 +58,7 @@ import TestSupport
         let offline = try await CommandRunner.run(
             bin, ["fetch"] + pages.map { results.appendingPathComponent($0).path } + ["--cache", cache.path, "--json"])
         #expect(offline.status == 0, "\(offline.stderr)")
-        let o = try jsonSummary(offline)
+        let o = try summary(offline)
         #expect(o["tweets"] as? Int == 250)
         #expect(o["cached"] as? Int == photos + 5)
         #expect(o["downloaded"] as? Int == 0)
@@ -135,7 +130,7 @@ import TestSupport
         #expect(out.status == 3, "\(out.stderr)")
         #expect(out.stderr.contains("the rate limit resets at"))
         #expect(out.stderr.contains("run the search again after"))
-        #expect(try jsonSummary(out)["tweets"] as? Int == 100)
+        #expect(try summary(out)["tweets"] as? Int == 100)
     }
 
     @Test func waitsOutAShortRateLimitAndSaysSo() async throws {
@@ -149,7 +144,7 @@ import TestSupport
         #expect(out.stderr.contains("search: rate limited (HTTP 429); waiting"))
         // Not a terminal: no countdown redrawn with escape codes.
         #expect(!out.stderr.contains("\u{1B}["))
-        #expect(try jsonSummary(out)["tweets"] as? Int == 200)
+        #expect(try summary(out)["tweets"] as? Int == 200)
         #expect(fake.apiRequests.count == 3)
     }
 
@@ -166,7 +161,7 @@ import TestSupport
         let problems = try #require(json?["problems"] as? [[String: Any]])
         #expect(problems.count == 1)
         #expect((problems.first?["source"] as? String)?.hasSuffix("-v2-ucd-p2.json") == true)
-        #expect(try jsonSummary(out)["tweets"] as? Int == 100)
+        #expect(try summary(out)["tweets"] as? Int == 100)
         let saved = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("results").path)
         #expect(saved.count == 2)
     }
