@@ -100,8 +100,10 @@ func follow(_ stream: any PostStream, session: StreamSession, cursor: String? = 
         let streamRequest = try #require(server.requests.first { $0.path == "/2/tweets/search/stream" })
         #expect(streamRequest.target.contains("expansions=attachments.media_keys"))
 
-        // Silence past the idle limit is a dead connection: a second one follows, after a backoff.
+        // Silence past the idle limit is a dead connection, though the system's date was set
+        // back an hour meanwhile: a second one follows, after a backoff.
         try await waitForSleepers(clock, 1)
+        clock.stepDate(by: .seconds(-3600))
         clock.advance(by: .seconds(31))
         try await log.wait("the stall") { $0.notices.contains(.ended(.stalled, retryIn: .seconds(1))) }
         try await waitForSleepers(clock, 1)

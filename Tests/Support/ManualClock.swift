@@ -6,16 +6,36 @@ import Synchronization
 /// ``advance(by:)`` carries the time past its end. For code whose waits race real
 /// work (an idle watchdog beside a live connection), where ``VirtualClock``'s
 /// instant sleeps would fire at once.
+///
+/// Its date can also be set apart from its uptime (``stepDate(by:)``, `dateEachReading`),
+/// as NTP or an operator sets a machine's: sleeps and deadlines must not notice.
 public final class ManualClock: WallClock {
     private struct Sleeper {
-        var until: Date
+        var until: Duration
         var continuation: CheckedContinuation<Void, any Error>
     }
-    private let state: Mutex<(now: Date, sleepers: [UUID: Sleeper])>
+    private let state: Mutex<(now: Date, uptime: Duration, sleepers: [UUID: Sleeper])>
+    private let dateStep: TimeInterval
 
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { state = Mutex((start, [:])) }
+    /// `dateEachReading`: how far the date (only) jumps after each reading of it.
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000), dateEachReading: Duration = .zero) {
+        state = Mutex((start, .zero, [:]))
+        dateStep = dateEachReading / .seconds(1)
+    }
 
-    public func now() -> Date { state.withLock { $0.now } }
+    public func now() -> Date {
+        state.withLock { s in
+            defer { s.now = s.now.addingTimeInterval(dateStep) }
+            return s.now
+        }
+    }
+
+    public func uptime() -> Duration { state.withLock { $0.uptime } }
+
+    /// Sets the date forward or back by `duration`; the uptime and every sleep stay as they are.
+    public func stepDate(by duration: Duration) {
+        state.withLock { $0.now = $0.now.addingTimeInterval(duration / .seconds(1)) }
+    }
 
     /// How many sleeps are waiting: a test advances once the code is asleep.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
@@ -25,9 +45,8 @@ public final class ManualClock: WallClock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 let ready = state.withLock { s -> Bool in
-                    let until = s.now.addingTimeInterval(Double(duration.components.seconds)
-                        + Double(duration.components.attoseconds) / 1e18)
-                    if until <= s.now || Task.isCancelled { return true }
+                    let until = s.uptime + duration
+                    if until <= s.uptime || Task.isCancelled { return true }
                     s.sleepers[id] = Sleeper(until: until, continuation: c)
                     return false
                 }
@@ -41,11 +60,12 @@ public final class ManualClock: WallClock {
         }
     }
 
-    /// Moves time forward and wakes every sleep that has ended.
+    /// Moves time (the date and the uptime) forward and wakes every sleep that has ended.
     public func advance(by duration: Duration) {
         let woken = state.withLock { s -> [Sleeper] in
-            s.now = s.now.addingTimeInterval(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-            let done = s.sleepers.filter { $0.value.until <= s.now }
+            s.now = s.now.addingTimeInterval(duration / .seconds(1))
+            s.uptime += duration
+            let done = s.sleepers.filter { $0.value.until <= s.uptime }
             for key in done.keys { s.sleepers[key] = nil }
             return Array(done.values)
         }

@@ -120,6 +120,18 @@ import TestSupport
         }
     }
 
+    @Test func aChangeOfTheSystemDateDuringARenderMovesNoDeadline() async throws {
+        let fixture = try await ServerFixture.get()
+        // The date jumps an hour at each reading, as when NTP or an operator sets it; the
+        // uptime, which the time limit runs on, stands still, and no sleep ends.
+        try await withServer(try await fixture.start { $0.clock = ManualClock(dateEachReading: .seconds(3600)) }) {
+            (server: TileServer) async throws in
+            let made = try await fetch(server, "/thumb/\(fixture.lazy.hex)/271")
+            #expect(made.status == 200)
+            #expect(try ImageDecoder.decode(made.body).width == 271)
+        }
+    }
+
     @Test func arbitraryRenditionsAreNotWrittenToDisk() async throws {
         let fixture = try await ServerFixture.get()
         try await withServer(try await fixture.start()) { (server: TileServer) async throws in

@@ -222,6 +222,7 @@ import TestSupport
         let instant: Date
         init(_ instant: Date) { self.instant = instant }
         func now() -> Date { instant }
+        func uptime() -> Duration { .zero }
         func sleep(for duration: Duration) async throws {
             let (never, end) = AsyncStream<Void>.makeStream()
             await withTaskCancellationHandler { for await _ in never {} } onCancel: { end.finish() }

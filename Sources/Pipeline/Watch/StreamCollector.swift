@@ -40,6 +40,9 @@ public actor StreamCollector {
     let flush: Flush
     private var checkpoint: StreamCheckpoint
     private var spool: StreamSpool?
+    /// When the open batch was opened, on the clock's uptime: a change of the system's
+    /// date neither holds a batch back for the hour it went back nor seals it early.
+    private var spoolOpened: Duration = .zero
     private var sequence = 1
     /// The newest cursor delivered, by stream (saved with the batch that holds its events).
     private var cursors: [String: String] = [:]
@@ -117,7 +120,7 @@ public actor StreamCollector {
 
     /// Closes the open batch when it is old enough. Call it now and then (each second).
     public func tick() {
-        guard let spool, clock.now().timeIntervalSince(spool.opened) >= options.batchInterval.secondsDouble else { return }
+        guard spool != nil, clock.uptime() - spoolOpened >= options.batchInterval else { return }
         seal()
     }
 
@@ -136,6 +139,7 @@ public actor StreamCollector {
         checkpoint.pending.append(.init(file: made.relativePath, cursors: nil))
         save()
         spool = made
+        spoolOpened = clock.uptime()
         return made
     }
 

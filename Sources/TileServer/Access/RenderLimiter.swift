@@ -13,7 +13,7 @@ import Synchronization
 final class RenderLimiter: Sendable {
     struct Bucket {
         var tokens: Double
-        var at: Date
+        var at: Duration
     }
 
     let rate: Double
@@ -31,10 +31,10 @@ final class RenderLimiter: Sendable {
 
     /// Takes one token of `client`'s, or says in how many whole seconds one will be there.
     func take(_ client: String) -> Result<Void, Refused> {
-        let now = clock.now()
+        let now = clock.uptime()
         return buckets.withLock { buckets in
             var bucket = buckets[client] ?? Bucket(tokens: burst, at: now)
-            bucket.tokens = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * rate)
+            bucket.tokens = min(burst, bucket.tokens + max(0, (now - bucket.at) / .seconds(1)) * rate)
             bucket.at = now
             guard bucket.tokens >= 1 else {
                 buckets[client] = bucket
@@ -48,8 +48,8 @@ final class RenderLimiter: Sendable {
         }
     }
 
-    private func forgetQuiet(_ buckets: inout [String: Bucket], now: Date) {
-        buckets = buckets.filter { $0.value.tokens + now.timeIntervalSince($0.value.at) * rate < burst }
+    private func forgetQuiet(_ buckets: inout [String: Bucket], now: Duration) {
+        buckets = buckets.filter { $0.value.tokens + (now - $0.value.at) / .seconds(1) * rate < burst }
         if buckets.count >= capacity { buckets.removeAll() }
     }
 

@@ -304,7 +304,7 @@ struct TileResponder: HTTPResponder {
         // a made answer that ends past the deadline answers 503 as the timer would.
         let limit = configuration.requestTimeout
         let clock = configuration.clock
-        let deadline = clock.now().addingTimeInterval(limit / .seconds(1))
+        let deadline = clock.uptime() + limit
         let answered = OnceFlag()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
             let first = { @Sendable () -> Bool in answered.claim() }
@@ -323,10 +323,9 @@ struct TileResponder: HTTPResponder {
                 guard first() else { return }
                 // Work that made its answer past the deadline is late even when the timer has
                 // not had its turn yet (its thread was busy): the deadline is the clock's, not
-                // the scheduler's. A failure is passed on as it is. The clock is the wall's: a
-                // step forward of the system time during a render answers 503, and the answer
-                // made is served from memory on the next request.
-                if case .success = result, clock.now() >= deadline { late() } else { continuation.resume(with: result) }
+                // the scheduler's (its uptime: a change of the system's date moves no deadline).
+                // A failure is passed on as it is.
+                if case .success = result, clock.uptime() >= deadline { late() } else { continuation.resume(with: result) }
             }
         }
     }

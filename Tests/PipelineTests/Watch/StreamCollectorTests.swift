@@ -35,14 +35,20 @@ import TestSupport
         }
         await collector.receive(.deleted(id: "p0"), stream: "s", network: .mastodon)
         await collector.receive(post(4), stream: "s", network: .mastodon)
-        // Not old enough yet, then old enough.
+        // The system's date set an hour forward does not age the batch...
+        clock.stepDate(by: .seconds(3600))
+        await collector.tick()
+        await collector.receive(post(5), stream: "s", network: .mastodon)
+        // ...nor two hours back hold it: not old enough yet, then old enough.
+        clock.stepDate(by: .seconds(-7200))
         clock.advance(by: .seconds(59))
         await collector.tick()
         clock.advance(by: .seconds(1))
         await collector.tick()
+        await collector.receive(post(6), stream: "s", network: .mastodon)
         await collector.finish()
         let batches = flushes.batches.withLock { $0 }
-        #expect(batches.map(\.posts) == [3, 1])
+        #expect(batches.map(\.posts) == [3, 2, 1])
         #expect(batches[1].deletions == [StreamDeletion(network: "mastodon", id: "p0")])
         // One post a line, the line break inside the document made a space.
         let lines = try String(contentsOf: batches[0].files[0], encoding: .utf8).split(separator: "\n")
