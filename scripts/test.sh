@@ -25,21 +25,13 @@ python3 scripts/check-imports.py
 export TWEETCACHE_TEST_BUILD=1
 scripts/test-build.sh
 # The suite's scratch folders (caches, buckets' disks, browsers' profiles: up to about 450 MB
-# at once, thousands of small files written, synced and removed) go to memory when /dev/shm
-# is a tmpfs with 2 GiB free, 4 GiB of memory are available and the caller set no TMPDIR:
-# the suite is CPU-bound on two cores, and the disk's journal and writeback took 11-15 s of
-# its CPU (docs/benchmarks.md, twenty-first session). What the tests check does not change: crash tests kill processes,
-# none cuts the power. TWEETCACHE_TEST_TMPDIR names another folder (e.g. /tmp).
+# at once) go where scripts/suite-tmpdir.sh says: in memory when there is room for them,
+# else in TWEETCACHE_TEST_TMPDIR (e.g. /tmp) or the caller's TMPDIR.
 suite_tmp=""
 trap 'rm -rf ${suite_tmp:+"$suite_tmp"} || true; bootstrap_cleanup' EXIT
-if [ -n "${TWEETCACHE_TEST_TMPDIR:-}" ]; then
-    export TMPDIR="$TWEETCACHE_TEST_TMPDIR"
-elif [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
-    && [ "$(df -P -k /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge $((2 << 20)) ] 2>/dev/null \
-    && [ "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)" -ge $((4 << 20)) ] 2>/dev/null; then
-    suite_tmp=$(mktemp -d /dev/shm/tc-tests.XXXXXX 2>/dev/null) || suite_tmp=""
-    if [ -n "$suite_tmp" ]; then export TMPDIR="$suite_tmp"; fi
-fi
+read -r how where <<< "$(scripts/suite-tmpdir.sh)" || true
+if [ "${how:-}" = made ]; then suite_tmp="$where"; fi
+if [ -n "${where:-}" ]; then export TMPDIR="$where"; fi
 # Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
 # after the whole suite, OptionCoverageTests checks that every option README's usage
 # lines name was run by some test.

@@ -273,8 +273,10 @@ import TestSupport
         let problems = try #require(try object(found)["problems"] as? [[String: Any]])
         let unreadable = problems.filter { $0["kind"] as? String == "manifest_unreadable" }
         #expect(unreadable.count == 1, "\(problems)")
-        #expect((unreadable.first?["path"] as? String ?? "").hasSuffix(name))
-        #expect((unreadable.first?["detail"] as? String ?? "").contains("does not read"))
+        // Bound first: `#expect` reads `a?[…] as? T ?? d` as an optional chain and would check nothing.
+        let path = unreadable.first?["path"] as? String ?? "", detail = unreadable.first?["detail"] as? String ?? ""
+        #expect(path.hasSuffix(name))
+        #expect(detail.contains("does not read"))
     }
 
     @Test func verifyCatchesAFlippedByteAndADeletedDerivedFile() async throws {

@@ -191,7 +191,7 @@ import Glibc
         }
     }
 
-    @Test(arguments: [0.0, 1, 0.5, 1.625580994, 1e-7, 123_456_789.125, 1e21, 3e300, 5e-324, -2.5, 0.1 + 0.2])
+    @Test(arguments: [0.0, 1, 0.5, 1.625580994, 1e-7, 123_456_789.125, 1e21, 3e300, .leastNonzeroMagnitude, -2.5, 0.1 + 0.2])
     func secondsAsFoundationWritesThem(seconds: Double) throws {
         var m = Self.fullManifest(tweets: 0, included: 0)
         m.summary.seconds = seconds
