@@ -25,13 +25,15 @@ python3 scripts/check-imports.py
 export TWEETCACHE_TEST_BUILD=1
 scripts/test-build.sh
 # The suite's scratch folders (caches, buckets' disks, browsers' profiles: up to about 450 MB
-# at once) go where scripts/suite-tmpdir.sh says: in memory when there is room for them,
-# else in TWEETCACHE_TEST_TMPDIR (e.g. /tmp) or the caller's TMPDIR.
+# at once) go where scripts/suite-tmpdir.sh says: TWEETCACHE_TEST_TMPDIR when set (e.g. /tmp),
+# else the caller's TMPDIR when set, else a folder in /dev/shm when there is room (removed at exit).
 suite_tmp=""
 trap 'rm -rf ${suite_tmp:+"$suite_tmp"} || true; bootstrap_cleanup' EXIT
-read -r how where <<< "$(scripts/suite-tmpdir.sh)" || true
-if [ "${how:-}" = made ]; then suite_tmp="$where"; fi
-if [ -n "${where:-}" ]; then export TMPDIR="$where"; fi
+scratch=$(scripts/suite-tmpdir.sh)
+case "$scratch" in
+    "made "*) suite_tmp=${scratch#made }; export TMPDIR="$suite_tmp" ;;
+    "given "*) export TMPDIR="${scratch#given }" ;;
+esac
 # Every run of the built binary notes its arguments (Tests/Support/BuiltProduct.swift);
 # after the whole suite, OptionCoverageTests checks that every option README's usage
 # lines name was run by some test.

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Hashing
+import MediaFetch
 import Synchronization
 
 /// A bounded local copy of what was read from the store, so a tile server never
@@ -31,7 +32,7 @@ public final class ReadThroughCache: Sendable {
         var entries: [String: Entry] = [:]
         var total = 0
         var tick: UInt64 = 0
-        var absent: [String: Date] = [:]
+        var absent: [String: Duration] = [:]
 
         /// Drops least recently used entries until `total` is at most `target`
         /// (never `sparing`); the names dropped, for their files to go.
@@ -52,7 +53,10 @@ public final class ReadThroughCache: Sendable {
     }
     private let state = Mutex(State())
     private let inflight = Mutex<[String: Task<ReadResultBox, Never>]>([:])
-    private let now: @Sendable () -> Date
+    /// What "a while" is measured on: its uptime, so that a change of the system's date
+    /// neither keeps a key another machine stored absent for the hour it went back nor
+    /// keeps every remembered miss from expiring.
+    private let clock: any WallClock
     /// How long a key the store did not have is believed absent (another machine may store it).
     public let absentFor: TimeInterval
 
@@ -74,13 +78,13 @@ public final class ReadThroughCache: Sendable {
     private let quarantined = Mutex(0)
 
     public init(storage: any CacheStorage, folder: URL, capacity: Int, absentFor: TimeInterval = 30, quarantine: URL? = nil,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+                clock: any WallClock = SystemWallClock()) throws {
         self.storage = storage
         self.quarantine = quarantine
         self.folder = folder.standardizedFileURL
         self.capacity = max(0, capacity)
         self.absentFor = absentFor
-        self.now = now
+        self.clock = clock
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
         try scan()
     }
@@ -351,10 +355,11 @@ public final class ReadThroughCache: Sendable {
     private func once(
         _ name: String, _ read: @escaping @Sendable () async throws(StoreError) -> ObjectBytes?
     ) async throws(StoreError) -> ObjectBytes? {
-        let current = now()
+        let current = clock.uptime()
+        let window = Duration.seconds(absentFor)
         let absent = state.withLock { state -> Bool in
             guard let since = state.absent[name] else { return false }
-            if current.timeIntervalSince(since) < absentFor { return true }
+            if current - since < window { return true }
             state.absent[name] = nil
             return false
         }
@@ -378,7 +383,7 @@ public final class ReadThroughCache: Sendable {
                     // Keys walked once and never again must not pile up: past a few
                     // thousand, the expired ones go.
                     if state.absent.count > 4096 {
-                        state.absent = state.absent.filter { current.timeIntervalSince($0.value) < absentFor }
+                        state.absent = state.absent.filter { current - $0.value < window }
                     }
                 }
             }

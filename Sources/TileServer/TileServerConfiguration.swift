@@ -55,7 +55,8 @@ public struct TileServerConfiguration: Sendable {
     public var cache: Cache?
     /// The layout of a cache that could not be opened for writing, read as it is.
     public var readOnlyLayout: CacheLayout { Cache.readOnlyLayout(cacheRoot) }
-    /// What the request time limit is measured on; tests give a clock they drive.
+    /// What the request time limit and the render limit are measured on (its uptime), and
+    /// the viewer's dates and sign-ins are read from (its date); tests give a clock they drive.
     public var clock: any WallClock = SystemWallClock()
     /// A keep-alive connection with no request for this long is closed.
     public var idleTimeout: Duration = .seconds(75)

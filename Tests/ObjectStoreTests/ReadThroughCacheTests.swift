@@ -113,14 +113,15 @@ import Testing
     @Test func aMissingKeyIsBelievedMissingForAWhileThenAskedAgain() async throws {
         let (client, folder) = try await setUp("absent")
         defer { client.shutdown(); try? FileManager.default.removeItem(at: folder) }
-        let clock = VirtualClock()
-        let cache = try ReadThroughCache(storage: client, folder: folder, capacity: 1 << 20, absentFor: 30,
-                                         now: { clock.now() })
+        let clock = TestSupport.ManualClock()
+        let cache = try ReadThroughCache(storage: client, folder: folder, capacity: 1 << 20, absentFor: 30, clock: clock)
         #expect(try await cache.object("derived/cd/late.thumb-150.jpg", limit: 1 << 20) == nil)
         // Another machine stores it now; within the 30 s it is still believed absent.
         _ = try await client.put("derived/cd/late.thumb-150.jpg", bytes: [1, 2, 3])
         #expect(try await cache.object("derived/cd/late.thumb-150.jpg", limit: 1 << 20) == nil)
-        try await clock.sleep(for: .seconds(31))
+        // 31 s later it is asked again, though the system's date was set back an hour meanwhile.
+        clock.stepDate(by: .seconds(-3600))
+        clock.advance(by: .seconds(31))
         #expect(try await cache.object("derived/cd/late.thumb-150.jpg", limit: 1 << 20) == [1, 2, 3])
     }
 }
